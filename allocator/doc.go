@@ -1,0 +1,2 @@
+// Package allocator is the hierarchical DRF allocator: events in, offers out.
+package allocator

@@ -1,0 +1,80 @@
+// Package names interns resource names to small integers so that hot paths
+// compare and index integers instead of strings.
+//
+// The table is process-wide and append-only. The well-known names (cpus, mem,
+// disk, gpus, ports) are interned first, in that order; other names get the
+// next free id on first use. Ids therefore depend on the order in which a
+// program first meets unusual names: nothing user-visible may be ordered by
+// id. Output is always ordered by name.
+package names
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// ID is an interned resource name.
+type ID uint32
+
+var (
+	mu    sync.Mutex
+	byStr sync.Map // string -> ID
+	table atomic.Pointer[[]string]
+)
+
+// Well-known names, interned at start-up.
+const (
+	CPUs ID = iota
+	Mem
+	Disk
+	GPUs
+	Ports
+)
+
+func init() {
+	for _, name := range []string{"cpus", "mem", "disk", "gpus", "ports"} {
+		Intern(name)
+	}
+}
+
+// Intern returns the id of name, assigning a new one on first use. It is safe
+// for concurrent use.
+func Intern(name string) ID {
+	if id, ok := byStr.Load(name); ok {
+		return id.(ID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if id, ok := byStr.Load(name); ok {
+		return id.(ID)
+	}
+	var old []string
+	if p := table.Load(); p != nil {
+		old = *p
+	}
+	next := make([]string, len(old), len(old)+1)
+	copy(next, old)
+	next = append(next, name)
+	id := ID(len(old))
+	table.Store(&next)
+	byStr.Store(name, id)
+	return id
+}
+
+// Lookup returns the id of name if it has been interned.
+func Lookup(name string) (ID, bool) {
+	id, ok := byStr.Load(name)
+	if !ok {
+		return 0, false
+	}
+	return id.(ID), true
+}
+
+// String returns the name behind id.
+func (id ID) String() string {
+	t := *table.Load()
+	if int(id) < len(t) {
+		return t[id]
+	}
+	return "?"
+}

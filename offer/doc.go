@@ -1,0 +1,2 @@
+// Package offer models offers and the operations frameworks send back.
+package offer

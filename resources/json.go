@@ -1,0 +1,356 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/allot-go/allot/internal/fixed"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/volume"
+)
+
+// The JSON shapes below follow Mesos's Resource protobuf as rendered by its
+// JSON API, so resources can be exchanged with Mesos-speaking tools.
+
+type jsonResource struct {
+	Name           string            `json:"name"`
+	Type           string            `json:"type"`
+	Scalar         *jsonScalar       `json:"scalar,omitempty"`
+	Ranges         *jsonRanges       `json:"ranges,omitempty"`
+	Set            *jsonSet          `json:"set,omitempty"`
+	Role           string            `json:"role,omitempty"`
+	Reservation    *jsonReservation  `json:"reservation,omitempty"`
+	Reservations   []jsonReservation `json:"reservations,omitempty"`
+	Disk           *jsonDisk         `json:"disk,omitempty"`
+	Revocable      *struct{}         `json:"revocable,omitempty"`
+	Shared         *struct{}         `json:"shared,omitempty"`
+	ProviderID     *jsonValue        `json:"provider_id,omitempty"`
+	AllocationInfo *jsonAllocation   `json:"allocation_info,omitempty"`
+}
+
+type jsonScalar struct {
+	Value json.Number `json:"value"`
+}
+
+type jsonRanges struct {
+	Range []jsonRange `json:"range"`
+}
+
+type jsonRange struct {
+	Begin uint64 `json:"begin"`
+	End   uint64 `json:"end"`
+}
+
+type jsonSet struct {
+	Item []string `json:"item"`
+}
+
+type jsonValue struct {
+	Value string `json:"value"`
+}
+
+type jsonAllocation struct {
+	Role string `json:"role"`
+}
+
+type jsonReservation struct {
+	Type      string      `json:"type,omitempty"`
+	Role      string      `json:"role,omitempty"`
+	Principal string      `json:"principal,omitempty"`
+	Labels    *jsonLabels `json:"labels,omitempty"`
+}
+
+type jsonLabels struct {
+	Labels []jsonLabel `json:"labels"`
+}
+
+type jsonLabel struct {
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
+}
+
+type jsonDisk struct {
+	Source      *jsonSource      `json:"source,omitempty"`
+	Persistence *jsonPersistence `json:"persistence,omitempty"`
+	Volume      *jsonVolume      `json:"volume,omitempty"`
+}
+
+type jsonSource struct {
+	Type  string    `json:"type"`
+	Path  *jsonRoot `json:"path,omitempty"`
+	Mount *jsonRoot `json:"mount,omitempty"`
+	ID    string    `json:"id,omitempty"`
+}
+
+type jsonRoot struct {
+	Root string `json:"root"`
+}
+
+type jsonPersistence struct {
+	ID        string `json:"id"`
+	Principal string `json:"principal,omitempty"`
+}
+
+type jsonVolume struct {
+	ContainerPath string `json:"container_path"`
+	Mode          string `json:"mode"`
+}
+
+// MarshalJSON renders the resources as a JSON array of Mesos Resource
+// objects. A shared resource with n copies appears n times.
+func (rs Resources) MarshalJSON() ([]byte, error) {
+	out := make([]jsonResource, 0, len(rs.entries))
+	for _, e := range rs.entries {
+		j := toJSON(&e.Resource)
+		for range max(e.copies, 1) {
+			out = append(out, j)
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a JSON array of Mesos Resource objects (see Parse). On
+// error the receiver is unchanged.
+func (rs *Resources) UnmarshalJSON(data []byte) error {
+	r, err := parseJSON(data)
+	if err != nil {
+		return err
+	}
+	*rs = r
+	return nil
+}
+
+func toJSON(r *Resource) jsonResource {
+	j := jsonResource{Name: r.Name, Type: r.Type.String()}
+	switch r.Type {
+	case ScalarType:
+		j.Scalar = &jsonScalar{Value: json.Number(fixed.Format(int64(r.Scalar)))}
+	case RangesType:
+		j.Ranges = &jsonRanges{Range: []jsonRange{}}
+		for _, x := range r.Ranges {
+			j.Ranges.Range = append(j.Ranges.Range, jsonRange(x))
+		}
+	case SetType:
+		j.Set = &jsonSet{Item: append([]string{}, r.Set...)}
+	}
+	for _, res := range r.Reservations {
+		jr := jsonReservation{Type: res.Type.String(), Role: res.Role, Principal: res.Principal}
+		if res.Labels != nil {
+			jr.Labels = &jsonLabels{Labels: []jsonLabel{}}
+			for _, l := range res.Labels {
+				jr.Labels.Labels = append(jr.Labels.Labels, jsonLabel(l))
+			}
+		}
+		j.Reservations = append(j.Reservations, jr)
+	}
+	if d := r.Disk; !d.IsEmpty() {
+		jd := &jsonDisk{}
+		if s := d.Source; s != nil {
+			js := &jsonSource{Type: s.Type.String(), ID: s.ID}
+			switch s.Type {
+			case volume.Path:
+				js.Path = &jsonRoot{Root: s.Root}
+			case volume.Mount:
+				js.Mount = &jsonRoot{Root: s.Root}
+			}
+			jd.Source = js
+		}
+		if p := d.Persistence; p != nil {
+			jd.Persistence = &jsonPersistence{ID: p.ID, Principal: p.Principal}
+		}
+		if v := d.Volume; v != nil {
+			jd.Volume = &jsonVolume{ContainerPath: v.ContainerPath, Mode: v.Mode.String()}
+		}
+		j.Disk = jd
+	}
+	if r.Revocable {
+		j.Revocable = &struct{}{}
+	}
+	if r.Shared {
+		j.Shared = &struct{}{}
+	}
+	if r.ProviderID != "" {
+		j.ProviderID = &jsonValue{Value: r.ProviderID}
+	}
+	if r.AllocationRole != "" {
+		j.AllocationInfo = &jsonAllocation{Role: r.AllocationRole}
+	}
+	return j
+}
+
+func parseJSON(data []byte) (Resources, error) {
+	var list []jsonResource
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&list); err != nil {
+		return Resources{}, fmt.Errorf("%w: JSON: %v", ErrSyntax, err)
+	}
+	if dec.More() {
+		return Resources{}, fmt.Errorf("%w: JSON: data after the array", ErrSyntax)
+	}
+	var out Resources
+	for i := range list {
+		r, err := fromJSON(&list[i])
+		if err != nil {
+			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
+		}
+		if err := checkTypes(&out, &r); err != nil {
+			return Resources{}, err
+		}
+		if err := out.AddResource(r); err != nil {
+			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
+		}
+	}
+	return out, nil
+}
+
+func fromJSON(j *jsonResource) (Resource, error) {
+	r := Resource{Name: j.Name, Revocable: j.Revocable != nil, Shared: j.Shared != nil}
+	if err := validateName(j.Name); err != nil {
+		return r, err
+	}
+	set := 0
+	for _, has := range []bool{j.Scalar != nil, j.Ranges != nil, j.Set != nil} {
+		if has {
+			set++
+		}
+	}
+	if set > 1 {
+		return r, fmt.Errorf("%w: %s: more than one value", ErrMixedTypes, j.Name)
+	}
+	switch j.Type {
+	case "SCALAR":
+		if j.Scalar == nil {
+			return r, fmt.Errorf("%w: %s: SCALAR without scalar value", ErrMixedTypes, j.Name)
+		}
+		s, err := parseScalarText(j.Scalar.Value.String())
+		if err != nil {
+			return r, fmt.Errorf("%w (%s)", err, j.Name)
+		}
+		r.Type, r.Scalar = ScalarType, s
+	case "RANGES":
+		if j.Ranges == nil {
+			return r, fmt.Errorf("%w: %s: RANGES without ranges value", ErrMixedTypes, j.Name)
+		}
+		list := make([]Range, 0, len(j.Ranges.Range))
+		var total uint64
+		for _, x := range j.Ranges.Range {
+			if x.Begin > x.End {
+				return r, fmt.Errorf("%w: %s: [%d-%d] begins after it ends", ErrInvalidRanges, j.Name, x.Begin, x.End)
+			}
+			list = append(list, Range(x))
+			total += x.End - x.Begin + 1
+		}
+		r.Type, r.Ranges = RangesType, coalesce(list)
+		if r.Ranges.Count() != total {
+			return r, fmt.Errorf("%w: %s: ranges overlap", ErrInvalidRanges, j.Name)
+		}
+	case "SET":
+		if j.Set == nil {
+			return r, fmt.Errorf("%w: %s: SET without set value", ErrMixedTypes, j.Name)
+		}
+		s, err := NewSet(j.Set.Item...)
+		if err != nil {
+			return r, fmt.Errorf("%w (%s)", err, j.Name)
+		}
+		r.Type, r.Set = SetType, s
+	default:
+		return r, fmt.Errorf("%w: %s: unknown type %q", ErrMixedTypes, j.Name, j.Type)
+	}
+	// Reservations: the refinement format, or the legacy role/reservation
+	// fields for a single reservation.
+	switch {
+	case len(j.Reservations) > 0:
+		if j.Role != "" && j.Role != reservation.Any && j.Role != j.Reservations[len(j.Reservations)-1].Role {
+			return r, fmt.Errorf("%w: %s: role %q does not match the reservations", ErrInvalidReservation, j.Name, j.Role)
+		}
+		for _, jr := range j.Reservations {
+			res, err := reservationFromJSON(jr)
+			if err != nil {
+				return r, fmt.Errorf("%w: %s: %w", ErrInvalidReservation, j.Name, err)
+			}
+			r.Reservations = append(r.Reservations, res)
+		}
+	case j.Role != "" && j.Role != reservation.Any:
+		if err := reservation.ValidateRole(j.Role); err != nil {
+			return r, fmt.Errorf("%w: %w", ErrInvalidRole, err)
+		}
+		res := reservation.Reservation{Type: reservation.Static, Role: j.Role}
+		if j.Reservation != nil {
+			res.Type = reservation.Dynamic
+			res.Principal = j.Reservation.Principal
+			res.Labels = labelsFromJSON(j.Reservation.Labels)
+		}
+		r.Reservations = reservation.Stack{res}
+	}
+	if jd := j.Disk; jd != nil {
+		d := &volume.Disk{}
+		if js := jd.Source; js != nil {
+			t, ok := volume.ParseSourceType(js.Type)
+			if !ok {
+				return r, fmt.Errorf("%w: %s: unknown source type %q", ErrInvalidDisk, j.Name, js.Type)
+			}
+			s := &volume.Source{Type: t, ID: js.ID}
+			if js.Path != nil {
+				s.Root = js.Path.Root
+			}
+			if js.Mount != nil {
+				s.Root = js.Mount.Root
+			}
+			d.Source = s
+		}
+		if jp := jd.Persistence; jp != nil {
+			d.Persistence = &volume.Persistence{ID: jp.ID, Principal: jp.Principal}
+		}
+		if jv := jd.Volume; jv != nil {
+			v := &volume.Volume{ContainerPath: jv.ContainerPath}
+			switch jv.Mode {
+			case "RW":
+				v.Mode = volume.RW
+			case "RO":
+				v.Mode = volume.RO
+			default:
+				return r, fmt.Errorf("%w: %s: unknown volume mode %q", ErrInvalidDisk, j.Name, jv.Mode)
+			}
+			d.Volume = v
+		}
+		if !d.IsEmpty() {
+			r.Disk = d
+		}
+	}
+	if j.ProviderID != nil {
+		r.ProviderID = j.ProviderID.Value
+	}
+	if j.AllocationInfo != nil {
+		if j.AllocationInfo.Role == "" {
+			return r, fmt.Errorf("%w: %s: allocation_info without role", ErrInvalidRole, j.Name)
+		}
+		r.AllocationRole = j.AllocationInfo.Role
+	}
+	return r, nil
+}
+
+func reservationFromJSON(jr jsonReservation) (reservation.Reservation, error) {
+	res := reservation.Reservation{Role: jr.Role, Principal: jr.Principal, Labels: labelsFromJSON(jr.Labels)}
+	switch jr.Type {
+	case "STATIC":
+		res.Type = reservation.Static
+	case "DYNAMIC":
+		res.Type = reservation.Dynamic
+	default:
+		return res, fmt.Errorf("unknown reservation type %q", jr.Type)
+	}
+	return res, nil
+}
+
+func labelsFromJSON(jl *jsonLabels) reservation.Labels {
+	if jl == nil {
+		return nil
+	}
+	labels := reservation.Labels{}
+	for _, l := range jl.Labels {
+		labels = append(labels, reservation.Label(l))
+	}
+	return labels
+}

@@ -1,0 +1,550 @@
+package resources
+
+import (
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/allot-go/allot/internal/names"
+	"github.com/allot-go/allot/reservation"
+)
+
+// entry is one merged resource of a Resources, with its interned name and,
+// for shared resources, the number of copies.
+type entry struct {
+	Resource
+	id     names.ID
+	copies int
+}
+
+// Resources is a multiset of resources. Resources of the same kind (name,
+// type, reservations, disk, sharing, revocability, provider, allocation role)
+// merge into one entry: scalars add, ranges and sets unite, and identical
+// shared volumes count copies. Persistent volumes that are not shared, and
+// MOUNT or BLOCK disks, never merge: each is an item of its own.
+//
+// The zero value is empty and ready to use. The read-only methods and Plus,
+// Minus and the filters return new values. Add and Subtract change the
+// receiver in place and allocate nothing when the result fits; since a
+// Resources holds a slice, a copy made by assignment shares that storage, so
+// Clone before changing a copy in place.
+type Resources struct {
+	entries []entry
+}
+
+// New builds Resources from single resources after validating each; empty
+// ones are dropped. The error names the first invalid resource.
+func New(list ...Resource) (Resources, error) {
+	var out Resources
+	for _, r := range list {
+		if err := out.AddResource(r); err != nil {
+			return Resources{}, err
+		}
+	}
+	return out, nil
+}
+
+// AddResource validates r and adds it. Invalid resources give an error and
+// leave the receiver unchanged; empty ones are ignored.
+func (rs *Resources) AddResource(r Resource) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if r.IsEmpty() {
+		return nil
+	}
+	rs.addEntry(entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: 1})
+	return nil
+}
+
+// addEntry merges e into the receiver (e valid, normalised, non-empty).
+func (rs *Resources) addEntry(e entry) {
+	for i := range rs.entries {
+		x := &rs.entries[i]
+		if x.id != e.id || !addable(&x.Resource, &e.Resource) {
+			continue
+		}
+		switch {
+		case x.Shared:
+			x.copies += e.copies
+		case x.Type == ScalarType:
+			x.Scalar += e.Scalar
+		case x.Type == RangesType:
+			x.Ranges = x.Ranges.Union(e.Ranges)
+		case x.Type == SetType:
+			x.Set = x.Set.Union(e.Set)
+		}
+		return
+	}
+	rs.entries = append(rs.entries, e)
+}
+
+// subtractEntry takes e from the first entry it can be taken from; entries
+// that become empty or negative are removed. Without such an entry nothing
+// happens.
+func (rs *Resources) subtractEntry(e *entry) {
+	for i := range rs.entries {
+		x := &rs.entries[i]
+		if x.id != e.id || !subtractable(&x.Resource, &e.Resource) {
+			continue
+		}
+		empty := false
+		switch {
+		case x.Shared:
+			x.copies -= e.copies
+			empty = x.copies <= 0
+		case x.whole():
+			empty = true
+		case x.Type == ScalarType:
+			x.Scalar -= e.Scalar
+			empty = x.Scalar <= 0
+		case x.Type == RangesType:
+			x.Ranges = x.Ranges.Difference(e.Ranges)
+			empty = len(x.Ranges) == 0
+		case x.Type == SetType:
+			x.Set = x.Set.Difference(e.Set)
+			empty = len(x.Set) == 0
+		}
+		if empty {
+			rs.entries = slices.Delete(rs.entries, i, i+1)
+		}
+		return
+	}
+}
+
+// Add adds o to the receiver in place.
+func (rs *Resources) Add(o Resources) {
+	for _, e := range o.entries {
+		rs.addEntry(e)
+	}
+}
+
+// Subtract removes o from the receiver in place, with Mesos's semantics:
+// each entry of o is taken from the first entry of the same kind; an entry
+// that would go negative is removed; entries of o with no matching kind (a
+// different role, other labels) have no effect.
+func (rs *Resources) Subtract(o Resources) {
+	for i := range o.entries {
+		rs.subtractEntry(&o.entries[i])
+	}
+}
+
+// Plus returns rs + o.
+func (rs Resources) Plus(o Resources) Resources {
+	c := rs.Clone()
+	c.Add(o)
+	return c
+}
+
+// Minus returns rs - o (see Subtract).
+func (rs Resources) Minus(o Resources) Resources {
+	c := rs.Clone()
+	c.Subtract(o)
+	return c
+}
+
+// Clone returns a copy whose entries can be changed without touching rs.
+func (rs Resources) Clone() Resources {
+	if rs.entries == nil {
+		return Resources{}
+	}
+	return Resources{entries: slices.Clone(rs.entries)}
+}
+
+// IsEmpty reports whether rs holds nothing.
+func (rs Resources) IsEmpty() bool { return len(rs.entries) == 0 }
+
+// Len returns the number of merged entries.
+func (rs Resources) Len() int { return len(rs.entries) }
+
+// All yields every merged entry. A shared entry is yielded once; Copies
+// tells how many copies it stands for.
+func (rs Resources) All() iter.Seq[Resource] {
+	return func(yield func(Resource) bool) {
+		for _, e := range rs.entries {
+			if !yield(e.Resource) {
+				return
+			}
+		}
+	}
+}
+
+// Slice returns the merged entries as a new slice.
+func (rs Resources) Slice() []Resource {
+	out := make([]Resource, len(rs.entries))
+	for i, e := range rs.entries {
+		out[i] = e.Resource
+	}
+	return out
+}
+
+// Copies returns how many copies of a shared resource rs holds (0 when none);
+// for a resource that is not shared it is 1 if rs contains it, else 0.
+func (rs Resources) Copies(r Resource) int {
+	for _, e := range rs.entries {
+		if e.Name == r.Name && sameKind(&e.Resource, &r) && (sameValue(&e.Resource, &r) || (!r.Shared && containsValue(&e.Resource, &r))) {
+			return e.copies
+		}
+	}
+	return 0
+}
+
+// containsEntry reports whether one entry of rs holds e.
+func (rs Resources) containsEntry(e *entry) bool {
+	for i := range rs.entries {
+		x := &rs.entries[i]
+		if x.id != e.id || !subtractable(&x.Resource, &e.Resource) {
+			continue
+		}
+		if x.Shared {
+			if x.copies >= e.copies {
+				return true
+			}
+			continue
+		}
+		if containsValue(&x.Resource, &e.Resource) {
+			return true
+		}
+	}
+	return false
+}
+
+// Contains reports whether o fits in rs: every entry of o within one entry of
+// the same kind in rs (scalar not larger, ranges and sets subsets, enough
+// shared copies); each persistent volume of o needs a volume of its own.
+func (rs Resources) Contains(o Resources) bool {
+	var remaining *Resources
+	for i := range o.entries {
+		e := &o.entries[i]
+		base := rs
+		if remaining != nil {
+			base = *remaining
+		}
+		if !base.containsEntry(e) {
+			return false
+		}
+		if e.IsPersistentVolume() && !e.Shared {
+			if remaining == nil {
+				c := rs.Clone()
+				remaining = &c
+			}
+			remaining.subtractEntry(e)
+		}
+	}
+	return true
+}
+
+// ContainsResource reports whether rs contains the single resource r.
+func (rs Resources) ContainsResource(r Resource) bool {
+	if r.Validate() != nil || r.IsEmpty() {
+		return r.IsEmpty()
+	}
+	e := entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: 1}
+	return rs.containsEntry(&e)
+}
+
+// Equal reports whether rs and o hold the same resources (each contains the
+// other).
+func (rs Resources) Equal(o Resources) bool {
+	return rs.Contains(o) && o.Contains(rs)
+}
+
+// Quantities returns the scalar amounts by name, all metadata stripped;
+// ranges and sets are left out, and a shared entry counts once.
+func (rs Resources) Quantities() Quantities {
+	var q Quantities
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		if e.Type == ScalarType {
+			q.addID(e.id, e.Scalar)
+		}
+	}
+	return q
+}
+
+// AddQuantitiesTo adds rs's scalar amounts to q in place, allocating nothing
+// when q already holds every name.
+func (rs Resources) AddQuantitiesTo(q *Quantities) {
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		if e.Type == ScalarType {
+			q.addID(e.id, e.Scalar)
+		}
+	}
+}
+
+// ContainsQuantities reports whether rs holds at least q of every name,
+// summing over all metadata: scalars by amount, ranges by the number of
+// integers, sets by the number of items. Minimum allocatable resources are
+// checked this way.
+func (rs Resources) ContainsQuantities(q Quantities) bool {
+	for _, want := range q.items {
+		var have Scalar
+		for i := range rs.entries {
+			e := &rs.entries[i]
+			if e.id != want.id {
+				continue
+			}
+			switch e.Type {
+			case ScalarType:
+				have += e.Scalar
+			case RangesType:
+				have += Scalar(min(e.Ranges.Count(), 1<<40)) * Units(1)
+			case SetType:
+				have += Units(int64(len(e.Set)))
+			}
+		}
+		if have < want.v {
+			return false
+		}
+	}
+	return true
+}
+
+// Filter returns the entries for which keep returns true.
+func (rs Resources) Filter(keep func(Resource) bool) Resources {
+	var out Resources
+	for _, e := range rs.entries {
+		if keep(e.Resource) {
+			out.entries = append(out.entries, e)
+		}
+	}
+	return out
+}
+
+// Get returns the entries named name.
+func (rs Resources) Get(name string) Resources {
+	return rs.Filter(func(r Resource) bool { return r.Name == name })
+}
+
+// Names returns the distinct resource names, sorted.
+func (rs Resources) Names() []string {
+	var out []string
+	for _, e := range rs.entries {
+		if !slices.Contains(out, e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Scalars returns the scalar entries.
+func (rs Resources) Scalars() Resources {
+	return rs.Filter(func(r Resource) bool { return r.Type == ScalarType })
+}
+
+// NonScalars returns the ranges and set entries.
+func (rs Resources) NonScalars() Resources {
+	return rs.Filter(func(r Resource) bool { return r.Type != ScalarType })
+}
+
+// Reserved returns the resources currently reserved for role exactly; with
+// role "" it returns every reserved resource.
+func (rs Resources) Reserved(role string) Resources {
+	return rs.Filter(func(r Resource) bool {
+		return r.IsReserved() && (role == "" || r.Role() == role)
+	})
+}
+
+// Unreserved returns the resources without reservation.
+func (rs Resources) Unreserved() Resources {
+	return rs.Filter(func(r Resource) bool { return !r.IsReserved() })
+}
+
+// ReservedToSubtree returns the resources reserved for role or any of its
+// sub-roles.
+func (rs Resources) ReservedToSubtree(role string) Resources {
+	return rs.Filter(func(r Resource) bool {
+		return r.IsReserved() && reservation.IsSubroleOrSelf(r.Role(), role)
+	})
+}
+
+// AllocatableTo returns what may be offered to a framework in role: the
+// unreserved resources plus those reserved for role or one of its ancestors.
+// A reservation refined to a sub-role is not allocatable to the parent.
+func (rs Resources) AllocatableTo(role string) Resources {
+	return rs.Filter(func(r Resource) bool { return r.Reservations.AllocatableTo(role) })
+}
+
+// Revocable returns the revocable resources.
+func (rs Resources) Revocable() Resources {
+	return rs.Filter(func(r Resource) bool { return r.Revocable })
+}
+
+// NonRevocable returns the resources that are not revocable.
+func (rs Resources) NonRevocable() Resources {
+	return rs.Filter(func(r Resource) bool { return !r.Revocable })
+}
+
+// Shared returns the shared resources.
+func (rs Resources) Shared() Resources {
+	return rs.Filter(func(r Resource) bool { return r.Shared })
+}
+
+// NonShared returns the resources that are not shared.
+func (rs Resources) NonShared() Resources {
+	return rs.Filter(func(r Resource) bool { return !r.Shared })
+}
+
+// PersistentVolumes returns the persistent volumes.
+func (rs Resources) PersistentVolumes() Resources {
+	return rs.Filter(func(r Resource) bool { return r.IsPersistentVolume() })
+}
+
+// Refined returns the resources whose reservation stack holds more than one
+// reservation.
+func (rs Resources) Refined() Resources {
+	return rs.Filter(func(r Resource) bool { return r.Reservations.IsRefined() })
+}
+
+// mapEntries returns rs with f applied to every entry, re-merged. f returns
+// false to signal an error, which aborts the map.
+func (rs Resources) mapEntries(f func(*Resource) error) (Resources, error) {
+	var out Resources
+	for _, e := range rs.entries {
+		if err := f(&e.Resource); err != nil {
+			return rs, err
+		}
+		out.addEntry(e)
+	}
+	return out, nil
+}
+
+// PushReservation returns rs with r pushed onto every resource's
+// reservation stack: a reservation of unreserved resources, or a refinement
+// of reserved ones to a strict sub-role. It fails, returning rs unchanged, if
+// any stack would become invalid.
+func (rs Resources) PushReservation(r reservation.Reservation) (Resources, error) {
+	return rs.mapEntries(func(x *Resource) error {
+		stack, err := x.Reservations.Push(r)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalidReservation, x.Name, err)
+		}
+		x.Reservations = stack
+		return nil
+	})
+}
+
+// PopReservation returns rs with the last reservation removed from every
+// resource: the resources go back to the previous role in the stack, or
+// become unreserved. Unreserved resources give an error.
+func (rs Resources) PopReservation() (Resources, error) {
+	return rs.mapEntries(func(x *Resource) error {
+		stack, _, err := x.Reservations.Pop()
+		if err != nil {
+			return fmt.Errorf("%w: %s", ErrNotReserved, x)
+		}
+		x.Reservations = stack
+		return nil
+	})
+}
+
+// ToUnreserved returns rs with every reservation removed.
+func (rs Resources) ToUnreserved() Resources {
+	out, _ := rs.mapEntries(func(x *Resource) error {
+		x.Reservations = nil
+		return nil
+	})
+	return out
+}
+
+// Allocate returns rs tagged as allocated to role. It does not validate
+// role; callers pass roles they have validated.
+func (rs Resources) Allocate(role string) Resources {
+	out, _ := rs.mapEntries(func(x *Resource) error {
+		x.AllocationRole = role
+		return nil
+	})
+	return out
+}
+
+// Unallocate returns rs without allocation roles.
+func (rs Resources) Unallocate() Resources { return rs.Allocate("") }
+
+// AllocatedTo returns the resources allocated to role.
+func (rs Resources) AllocatedTo(role string) Resources {
+	return rs.Filter(func(r Resource) bool { return r.AllocationRole == role })
+}
+
+// AllocationRoles returns the distinct allocation roles, sorted; "" stands
+// for unallocated resources.
+func (rs Resources) AllocationRoles() []string {
+	var out []string
+	for _, e := range rs.entries {
+		if !slices.Contains(out, e.AllocationRole) {
+			out = append(out, e.AllocationRole)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Shrink returns a part of rs whose scalar quantities fit in target: names
+// absent from target are dropped, each scalar is cut down to what is left of
+// its name's target, and indivisible disks (MOUNT, BLOCK, persistent volumes)
+// that do not fit whole are dropped. Non-scalars are dropped too. Entries are
+// visited in order, or in an order drawn from rng when rng is not nil (Mesos
+// shuffles, so that no reservation is always cut first).
+func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
+	left := target.Clone()
+	var out Resources
+	for _, i := range order(len(rs.entries), rng) {
+		e := rs.entries[i]
+		if e.Type != ScalarType {
+			continue
+		}
+		limit, ok := left.getID(e.id)
+		if !ok {
+			continue
+		}
+		if e.Scalar > limit {
+			if e.whole() {
+				continue
+			}
+			e.Scalar = limit
+		}
+		left.addID(e.id, -e.Scalar)
+		out.entries = append(out.entries, e)
+	}
+	return out
+}
+
+// ShrinkToLimits is Shrink with limits as the target: names without a limit
+// are kept whole, including non-scalars.
+func (rs Resources) ShrinkToLimits(limits Limits, rng *rand.Rand) Resources {
+	left := limits.Clone()
+	var out Resources
+	for _, i := range order(len(rs.entries), rng) {
+		e := rs.entries[i]
+		limit, limited := left.get(e.id)
+		if !limited {
+			out.entries = append(out.entries, e)
+			continue
+		}
+		if e.Type != ScalarType {
+			continue
+		}
+		if e.Scalar > limit {
+			if e.whole() || limit == 0 {
+				continue
+			}
+			e.Scalar = limit
+		}
+		left.set(e.id, limit-e.Scalar)
+		out.entries = append(out.entries, e)
+	}
+	return out
+}
+
+func order(n int, rng *rand.Rand) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	if rng != nil {
+		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	}
+	return idx
+}

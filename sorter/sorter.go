@@ -1,0 +1,86 @@
+package sorter
+
+import (
+	"errors"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Errors returned by sorters, wrapped with detail; test with errors.Is.
+var (
+	// ErrUnknownClient: the client was never added, or was removed.
+	ErrUnknownClient = errors.New("sorter: unknown client")
+	// ErrDuplicateClient: Add of a client that is already present.
+	ErrDuplicateClient = errors.New("sorter: client already present")
+	// ErrInvalidClient: a client path that is empty, has empty components, or
+	// uses the reserved component ".".
+	ErrInvalidClient = errors.New("sorter: invalid client path")
+	// ErrInvalidWeight: a weight that is not a finite number above zero.
+	ErrInvalidWeight = errors.New("sorter: invalid weight")
+	// ErrUnknownAgent: RemoveAgent of an agent that was never added.
+	ErrUnknownAgent = errors.New("sorter: unknown agent")
+	// ErrNotAllocated: Unallocated or Update with resources the client does
+	// not hold on that agent.
+	ErrNotAllocated = errors.New("sorter: resources not allocated to client")
+)
+
+// Sorter orders clients (roles or frameworks) for the allocator: Sort returns
+// the active clients, the one to be served first in front.
+//
+// Clients are "/"-separated paths ("eng/backend" or a framework id). A path's
+// components form a tree; a sorter may use it (the DRF sorter shares a
+// subtree's allocation among its members) or ignore it.
+//
+// State rules, common to every implementation:
+//   - Add puts a client in, inactive; Activate and Deactivate are idempotent.
+//     Only active clients are returned by Sort.
+//   - Allocation bookkeeping (Allocated, Unallocated, Update) is accepted for
+//     active and inactive clients alike, and is kept across deactivation.
+//   - Remove drops the client with its allocation.
+//   - Methods on an unknown client return ErrUnknownClient and change
+//     nothing; queries on an unknown client return the zero value.
+//   - UpdateWeight applies to a path whether or not a client exists there yet,
+//     and lasts until changed (set 1 to reset).
+//   - Agents carry scalar totals (AddAgent replaces a total; RemoveAgent drops
+//     it); the sum over agents is the pool shares are measured against.
+//
+// Implementations are not safe for concurrent use.
+type Sorter interface {
+	// Add adds an inactive client with no allocation.
+	Add(client string) error
+	// Remove removes a client and its allocation.
+	Remove(client string) error
+	// Activate makes a client eligible for Sort.
+	Activate(client string) error
+	// Deactivate keeps a client and its allocation but hides it from Sort.
+	Deactivate(client string) error
+	// UpdateWeight sets the weight of the tree node at path (default 1).
+	UpdateWeight(path string, weight float64) error
+
+	// Allocated records that resources on agent were given to client.
+	Allocated(client, agent string, r resources.Resources) error
+	// Unallocated records that client gave back resources on agent.
+	Unallocated(client, agent string, r resources.Resources) error
+	// Update replaces old with new in client's allocation on agent (a
+	// conversion such as a reservation; quantities may change).
+	Update(client, agent string, old, new resources.Resources) error
+	// Allocation returns client's resources per agent. The caller must not
+	// modify the result.
+	Allocation(client string) map[string]resources.Resources
+	// AllocationQuantities returns the scalar quantities client holds, summed
+	// over agents (shared resources counted once per agent).
+	AllocationQuantities(client string) resources.Quantities
+
+	// AddAgent sets the scalar total an agent contributes to the pool.
+	AddAgent(agent string, total resources.Quantities)
+	// RemoveAgent removes an agent's total from the pool.
+	RemoveAgent(agent string) error
+
+	// Sort returns the active clients, first served first. The caller must
+	// not modify the returned slice; it is valid until the next call.
+	Sort() []string
+	// Contains reports whether client has been added and not removed.
+	Contains(client string) bool
+	// Count returns the number of clients, active or not.
+	Count() int
+}
