@@ -14,9 +14,11 @@ import (
 // Scale is the number of milli-units in one unit.
 const Scale = 1000
 
-// Max is the largest scalar accepted, in units. It keeps sums of many scalars
-// far from int64 overflow (2^63 milli-units is about 9.2e15 units).
-const Max = 1e15
+// Max is the largest scalar accepted, in units: 10^12, the bound Mesos puts
+// on quota values (a memory amount of 1 EB in MB). An int64 holds about
+// 9.2e15 units in milli-units, so sums of several thousand maximal amounts
+// still cannot overflow.
+const Max = 1e12
 
 // Errors of FromFloat.
 var (

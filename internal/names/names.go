@@ -9,6 +9,7 @@
 package names
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -52,9 +53,12 @@ func Intern(name string) ID {
 	if p := table.Load(); p != nil {
 		old = *p
 	}
-	next := make([]string, len(old), len(old)+1)
-	copy(next, old)
-	next = append(next, name)
+	// Appending may write into the spare capacity of the array that readers
+	// hold, but only past the length they know, so they never see the write;
+	// the new slice header is published atomically. Growth is amortised, so
+	// interning n names costs O(n), not O(n²).
+	name = strings.Clone(name) // do not pin the text the name was cut from
+	next := append(old, name)
 	id := ID(len(old))
 	table.Store(&next)
 	byStr.Store(name, id)
