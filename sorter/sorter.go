@@ -84,3 +84,18 @@ type Sorter interface {
 	// Count returns the number of clients, active or not.
 	Count() int
 }
+
+// Config configures a sorter built by a Factory.
+type Config struct {
+	// FairnessExcluded lists resource names ignored when computing shares,
+	// typically scarce ones such as "gpus" (Mesos's
+	// --fair_sharing_excluded_resource_names).
+	FairnessExcluded resources.NameSet
+	// Seed seeds the sorters that use randomness. The same seed and the same
+	// calls give the same orders.
+	Seed int64
+}
+
+// Factory builds a sorter; an allocator takes one to make its role sorter
+// and one sorter per role for the frameworks within it.
+type Factory func(Config) Sorter

@@ -1,0 +1,646 @@
+package sorter
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/google/btree"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// virtualName is the path component of the virtual leaf that stands for a
+// client which also has children.
+const virtualName = "."
+
+// btreeDegree is the degree of the per-node child orders. Sibling sets are
+// small or flat-and-wide (a thousand frameworks in one role); 16 keeps the
+// trees shallow without making each node's linear search expensive.
+const btreeDegree = 16
+
+// key is what a node is filed under in its parent's order. It is a snapshot:
+// the live figures (activeLeaves, total, count, weight) may have moved on
+// while the node waits in tree.pending, and the btree can only find the node
+// by the key it was inserted with.
+type key struct {
+	idle  bool    // no active leaf in the subtree: sorts after every active sibling
+	share float64 // weighted dominant share
+	count uint64  // allocation count
+}
+
+// node is a tree node: a client (leaf), a virtual leaf "." standing for a
+// client that also has children, or an internal node for a path prefix.
+type node struct {
+	name   string // path component; "." for a virtual leaf; "" for the root
+	path   string // full path; "a/." for the virtual leaf of client a
+	client string // leaves only: the client the leaf stands for
+	parent *node
+
+	leaf    bool
+	active  bool // leaves only: eligible for Sort
+	dead    bool // removed from the tree
+	pending bool // queued in tree.pending: key may be stale
+
+	activeLeaves int     // active leaves in the subtree (a leaf counts itself)
+	weight       float64 // weight of this node's path (1 unless set)
+	count        uint64  // Allocated calls for this node or a descendant
+	total        resources.Quantities
+
+	key key // the key this node is filed under in parent.order
+
+	// alloc is the client's allocation per agent (leaves only).
+	alloc map[string]resources.Resources
+	// shared holds, per agent, the shared resources allocated anywhere in
+	// the subtree, with their copy counts; nil while there are none. A shared
+	// volume counts once per node per agent however many copies it holds.
+	shared map[string]resources.Resources
+
+	kids  map[string]*node     // internal nodes only: children by name
+	order *btree.BTreeG[*node] // internal nodes only: children in order
+}
+
+// lessNode orders siblings: subtrees with an active leaf first, then by
+// ascending weighted share, allocation count and name. Siblings share their
+// parent's path, so the name order is the path order.
+func lessNode(a, b *node) bool {
+	if a.key.idle != b.key.idle {
+		return !a.key.idle
+	}
+	if a.key.share != b.key.share {
+		return a.key.share < b.key.share
+	}
+	if a.key.count != b.key.count {
+		return a.key.count < b.key.count
+	}
+	return a.name < b.name
+}
+
+// tree is the client hierarchy with allocation bookkeeping, shared by the
+// DRF and random sorters. With fair set, it also keeps every internal node's
+// children ordered by weighted share (the DRF order); without, children are
+// kept in name order only.
+type tree struct {
+	fair     bool
+	excluded resources.NameSet
+
+	root    *node
+	clients map[string]*node   // client -> leaf
+	weights map[string]float64 // path -> weight, for weights other than 1
+	agents  map[string]resources.Quantities
+	total   resources.Quantities // sum of the agents' totals
+	nodes   int                  // nodes below the root
+	scratch resources.Quantities // see load
+
+	freelist *btree.FreeListG[*node]
+
+	// pending lists the nodes whose key may be stale, each once. When too
+	// many are pending, or every share changed (the pool total did),
+	// rebuild is set instead and every order is rebuilt from scratch.
+	pending []*node
+	rebuild bool
+}
+
+func newTree(fair bool, excluded resources.NameSet) tree {
+	t := tree{
+		fair:     fair,
+		excluded: excluded,
+		clients:  make(map[string]*node),
+		weights:  make(map[string]float64),
+		agents:   make(map[string]resources.Quantities),
+		freelist: btree.NewFreeListG[*node](btree.DefaultFreeListSize),
+	}
+	t.root = t.newInternal("", "", nil)
+	return t
+}
+
+func (t *tree) newInternal(name, path string, parent *node) *node {
+	return &node{
+		name:   name,
+		path:   path,
+		parent: parent,
+		weight: t.weightOf(path),
+		kids:   make(map[string]*node),
+		order:  btree.NewWithFreeListG(btreeDegree, lessNode, t.freelist),
+	}
+}
+
+func (t *tree) weightOf(path string) float64 {
+	if w, ok := t.weights[path]; ok {
+		return w
+	}
+	return 1
+}
+
+// validPath reports whether p is a usable client or weight path: not empty,
+// no empty component, no "." component.
+func validPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for rest := p; ; {
+		c, more, found := strings.Cut(rest, "/")
+		if c == "" || c == virtualName {
+			return false
+		}
+		if !found {
+			return true
+		}
+		rest = more
+	}
+}
+
+func checkPath(p string) error {
+	if !validPath(p) {
+		return fmt.Errorf("%w %q", ErrInvalidClient, p)
+	}
+	return nil
+}
+
+func checkWeight(w float64) error {
+	if math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 {
+		return fmt.Errorf("%w %v: want a finite number above zero", ErrInvalidWeight, w)
+	}
+	return nil
+}
+
+// shareOf returns n's weighted dominant share, computed from the integer
+// quantities: equal allocations give bit-identical shares.
+func (t *tree) shareOf(n *node) (float64, string) {
+	s, dom := n.total.DominantShare(t.total, t.excluded)
+	return s / n.weight, dom
+}
+
+func (t *tree) keyOf(n *node) key {
+	if !t.fair {
+		return key{}
+	}
+	s, _ := t.shareOf(n)
+	return key{idle: n.activeLeaves == 0, share: s, count: n.count}
+}
+
+// file inserts n into its parent's order under a fresh key.
+func (t *tree) file(n *node) {
+	n.key = t.keyOf(n)
+	if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
+		panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
+	}
+}
+
+// unfile removes n from its parent's order.
+func (t *tree) unfile(n *node) {
+	if _, ok := n.parent.order.Delete(n); !ok {
+		panic(fmt.Sprintf("sorter: node %q missing from its parent's order", n.path))
+	}
+}
+
+// touch queues n and its ancestors for re-filing: their shares, counts or
+// activity changed.
+func (t *tree) touch(n *node) {
+	if !t.fair || t.rebuild {
+		return
+	}
+	for ; n.parent != nil; n = n.parent {
+		if n.pending {
+			continue
+		}
+		if len(t.pending) >= t.nodes/4+8 {
+			// Many nodes changed: one rebuild is cheaper than re-filing
+			// each of them.
+			t.markRebuild()
+			return
+		}
+		n.pending = true
+		t.pending = append(t.pending, n)
+	}
+}
+
+func (t *tree) markRebuild() {
+	if !t.fair {
+		return
+	}
+	t.rebuild = true
+	for _, n := range t.pending {
+		n.pending = false
+	}
+	clear(t.pending)
+	t.pending = t.pending[:0]
+}
+
+// settle brings every order up to date with the live figures.
+func (t *tree) settle() {
+	if t.rebuild {
+		t.rebuild = false
+		t.refile(t.root)
+		return
+	}
+	for i, n := range t.pending {
+		t.pending[i] = nil
+		n.pending = false
+		if n.dead {
+			continue
+		}
+		if k := t.keyOf(n); k != n.key {
+			t.unfile(n)
+			n.key = k
+			if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
+				panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
+			}
+		}
+	}
+	t.pending = t.pending[:0]
+}
+
+// refile rebuilds the order of every internal node below n.
+func (t *tree) refile(n *node) {
+	n.order.Clear(true)
+	for _, c := range n.kids {
+		if !c.leaf {
+			t.refile(c)
+		}
+		c.key = t.keyOf(c)
+		n.order.ReplaceOrInsert(c)
+	}
+}
+
+// find returns the node at path: a client's leaf, an internal node, or with
+// a trailing "/." the virtual leaf of a client that has children.
+func (t *tree) find(path string) *node {
+	if path == "" {
+		return nil
+	}
+	n := t.root
+	for rest := path; ; {
+		c, more, found := strings.Cut(rest, "/")
+		if n.leaf {
+			return nil
+		}
+		n = n.kids[c]
+		if n == nil {
+			return nil
+		}
+		if !found {
+			return n
+		}
+		rest = more
+	}
+}
+
+// add adds client as an inactive leaf.
+func (t *tree) add(client string) error {
+	if err := checkPath(client); err != nil {
+		return err
+	}
+	if _, ok := t.clients[client]; ok {
+		return fmt.Errorf("%w %q", ErrDuplicateClient, client)
+	}
+	n := t.root
+	for rest := client; ; {
+		c, more, found := strings.Cut(rest, "/")
+		path := client[:len(client)-len(more)]
+		if found {
+			path = path[:len(path)-1]
+		}
+		kid := n.kids[c]
+		if !found {
+			var leaf *node
+			if kid == nil {
+				// A new leaf.
+				leaf = &node{name: c, path: client, parent: n, weight: t.weightOf(client)}
+				n.kids[c] = leaf
+			} else {
+				// client is already an internal node: it gets a virtual leaf.
+				leaf = &node{name: virtualName, path: client + "/" + virtualName, parent: kid, weight: 1}
+				kid.kids[virtualName] = leaf
+			}
+			leaf.leaf = true
+			leaf.client = client
+			leaf.alloc = make(map[string]resources.Resources)
+			t.nodes++
+			t.file(leaf)
+			t.clients[client] = leaf
+			return nil
+		}
+		switch {
+		case kid == nil:
+			kid = t.newInternal(c, path, n)
+			n.kids[c] = kid
+			t.nodes++
+			t.file(kid)
+		case kid.leaf:
+			kid = t.splitLeaf(kid)
+		}
+		n, rest = kid, more
+	}
+}
+
+// splitLeaf turns leaf l into an internal node with the same path, figures and
+// place, and moves l below it as its virtual leaf ".". It returns the
+// internal node.
+func (t *tree) splitLeaf(l *node) *node {
+	p := l.parent
+	t.unfile(l)
+	in := t.newInternal(l.name, l.path, p)
+	in.activeLeaves = l.activeLeaves
+	in.count = l.count
+	in.total = l.total.Clone()
+	if l.shared != nil {
+		in.shared = make(map[string]resources.Resources, len(l.shared))
+		for a, r := range l.shared {
+			in.shared[a] = r.Clone()
+		}
+	}
+	p.kids[in.name] = in
+	t.nodes++
+	t.file(in)
+
+	l.name = virtualName
+	l.path = in.path + "/" + virtualName
+	l.parent = in
+	l.weight = 1 // the weight of "a/." can never be set
+	in.kids[virtualName] = l
+	t.file(l)
+	return in
+}
+
+// remove removes client and its allocation.
+func (t *tree) remove(client string) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	delete(t.clients, client)
+	p := l.parent
+	for agent, r := range l.alloc {
+		sh := t.load(r)
+		for n := p; n != nil; n = n.parent {
+			t.subtract(n, agent, sh)
+		}
+	}
+	if l.active {
+		for n := p; n != nil; n = n.parent {
+			n.activeLeaves--
+		}
+	}
+	t.unfile(l)
+	delete(p.kids, l.name)
+	l.dead = true
+	t.nodes--
+	t.touch(p)
+
+	// Drop internal nodes left empty, and turn an internal node left with
+	// only its virtual leaf back into a leaf.
+	for n := p; n != t.root; {
+		up := n.parent
+		switch {
+		case len(n.kids) == 0:
+			t.unfile(n)
+			delete(up.kids, n.name)
+			n.dead = true
+			t.nodes--
+			t.touch(up)
+			n = up
+			continue
+		case len(n.kids) == 1 && n.kids[virtualName] != nil:
+			t.join(n)
+		}
+		break
+	}
+	return nil
+}
+
+// join turns internal node n, whose only child is its virtual leaf v, back
+// into the leaf for v's client. n keeps its place, weight and allocation
+// count (as the internal node it competed with its siblings under them);
+// its allocation is v's.
+func (t *tree) join(n *node) {
+	v := n.kids[virtualName]
+	t.unfile(n)
+	n.order.Clear(true)
+	n.order = nil
+	n.kids = nil
+	n.leaf = true
+	n.client = v.client
+	n.active = v.active
+	n.activeLeaves = v.activeLeaves
+	n.alloc = v.alloc
+	n.total = v.total
+	n.shared = v.shared
+	t.file(n)
+	t.clients[n.client] = n
+	v.dead = true
+	t.nodes--
+	t.touch(n)
+}
+
+func (t *tree) setActive(client string, active bool) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	if l.active == active {
+		return nil
+	}
+	l.active = active
+	d := 1
+	if !active {
+		d = -1
+	}
+	for n := l; n != nil; n = n.parent {
+		n.activeLeaves += d
+	}
+	t.touch(l)
+	return nil
+}
+
+func (t *tree) updateWeight(path string, w float64) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	if err := checkWeight(w); err != nil {
+		return err
+	}
+	if w == 1 {
+		delete(t.weights, path)
+	} else {
+		t.weights[path] = w
+	}
+	if n := t.find(path); n != nil && n.weight != w {
+		n.weight = w
+		t.touch(n)
+	}
+	return nil
+}
+
+// load sets t.scratch to the scalar quantities of r's non-shared part and
+// returns r's shared part. It allocates nothing in the steady state.
+func (t *tree) load(r resources.Resources) resources.Resources {
+	// Subtracting the scratch from itself empties it but keeps its storage.
+	t.scratch.Subtract(t.scratch)
+	sh := r.Shared()
+	if sh.IsEmpty() {
+		r.AddQuantitiesTo(&t.scratch)
+		return sh
+	}
+	r.NonShared().AddQuantitiesTo(&t.scratch)
+	return sh
+}
+
+// addTo adds an allocation on agent to n's figures: t.scratch holds the
+// scalar quantities of its non-shared part (see load), sh is its shared part.
+func (t *tree) addTo(n *node, agent string, sh resources.Resources) {
+	n.total.Add(t.scratch)
+	if sh.IsEmpty() {
+		return
+	}
+	if n.shared == nil {
+		n.shared = make(map[string]resources.Resources)
+	}
+	old := n.shared[agent]
+	before := old.Quantities()
+	now := old.Plus(sh)
+	n.shared[agent] = now
+	n.total.Add(now.Quantities().Minus(before))
+}
+
+// subtract removes an allocation on agent from n's figures, with t.scratch
+// and sh as for addTo. The shared part's quantities leave the total only with
+// the last copy.
+func (t *tree) subtract(n *node, agent string, sh resources.Resources) {
+	n.total.Subtract(t.scratch)
+	if sh.IsEmpty() {
+		return
+	}
+	old := n.shared[agent]
+	before := old.Quantities()
+	now := old.Minus(sh)
+	if now.IsEmpty() {
+		delete(n.shared, agent)
+	} else {
+		n.shared[agent] = now
+	}
+	n.total.Subtract(before.Minus(now.Quantities()))
+}
+
+func (t *tree) allocated(client, agent string, r resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	if !r.IsEmpty() {
+		if cur, ok := l.alloc[agent]; ok {
+			cur.Add(r)
+			l.alloc[agent] = cur
+		} else {
+			l.alloc[agent] = r.Clone()
+		}
+		sh := t.load(r)
+		for n := l; n != nil; n = n.parent {
+			t.addTo(n, agent, sh)
+		}
+	}
+	for n := l; n != nil; n = n.parent {
+		n.count++
+	}
+	t.touch(l)
+	return nil
+}
+
+func (t *tree) unallocated(client, agent string, r resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	cur := l.alloc[agent]
+	if !cur.Contains(r) {
+		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, client, cur, agent, r)
+	}
+	if r.IsEmpty() {
+		return nil
+	}
+	t.take(l, agent, cur, r)
+	t.touch(l)
+	return nil
+}
+
+// take removes r, which cur (l's allocation on agent) contains, from l and
+// its ancestors.
+func (t *tree) take(l *node, agent string, cur, r resources.Resources) {
+	cur.Subtract(r)
+	if cur.IsEmpty() {
+		delete(l.alloc, agent)
+	} else {
+		l.alloc[agent] = cur
+	}
+	sh := t.load(r)
+	for n := l; n != nil; n = n.parent {
+		t.subtract(n, agent, sh)
+	}
+}
+
+func (t *tree) update(client, agent string, old, new resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	cur := l.alloc[agent]
+	if !cur.Contains(old) {
+		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, client, cur, agent, old)
+	}
+	if !old.IsEmpty() {
+		t.take(l, agent, cur, old)
+	}
+	if !new.IsEmpty() {
+		if cur, ok := l.alloc[agent]; ok {
+			cur.Add(new)
+			l.alloc[agent] = cur
+		} else {
+			l.alloc[agent] = new.Clone()
+		}
+		sh := t.load(new)
+		for n := l; n != nil; n = n.parent {
+			t.addTo(n, agent, sh)
+		}
+	}
+	t.touch(l)
+	return nil
+}
+
+func (t *tree) allocation(client string) map[string]resources.Resources {
+	if l, ok := t.clients[client]; ok {
+		return l.alloc
+	}
+	return nil
+}
+
+func (t *tree) allocationQuantities(client string) resources.Quantities {
+	if l, ok := t.clients[client]; ok {
+		return l.total.Clone()
+	}
+	return resources.Quantities{}
+}
+
+// addAgent sets agent's total; it reports whether the pool changed.
+func (t *tree) addAgent(agent string, total resources.Quantities) bool {
+	if old, ok := t.agents[agent]; ok {
+		if old.Equal(total) {
+			return false
+		}
+		t.total.Subtract(old)
+	}
+	t.agents[agent] = total.Clone()
+	t.total.Add(total)
+	t.markRebuild()
+	return true
+}
+
+func (t *tree) removeAgent(agent string) error {
+	old, ok := t.agents[agent]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownAgent, agent)
+	}
+	delete(t.agents, agent)
+	t.total.Subtract(old)
+	t.markRebuild()
+	return nil
+}
