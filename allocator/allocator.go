@@ -1,0 +1,1056 @@
+package allocator
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// poolAgent is the one agent the allocator shows its sorters: the whole
+// cluster's scalar totals. Shares depend only on the sum over agents, and one
+// pool agent keeps a new role's sorter from having to learn every agent.
+const poolAgent = "(cluster)"
+
+// Allocator is the hierarchical DRF allocator. Host programs feed it events
+// (agents and frameworks coming and going, declines, reservations) and call
+// Allocate to get offers. It is not safe for concurrent use; Runner wraps it
+// for that.
+type Allocator struct {
+	opts     Options
+	rng      *rand.Rand
+	excluded resources.NameSet
+
+	frameworks map[string]*framework
+	agents     map[string]*agent
+	agentIDs   []string // sorted
+
+	roles            *roleTree
+	roleSorter       *trackedSorter
+	frameworkSorters map[string]*trackedSorter
+
+	// totals is the sum of every agent's scalar totals; totalsVersion
+	// changes with it so sorters learn the new pool lazily.
+	totals        resources.Quantities
+	totalsVersion uint64
+	// freeHeadroom is the sum over agents of the unreserved, non-revocable
+	// scalars that are neither offered nor allocated: what quota headroom
+	// can be drawn from.
+	freeHeadroom resources.Quantities
+
+	pending    map[string]struct{}
+	pendingAll bool
+	paused     bool
+	whitelist  map[string]struct{} // nil: every agent
+
+	offerIDs, inverseOfferIDs offer.IDs
+	runs                      uint64
+	last                      RunStats
+}
+
+// trackedSorter is a sorter and the version of the cluster totals it knows.
+type trackedSorter struct {
+	sorter.Sorter
+	totalsVersion uint64
+}
+
+type framework struct {
+	id         string
+	info       FrameworkInfo
+	active     bool
+	roles      map[string]struct{} // subscribed
+	suppressed map[string]struct{}
+	// tracked: roles the framework is known under in the sorters
+	// (subscribed, or still holding resources allocated to the role).
+	tracked map[string]struct{}
+	// filters: role -> agent -> refusals.
+	filters map[string]map[string][]refusal
+	// inverseFilters: agent -> expiry.
+	inverseFilters map[string]time.Time
+	// agents where the framework holds resources.
+	agents map[string]struct{}
+
+	skips    [numSkipReasons]int
+	skipsRun uint64
+}
+
+type refusal struct {
+	refused resources.Resources // allocation roles stripped
+	expires time.Time
+}
+
+type agent struct {
+	id     string
+	info   AgentInfo
+	total  resources.Resources
+	active bool
+	// offered and allocated hold, per framework, resources tagged with
+	// their allocation role: offered and not yet used, and in use.
+	offered   map[string]resources.Resources
+	allocated map[string]resources.Resources
+	// available is what is neither offered nor allocated (shared volumes
+	// always stay here), without allocation roles.
+	available resources.Resources
+	// headroom is this agent's part of Allocator.freeHeadroom.
+	headroom resources.Quantities
+	// overAllocated is set when the total dropped below what is in use.
+	overAllocated bool
+
+	inverse map[string]*inverseState
+}
+
+type inverseState struct {
+	outstanding bool
+	status      InverseOfferStatus
+}
+
+// New returns an allocator with no agents and no frameworks.
+func New(opts Options) (*Allocator, error) {
+	if opts.AllocationInterval < 0 {
+		return nil, fmt.Errorf("%w: negative allocation interval", ErrInvalidOptions)
+	}
+	opts = opts.withDefaults()
+	a := &Allocator{
+		opts:             opts,
+		rng:              rand.New(rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74)),
+		excluded:         resources.NewNameSet(opts.FairnessExcludedResources...),
+		frameworks:       map[string]*framework{},
+		agents:           map[string]*agent{},
+		roles:            newRoleTree(),
+		frameworkSorters: map[string]*trackedSorter{},
+		pending:          map[string]struct{}{},
+		offerIDs:         offer.IDs{Prefix: "offer-"},
+		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
+	}
+	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	return a, nil
+}
+
+func (a *Allocator) sorterConfig(salt uint64) sorter.Config {
+	return sorter.Config{FairnessExcluded: a.excluded, Seed: a.opts.Seed ^ int64(salt*0x9e3779b97f4a7c15)}
+}
+
+func validID(kind, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: empty %s id", ErrInvalidID, kind)
+	}
+	for _, c := range id {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%w: %s id %q has control characters", ErrInvalidID, kind, id)
+		}
+	}
+	return nil
+}
+
+// ---- frameworks ----
+
+// AddFramework adds a framework subscribed to info.Roles. used lists, per
+// agent, what the framework already runs there (tagged with allocation roles
+// among its roles); agents not yet added are skipped, as AddAgent reports
+// them later. An active framework triggers an allocation over all agents.
+func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
+	if err := validID("framework", id); err != nil {
+		return err
+	}
+	if _, ok := a.frameworks[id]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicateFramework, id)
+	}
+	if err := info.validate(); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
+	}
+	for _, agentID := range sortedKeys(used) {
+		if _, ok := a.agents[agentID]; !ok {
+			continue
+		}
+		if err := checkUsed(used[agentID], info.Roles); err != nil {
+			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
+		}
+	}
+	fw := &framework{
+		id:             id,
+		info:           info.clone(),
+		active:         active,
+		roles:          setOf(info.Roles),
+		suppressed:     setOf(info.SuppressedRoles),
+		tracked:        map[string]struct{}{},
+		filters:        map[string]map[string][]refusal{},
+		inverseFilters: map[string]time.Time{},
+		agents:         map[string]struct{}{},
+	}
+	a.frameworks[id] = fw
+	for _, role := range info.Roles {
+		a.trackFrameworkUnderRole(fw, role)
+	}
+	for _, agentID := range sortedKeys(used) {
+		if ag, ok := a.agents[agentID]; ok {
+			a.trackAllocation(fw, ag, used[agentID], true)
+		}
+	}
+	if active {
+		a.pendingAll = true
+	}
+	return nil
+}
+
+func checkUsed(used resources.Resources, roles []string) error {
+	for r := range used.All() {
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		if r.AllocationRole == "" {
+			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, r)
+		}
+		if !slices.Contains(roles, r.AllocationRole) {
+			return fmt.Errorf("%w: %q", ErrRoleNotSubscribed, r.AllocationRole)
+		}
+		if !r.Reservations.AllocatableTo(r.AllocationRole) {
+			return fmt.Errorf("%w: %s is reserved for another role", ErrInvalidResources, r)
+		}
+	}
+	return nil
+}
+
+// RemoveFramework drops a framework: everything it was offered or uses goes
+// back to the agents' available pools. No allocation is triggered.
+func (a *Allocator) RemoveFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	for _, agentID := range sortedKeys(fw.agents) {
+		ag := a.agents[agentID]
+		a.untrackAllocation(fw, ag, ag.held(id))
+	}
+	for _, ag := range a.agents {
+		delete(ag.inverse, id)
+	}
+	for _, role := range sortedKeys(fw.tracked) {
+		a.untrackFrameworkUnderRole(fw, role)
+	}
+	delete(a.frameworks, id)
+	return nil
+}
+
+// ActivateFramework makes a framework eligible for offers again in its
+// roles that are not suppressed, and triggers an allocation over all agents.
+func (a *Allocator) ActivateFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	fw.active = true
+	for role := range fw.roles {
+		if _, ok := fw.suppressed[role]; !ok {
+			_ = a.frameworkSorters[role].Activate(id)
+		}
+	}
+	a.pendingAll = true
+	return nil
+}
+
+// DeactivateFramework stops offers to a framework. Its allocations stay
+// (they still count for fairness); its refusal and inverse-offer filters are
+// cleared, as in Mesos.
+func (a *Allocator) DeactivateFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	fw.active = false
+	for role := range fw.tracked {
+		_ = a.frameworkSorters[role].Deactivate(id)
+	}
+	clear(fw.filters)
+	clear(fw.inverseFilters)
+	return nil
+}
+
+// UpdateFramework replaces a framework's info: new roles are tracked, roles
+// dropped lose their filters and suppression (and are untracked once the
+// framework holds nothing in them), suppression follows info.SuppressedRoles
+// (reviving here triggers nothing). No allocation is triggered.
+func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	if err := info.validate(); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
+	}
+	newRoles := setOf(info.Roles)
+	for _, role := range sortedKeys(fw.roles) {
+		if _, keep := newRoles[role]; keep {
+			continue
+		}
+		delete(fw.roles, role)
+		delete(fw.filters, role)
+		delete(fw.suppressed, role)
+		_ = a.frameworkSorters[role].Deactivate(id)
+		if a.heldInRole(id, role).IsEmpty() {
+			a.untrackFrameworkUnderRole(fw, role)
+		}
+	}
+	fw.info = info.clone()
+	fw.suppressed = setOf(info.SuppressedRoles)
+	for _, role := range info.Roles {
+		fw.roles[role] = struct{}{}
+		a.trackFrameworkUnderRole(fw, role)
+	}
+	for role := range fw.roles {
+		a.syncActivation(fw, role)
+	}
+	return nil
+}
+
+// SuppressOffers stops offers to a framework in the given roles (all its
+// roles when none are given) until ReviveOffers. No allocation is triggered.
+func (a *Allocator) SuppressOffers(id string, roles ...string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	roles, err = fw.pickRoles(roles)
+	if err != nil {
+		return err
+	}
+	for _, role := range roles {
+		fw.suppressed[role] = struct{}{}
+		a.syncActivation(fw, role)
+	}
+	return nil
+}
+
+// ReviveOffers lifts suppression and refusal filters of a framework in the
+// given roles (all its roles when none are given), clears all its
+// inverse-offer filters, and triggers an allocation over all agents.
+func (a *Allocator) ReviveOffers(id string, roles ...string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	roles, err = fw.pickRoles(roles)
+	if err != nil {
+		return err
+	}
+	for _, role := range roles {
+		delete(fw.suppressed, role)
+		delete(fw.filters, role)
+		a.syncActivation(fw, role)
+	}
+	clear(fw.inverseFilters)
+	a.pendingAll = true
+	return nil
+}
+
+func (fw *framework) pickRoles(roles []string) ([]string, error) {
+	if len(roles) == 0 {
+		return sortedKeys(fw.roles), nil
+	}
+	for _, role := range roles {
+		if _, ok := fw.roles[role]; !ok {
+			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
+		}
+	}
+	return roles, nil
+}
+
+// syncActivation makes the framework's state in a role's sorter match
+// "active, subscribed and not suppressed".
+func (a *Allocator) syncActivation(fw *framework, role string) {
+	s := a.frameworkSorters[role]
+	if s == nil {
+		return
+	}
+	_, subscribed := fw.roles[role]
+	_, suppressed := fw.suppressed[role]
+	if fw.active && subscribed && !suppressed {
+		_ = s.Activate(fw.id)
+	} else {
+		_ = s.Deactivate(fw.id)
+	}
+}
+
+func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
+	if _, ok := fw.tracked[role]; ok {
+		return
+	}
+	fw.tracked[role] = struct{}{}
+	node := a.roles.ensure(role)
+	node.frameworks[fw.id] = struct{}{}
+	if !a.roleSorter.Contains(role) {
+		_ = a.roleSorter.Add(role)
+		_ = a.roleSorter.Activate(role)
+	}
+	s, ok := a.frameworkSorters[role]
+	if !ok {
+		s = &trackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(uint64(len(a.frameworkSorters) + 1)))}
+		a.frameworkSorters[role] = s
+	}
+	_ = s.Add(fw.id)
+	a.syncActivation(fw, role)
+}
+
+func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
+	if _, ok := fw.tracked[role]; !ok {
+		return
+	}
+	delete(fw.tracked, role)
+	s := a.frameworkSorters[role]
+	_ = s.Remove(fw.id)
+	if s.Count() == 0 {
+		delete(a.frameworkSorters, role)
+		_ = a.roleSorter.Remove(role)
+	}
+	if node := a.roles.get(role); node != nil {
+		delete(node.frameworks, fw.id)
+		a.roles.prune(role)
+	}
+}
+
+func (a *Allocator) framework(id string) (*framework, error) {
+	fw, ok := a.frameworks[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
+	}
+	return fw, nil
+}
+
+// heldInRole returns what a framework holds in a role over all agents.
+func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
+	var out resources.Resources
+	fw := a.frameworks[fwID]
+	if fw == nil {
+		return out
+	}
+	for agentID := range fw.agents {
+		out.Add(a.agents[agentID].held(fwID).AllocatedTo(role))
+	}
+	return out
+}
+
+// ---- agents ----
+
+// AddAgent adds an agent with its total resources. used lists, per
+// framework, what runs there already (tagged with allocation roles);
+// frameworks not yet added are skipped, as AddFramework reports them later.
+// It triggers an allocation of this agent.
+func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
+	if err := validID("agent", id); err != nil {
+		return err
+	}
+	if _, ok := a.agents[id]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicateAgent, id)
+	}
+	if err := checkTotal(total); err != nil {
+		return fmt.Errorf("agent %q: %w", id, err)
+	}
+	for _, fwID := range sortedKeys(used) {
+		fw, ok := a.frameworks[fwID]
+		if !ok {
+			continue
+		}
+		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
+			return fmt.Errorf("agent %q, framework %q: %w", id, fwID, err)
+		}
+	}
+	ag := &agent{
+		id:        id,
+		info:      info.clone(),
+		total:     total.Unallocate(),
+		active:    true,
+		offered:   map[string]resources.Resources{},
+		allocated: map[string]resources.Resources{},
+		inverse:   map[string]*inverseState{},
+	}
+	a.agents[id] = ag
+	i, _ := slices.BinarySearch(a.agentIDs, id)
+	a.agentIDs = slices.Insert(a.agentIDs, i, id)
+	a.addTotal(ag)
+	for _, fwID := range sortedKeys(used) {
+		if fw, ok := a.frameworks[fwID]; ok {
+			a.trackAllocation(fw, ag, used[fwID], true)
+		}
+	}
+	a.pending[id] = struct{}{}
+	return nil
+}
+
+func checkTotal(total resources.Resources) error {
+	for r := range total.All() {
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+	}
+	return nil
+}
+
+// addTotal adds an agent's total to the cluster totals and its reservations
+// to the role tree, and recomputes its available resources.
+func (a *Allocator) addTotal(ag *agent) {
+	a.totals.Add(ag.total.Quantities())
+	a.totalsVersion++
+	for r := range ag.total.Reserved("").All() {
+		if r.Type == resources.ScalarType {
+			a.roles.trackReserved(r.Role(), quantityOf(r), true)
+		}
+	}
+	a.recomputeAvailable(ag)
+}
+
+func (a *Allocator) removeTotal(ag *agent) {
+	a.totals.Subtract(ag.total.Quantities())
+	a.totalsVersion++
+	for r := range ag.total.Reserved("").All() {
+		if r.Type == resources.ScalarType {
+			a.roles.trackReserved(r.Role(), quantityOf(r), false)
+		}
+	}
+	a.freeHeadroom.Subtract(ag.headroom)
+	ag.headroom = resources.Quantities{}
+}
+
+func quantityOf(r resources.Resource) resources.Quantities {
+	var q resources.Quantities
+	q.SetScalar(r.Name, r.Scalar)
+	return q
+}
+
+// recomputeAvailable derives available from total minus everything offered
+// or allocated, and refreshes the agent's headroom share.
+func (a *Allocator) recomputeAvailable(ag *agent) {
+	var used resources.Resources
+	for _, fwID := range sortedKeys(ag.offered) {
+		used.Add(ag.offered[fwID].NonShared().Unallocate())
+	}
+	for _, fwID := range sortedKeys(ag.allocated) {
+		used.Add(ag.allocated[fwID].NonShared().Unallocate())
+	}
+	ag.overAllocated = !ag.total.Contains(used)
+	ag.available = ag.total.Minus(used)
+	a.refreshHeadroom(ag)
+}
+
+func (a *Allocator) refreshHeadroom(ag *agent) {
+	a.freeHeadroom.Subtract(ag.headroom)
+	ag.headroom = headroomOf(ag.available)
+	a.freeHeadroom.Add(ag.headroom)
+}
+
+func headroomOf(available resources.Resources) resources.Quantities {
+	var q resources.Quantities
+	for r := range available.All() {
+		if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
+			q.Add(quantityOf(r))
+		}
+	}
+	return q
+}
+
+// RemoveAgent drops an agent with everything offered and allocated on it,
+// and every filter that names it. No allocation is triggered.
+func (a *Allocator) RemoveAgent(id string) error {
+	ag, err := a.agent(id)
+	if err != nil {
+		return err
+	}
+	for _, fwID := range ag.frameworkIDs() {
+		if fw, ok := a.frameworks[fwID]; ok {
+			a.untrackAllocation(fw, ag, ag.held(fwID))
+		}
+	}
+	a.removeTotal(ag)
+	for _, fw := range a.frameworks {
+		for _, byAgent := range fw.filters {
+			delete(byAgent, id)
+		}
+		delete(fw.inverseFilters, id)
+	}
+	delete(a.agents, id)
+	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
+		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)
+	}
+	delete(a.pending, id)
+	return nil
+}
+
+// UpdateAgent replaces an agent's info and, when total is not nil, its total
+// resources. Changed attributes clear every framework's filters for the
+// agent. The total may drop below what is in use; the agent is then
+// over-allocated and offers nothing until enough is recovered. Triggers an
+// allocation of the agent when anything changed.
+func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Resources) error {
+	ag, err := a.agent(id)
+	if err != nil {
+		return err
+	}
+	if total != nil {
+		if err := checkTotal(*total); err != nil {
+			return fmt.Errorf("agent %q: %w", id, err)
+		}
+	}
+	changed := false
+	if !attributesEqual(ag.info.Attributes, info.Attributes) {
+		changed = true
+		for _, fw := range a.frameworks {
+			for _, byAgent := range fw.filters {
+				delete(byAgent, id)
+			}
+			delete(fw.inverseFilters, id)
+		}
+	}
+	if ag.info.Hostname != info.Hostname || ag.info.Region != info.Region || ag.info.Capabilities != info.Capabilities {
+		changed = true
+	}
+	ag.info = info.clone()
+	if total != nil && !total.Unallocate().Equal(ag.total) {
+		changed = true
+		a.removeTotal(ag)
+		ag.total = total.Unallocate()
+		a.addTotal(ag)
+	}
+	if changed {
+		a.pending[id] = struct{}{}
+	}
+	return nil
+}
+
+// AddResourceProvider grows an agent's total by a resource provider's
+// resources and records what frameworks already use of them. No allocation.
+func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if err := checkTotal(total); err != nil {
+		return fmt.Errorf("agent %q: %w", agentID, err)
+	}
+	for _, fwID := range sortedKeys(used) {
+		fw, ok := a.frameworks[fwID]
+		if !ok {
+			continue
+		}
+		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
+			return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
+		}
+	}
+	a.removeTotal(ag)
+	ag.total = ag.total.Plus(total.Unallocate())
+	a.addTotal(ag)
+	for _, fwID := range sortedKeys(used) {
+		if fw, ok := a.frameworks[fwID]; ok {
+			a.trackAllocation(fw, ag, used[fwID], true)
+		}
+	}
+	return nil
+}
+
+// ActivateAgent makes an agent's resources offerable again. No allocation.
+func (a *Allocator) ActivateAgent(id string) error {
+	ag, err := a.agent(id)
+	if err != nil {
+		return err
+	}
+	ag.active = true
+	return nil
+}
+
+// DeactivateAgent keeps an agent's resources from being offered; nothing is
+// recovered. No allocation.
+func (a *Allocator) DeactivateAgent(id string) error {
+	ag, err := a.agent(id)
+	if err != nil {
+		return err
+	}
+	ag.active = false
+	return nil
+}
+
+// UpdateWhitelist restricts offers to agents whose hostnames are listed; nil
+// lifts the restriction, an empty list stops all offers. No allocation.
+func (a *Allocator) UpdateWhitelist(hostnames []string) {
+	if hostnames == nil {
+		a.whitelist = nil
+		return
+	}
+	a.whitelist = setOf(hostnames)
+}
+
+func (a *Allocator) agent(id string) (*agent, error) {
+	ag, ok := a.agents[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownAgent, id)
+	}
+	return ag, nil
+}
+
+// held returns what a framework holds on the agent, offered or allocated.
+func (ag *agent) held(fwID string) resources.Resources {
+	return ag.offered[fwID].Plus(ag.allocated[fwID])
+}
+
+func (ag *agent) frameworkIDs() []string {
+	ids := sortedKeys(ag.offered)
+	for id := range ag.allocated {
+		if _, ok := ag.offered[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// ---- allocation bookkeeping ----
+
+// trackAllocation records res (tagged with allocation roles) as offered to,
+// or (inUse) allocated to, fw on ag.
+func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Resources, inUse bool) {
+	if res.IsEmpty() {
+		return
+	}
+	fw.agents[ag.id] = struct{}{}
+	recompute := false
+	for _, role := range res.AllocationRoles() {
+		part := res.AllocatedTo(role)
+		a.trackFrameworkUnderRole(fw, role)
+		held := ag.offered
+		if inUse {
+			held = ag.allocated
+		}
+		cur := held[fw.id]
+		cur.Add(part)
+		held[fw.id] = cur
+		plain := part.Unallocate()
+		if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
+			ag.available.Subtract(nonShared)
+		} else {
+			recompute = true
+		}
+		_ = a.roleSorter.Allocated(role, ag.id, part)
+		_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, part)
+		a.roles.trackAllocatedUnreserved(role, headroomOf(plain), true)
+	}
+	if recompute {
+		a.recomputeAvailable(ag)
+		return
+	}
+	a.refreshHeadroom(ag)
+}
+
+// untrackAllocation returns res (held by fw on ag, tagged with allocation
+// roles) to the agent's available pool, taking it from the offered part
+// first and then from the allocated part.
+func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Resources) {
+	if res.IsEmpty() {
+		return
+	}
+	for _, role := range res.AllocationRoles() {
+		part := res.AllocatedTo(role)
+		offered := ag.offered[fw.id]
+		// part ∩ offered, with Mesos's subtraction: part − (part − offered).
+		fromOffered := part.Minus(part.Minus(offered))
+		offered.Subtract(fromOffered)
+		setOrDelete(ag.offered, fw.id, offered)
+		if rest := part.Minus(fromOffered); !rest.IsEmpty() {
+			allocated := ag.allocated[fw.id]
+			allocated.Subtract(rest)
+			setOrDelete(ag.allocated, fw.id, allocated)
+		}
+		_ = a.roleSorter.Unallocated(role, ag.id, part)
+		if s := a.frameworkSorters[role]; s != nil {
+			_ = s.Unallocated(fw.id, ag.id, part)
+		}
+		a.roles.trackAllocatedUnreserved(role, headroomOf(part.Unallocate()), false)
+	}
+	if _, ok := ag.offered[fw.id]; !ok {
+		if _, ok := ag.allocated[fw.id]; !ok {
+			delete(fw.agents, ag.id)
+		}
+	}
+	for _, role := range res.AllocationRoles() {
+		if _, subscribed := fw.roles[role]; !subscribed && a.heldInRole(fw.id, role).IsEmpty() {
+			a.untrackFrameworkUnderRole(fw, role)
+		}
+		a.roles.prune(role)
+	}
+	if ag.overAllocated {
+		a.recomputeAvailable(ag)
+		return
+	}
+	ag.available.Add(res.Unallocate().NonShared())
+	a.refreshHeadroom(ag)
+}
+
+func setOrDelete(m map[string]resources.Resources, key string, v resources.Resources) {
+	if v.IsEmpty() {
+		delete(m, key)
+		return
+	}
+	m[key] = v
+}
+
+// ---- recovering, filters ----
+
+// RecoverResources gives back resources a framework holds on an agent: a
+// declined or rescinded offer, the unused part of an accepted offer, or the
+// resources of finished tasks. With a filter, the framework is not offered
+// what these resources contain on this agent in that role for the filter's
+// time. No allocation is triggered: the resources are offered again at the
+// next allocation.
+func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if res.IsEmpty() {
+		return nil
+	}
+	// The caller's value may share storage with what it was handed; work on
+	// a copy.
+	res = res.Clone()
+	if !ag.held(fwID).Contains(res) {
+		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
+	}
+	for _, role := range res.AllocationRoles() {
+		if role == "" {
+			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
+		}
+	}
+	a.untrackAllocation(fw, ag, res)
+	if filter != nil {
+		a.addRefusal(fw, ag.id, res, filter.Refuse)
+	}
+	return nil
+}
+
+// refuseDuration turns a requested refusal into the filter's lifetime: a
+// negative request means the default, a year at most, and at least one
+// allocation interval so the filter outlives the next batch.
+func (a *Allocator) refuseDuration(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return 0
+	case d < 0:
+		d = DefaultRefuse
+	case d > MaxRefuse:
+		d = MaxRefuse
+	}
+	return max(d, a.opts.AllocationInterval)
+}
+
+func (a *Allocator) addRefusal(fw *framework, agentID string, res resources.Resources, d time.Duration) {
+	d = a.refuseDuration(d)
+	if d == 0 {
+		return
+	}
+	expires := a.opts.Clock().Add(d)
+	for _, role := range res.AllocationRoles() {
+		byAgent := fw.filters[role]
+		if byAgent == nil {
+			byAgent = map[string][]refusal{}
+			fw.filters[role] = byAgent
+		}
+		byAgent[agentID] = append(byAgent[agentID], refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires})
+	}
+}
+
+// isFiltered reports whether a refusal of fw covers the candidate offer.
+// A filter is in force while now is before its expiry: at the very instant
+// of expiry it no longer filters. Expired filters are dropped here.
+func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate resources.Resources, now time.Time) bool {
+	byAgent := fw.filters[role]
+	if byAgent == nil {
+		return false
+	}
+	list := byAgent[agentID]
+	if len(list) == 0 {
+		return false
+	}
+	filtered := false
+	kept := list[:0]
+	for _, f := range list {
+		if !now.Before(f.expires) {
+			continue
+		}
+		kept = append(kept, f)
+		if !filtered && f.refused.Contains(candidate) {
+			filtered = true
+		}
+	}
+	clear(list[len(kept):])
+	if len(kept) == 0 {
+		delete(byAgent, agentID)
+		if len(byAgent) == 0 {
+			delete(fw.filters, role)
+		}
+	} else {
+		byAgent[agentID] = kept
+	}
+	return filtered
+}
+
+// ---- roles: weights and quota ----
+
+// UpdateWeights sets role weights (default 1). A role with weight 2 is
+// entitled to twice the share of a role with weight 1. Weights apply to the
+// role's node in the role tree. No allocation is triggered.
+func (a *Allocator) UpdateWeights(weights map[string]float64) error {
+	for _, role := range sortedKeys(weights) {
+		w := weights[role]
+		if err := reservation.ValidateRole(role); err != nil || role == reservation.Any {
+			return fmt.Errorf("%w: weight for %q", ErrInvalidRole, role)
+		}
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("%w: %q: %v", ErrInvalidWeight, role, w)
+		}
+	}
+	for _, role := range sortedKeys(weights) {
+		w := weights[role]
+		_ = a.roleSorter.UpdateWeight(role, w)
+		if w == 1 {
+			delete(a.roles.weights, role)
+			a.roles.prune(role)
+		} else {
+			a.roles.weights[role] = w
+			a.roles.ensure(role)
+		}
+	}
+	return nil
+}
+
+// UpdateQuota sets a role's quota; the zero Quota removes it. Quota may be
+// set on nested roles: a child's consumption counts against every ancestor's
+// guarantee and limit. Guarantees above the role's own limits, or above an
+// ancestor's, are rejected. No allocation is triggered.
+func (a *Allocator) UpdateQuota(role string, q Quota) error {
+	if err := reservation.ValidateRole(role); err != nil || role == reservation.Any {
+		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
+	}
+	if !q.Limits.Contains(q.Guarantees) {
+		return fmt.Errorf("%w: %q: guarantees %s exceed limits %s", ErrInvalidQuota, role, q.Guarantees, q.Limits)
+	}
+	for _, anc := range reservation.Ancestors(role) {
+		if n := a.roles.get(anc); n != nil && !n.quota.Limits.Contains(q.Guarantees) {
+			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.quota.Limits, anc)
+		}
+	}
+	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
+	if q.IsZero() {
+		if n := a.roles.get(role); n != nil {
+			n.quota = Quota{}
+			a.roles.prune(role)
+		}
+		return nil
+	}
+	a.roles.ensure(role).quota = q
+	return nil
+}
+
+// ---- maintenance ----
+
+// UpdateUnavailability replaces an agent's maintenance window (nil clears
+// it), clears inverse-offer filters for the agent and triggers an allocation
+// of the agent, which makes the inverse offers.
+func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability) error {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if u != nil {
+		c := *u
+		u = &c
+	}
+	ag.info.Unavailability = u
+	clear(ag.inverse)
+	for _, fw := range a.frameworks {
+		delete(fw.inverseFilters, agentID)
+	}
+	a.pending[agentID] = struct{}{}
+	return nil
+}
+
+// UpdateInverseOffer records a framework's answer to an inverse offer for an
+// agent; with a filter, the framework gets no inverse offer for the agent for
+// the filter's time.
+func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	if status != Accept && status != Decline {
+		return fmt.Errorf("%w: %d", ErrInvalidStatus, status)
+	}
+	st := ag.inverse[fwID]
+	if st == nil {
+		st = &inverseState{}
+		ag.inverse[fwID] = st
+	}
+	st.outstanding = false
+	st.status = status
+	if filter != nil {
+		if d := a.refuseDuration(filter.Refuse); d > 0 {
+			fw.inverseFilters[agentID] = a.opts.Clock().Add(d)
+		}
+	}
+	return nil
+}
+
+// InverseOfferStatuses returns, per agent and framework, the last answer to
+// an inverse offer.
+func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferStatus {
+	out := map[string]map[string]InverseOfferStatus{}
+	for id, ag := range a.agents {
+		for fwID, st := range ag.inverse {
+			if st.status == 0 {
+				continue
+			}
+			if out[id] == nil {
+				out[id] = map[string]InverseOfferStatus{}
+			}
+			out[id][fwID] = st.status
+		}
+	}
+	return out
+}
+
+// Pause stops allocation runs until Resume; events are still taken and
+// triggers accumulate.
+func (a *Allocator) Pause() { a.paused = true }
+
+// Resume lets allocation runs happen again.
+func (a *Allocator) Resume() { a.paused = false }
+
+// Paused reports whether allocation is paused.
+func (a *Allocator) Paused() bool { return a.paused }
+
+// ---- helpers ----
+
+func setOf(list []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(list))
+	for _, s := range list {
+		m[s] = struct{}{}
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,34 @@
+package allocator
+
+import "errors"
+
+// Errors returned by the allocator's events, wrapped with the offending id or
+// value; test with errors.Is. An event that returns an error changes nothing.
+var (
+	ErrUnknownFramework   = errors.New("allocator: unknown framework")
+	ErrDuplicateFramework = errors.New("allocator: framework already added")
+	ErrUnknownAgent       = errors.New("allocator: unknown agent")
+	ErrDuplicateAgent     = errors.New("allocator: agent already added")
+	ErrInvalidID          = errors.New("allocator: invalid id")
+	ErrInvalidRole        = errors.New("allocator: invalid role")
+	ErrInvalidResources   = errors.New("allocator: invalid resources")
+	ErrInvalidWeight      = errors.New("allocator: invalid weight")
+	ErrInvalidQuota       = errors.New("allocator: invalid quota")
+	// ErrNotHeld: resources recovered or operated on that the framework does
+	// not hold on the agent.
+	ErrNotHeld = errors.New("allocator: resources not held by framework on agent")
+	// ErrNotAvailable: operator operations on resources that are not
+	// unallocated on the agent.
+	ErrNotAvailable = errors.New("allocator: resources not available on agent")
+	// ErrRoleNotSubscribed: resources allocated to a role the framework is not
+	// subscribed to.
+	ErrRoleNotSubscribed = errors.New("allocator: framework not subscribed to role")
+	// ErrOperation: an operation failed validation or could not be applied;
+	// the wrapped error from package offer says which rule.
+	ErrOperation = errors.New("allocator: operation rejected")
+	// ErrInvalidStatus: an inverse-offer response without a status.
+	ErrInvalidStatus = errors.New("allocator: invalid inverse offer status")
+	// ErrInvalidOptions: options that cannot work (negative interval, a
+	// minimum allocatable entry that is not quantities).
+	ErrInvalidOptions = errors.New("allocator: invalid options")
+)

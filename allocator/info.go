@@ -1,0 +1,228 @@
+package allocator
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// FrameworkInfo is what the allocator needs to know of a framework.
+type FrameworkInfo struct {
+	// Roles the framework subscribes to; at least one.
+	Roles []string
+	// Principal the framework authenticated as; operations are checked
+	// against it when set.
+	Principal    string
+	Capabilities offer.Capabilities
+	// SuppressedRoles get no offers until revived.
+	SuppressedRoles []string
+	// MinAllocatable overrides Options.MinAllocatable per role; a present
+	// but empty list means "anything".
+	MinAllocatable map[string][]resources.Quantities
+	// Constraints restrict, per role, the agents whose resources the
+	// framework is offered, by agent attributes.
+	Constraints map[string]Constraints
+}
+
+// Constraints is a disjunction of groups: an agent qualifies when every
+// predicate of at least one group holds. No groups means no restriction.
+type Constraints []ConstraintGroup
+
+// ConstraintGroup is a conjunction of attribute predicates.
+type ConstraintGroup []AttributeConstraint
+
+// ConstraintOp is a predicate on one agent attribute.
+type ConstraintOp uint8
+
+const (
+	// Exists: the agent has the attribute.
+	Exists ConstraintOp = iota + 1
+	// NotExists: the agent lacks the attribute.
+	NotExists
+	// Equals: the attribute has Value.
+	Equals
+	// NotEquals: the attribute is absent or differs from Value.
+	NotEquals
+)
+
+// AttributeConstraint is one predicate on an agent attribute.
+type AttributeConstraint struct {
+	Attribute string
+	Op        ConstraintOp
+	Value     string
+}
+
+func (c AttributeConstraint) holds(attrs map[string]string) bool {
+	v, ok := attrs[c.Attribute]
+	switch c.Op {
+	case Exists:
+		return ok
+	case NotExists:
+		return !ok
+	case Equals:
+		return ok && v == c.Value
+	case NotEquals:
+		return !ok || v != c.Value
+	}
+	return false
+}
+
+// admits reports whether an agent with attrs qualifies.
+func (cs Constraints) admits(attrs map[string]string) bool {
+	if len(cs) == 0 {
+		return true
+	}
+	for _, group := range cs {
+		all := true
+		for _, c := range group {
+			if !c.holds(attrs) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func (info *FrameworkInfo) validate() error {
+	if len(info.Roles) == 0 {
+		return fmt.Errorf("%w: framework has no roles", ErrInvalidRole)
+	}
+	for _, role := range info.Roles {
+		if err := reservation.ValidateRole(role); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidRole, err)
+		}
+	}
+	for _, role := range info.SuppressedRoles {
+		if !slices.Contains(info.Roles, role) {
+			return fmt.Errorf("%w: suppressed role %q is not subscribed", ErrInvalidRole, role)
+		}
+	}
+	for role := range info.MinAllocatable {
+		if !slices.Contains(info.Roles, role) {
+			return fmt.Errorf("%w: minimum allocatable for unsubscribed role %q", ErrInvalidRole, role)
+		}
+	}
+	for role, cs := range info.Constraints {
+		if !slices.Contains(info.Roles, role) {
+			return fmt.Errorf("%w: constraints for unsubscribed role %q", ErrInvalidRole, role)
+		}
+		for _, g := range cs {
+			for _, c := range g {
+				if c.Op < Exists || c.Op > NotEquals {
+					return fmt.Errorf("%w: unknown constraint operator %d", ErrInvalidRole, c.Op)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (info FrameworkInfo) clone() FrameworkInfo {
+	info.Roles = slices.Clone(info.Roles)
+	info.SuppressedRoles = slices.Clone(info.SuppressedRoles)
+	if info.MinAllocatable != nil {
+		m := make(map[string][]resources.Quantities, len(info.MinAllocatable))
+		for k, v := range info.MinAllocatable {
+			m[k] = slices.Clone(v)
+		}
+		info.MinAllocatable = m
+	}
+	if info.Constraints != nil {
+		m := make(map[string]Constraints, len(info.Constraints))
+		for k, v := range info.Constraints {
+			m[k] = slices.Clone(v)
+		}
+		info.Constraints = m
+	}
+	return info
+}
+
+// AgentInfo is what the allocator needs to know of an agent.
+type AgentInfo struct {
+	// Hostname is matched against the whitelist.
+	Hostname string
+	// Attributes are matched by framework offer constraints.
+	Attributes map[string]string
+	// Region is the agent's fault-domain region ("" when unknown).
+	Region       string
+	Capabilities offer.Capabilities
+	// Unavailability is a scheduled maintenance window, if any.
+	Unavailability *offer.Unavailability
+}
+
+func (info AgentInfo) clone() AgentInfo {
+	if info.Attributes != nil {
+		m := make(map[string]string, len(info.Attributes))
+		for k, v := range info.Attributes {
+			m[k] = v
+		}
+		info.Attributes = m
+	}
+	if info.Unavailability != nil {
+		u := *info.Unavailability
+		info.Unavailability = &u
+	}
+	return info
+}
+
+func attributesEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Filter is a framework's refusal of resources when it declines them or
+// gives them back: for Refuse, the allocator offers the framework nothing on
+// that agent in that role that the refused resources contain.
+type Filter struct {
+	// Refuse is how long the refusal lasts. Zero installs no filter; a
+	// negative value means DefaultRefuse; values above MaxRefuse are capped.
+	// A filter lasts at least one allocation interval.
+	Refuse time.Duration
+}
+
+// Quota is a role's guarantee and limit. Guarantees are met before fair
+// sharing (and resources are held back for them); limits are never passed.
+// The zero value means no quota.
+type Quota struct {
+	Guarantees resources.Quantities
+	Limits     resources.Limits
+}
+
+// IsZero reports whether the quota guarantees and limits nothing.
+func (q Quota) IsZero() bool { return q.Guarantees.IsEmpty() && q.Limits.IsEmpty() }
+
+// InverseOfferStatus is a framework's answer to an inverse offer.
+type InverseOfferStatus uint8
+
+const (
+	// Accept: the framework will release the agent in time.
+	Accept InverseOfferStatus = iota + 1
+	// Decline: the framework will not.
+	Decline
+)
+
+// String returns "ACCEPT" or "DECLINE".
+func (s InverseOfferStatus) String() string {
+	switch s {
+	case Accept:
+		return "ACCEPT"
+	case Decline:
+		return "DECLINE"
+	}
+	return "UNKNOWN"
+}

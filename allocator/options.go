@@ -1,0 +1,97 @@
+package allocator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// DefaultAllocationInterval is Mesos's default batch interval.
+const DefaultAllocationInterval = time.Second
+
+// DefaultRefuse is the refusal time of a decline whose filter does not say
+// (Mesos's Filters.refuse_seconds default).
+const DefaultRefuse = 5 * time.Second
+
+// MaxRefuse caps refusal filters, as Mesos caps refuse_seconds at a year.
+const MaxRefuse = 365 * 24 * time.Hour
+
+// Options configure an Allocator. The zero value is usable: a clock that
+// never moves, seed 0, DRF sorters, Mesos's default minimum allocatable
+// resources and a one second interval.
+type Options struct {
+	// Clock returns the current time. The allocator never reads the system
+	// clock: filters and maintenance windows are judged by this clock. Nil
+	// means a clock stopped at the zero time.
+	Clock func() time.Time
+	// Seed drives every random choice (agent shuffles, random sorters).
+	Seed int64
+	// RoleSorter and FrameworkSorter build the sorters: one for roles, one
+	// per role for its frameworks. Nil means sorter.NewDRF.
+	RoleSorter, FrameworkSorter sorter.Factory
+	// FairnessExcludedResources are ignored by share computations (for
+	// example "gpus", so one GPU does not make a role's share 1).
+	FairnessExcludedResources []string
+	// MinAllocatable lists alternatives: an offer is made only if it holds
+	// at least one of them (ranges count their integers, sets their items).
+	// Nil means DefaultMinAllocatable; a non-nil empty list means no minimum.
+	MinAllocatable []resources.Quantities
+	// AllocationInterval is the batch interval of the Runner and the least
+	// lifetime of a refusal filter. Zero means DefaultAllocationInterval.
+	AllocationInterval time.Duration
+	// AllowGPUsToAll offers agents with GPUs to frameworks without the
+	// GPU_RESOURCES capability. False (Mesos's --filter_gpu_resources) keeps
+	// such agents from them.
+	AllowGPUsToAll bool
+	// Region is the master's fault-domain region. When set, frameworks
+	// without REGION_AWARE are offered only agents in this region (or with no
+	// region).
+	Region string
+}
+
+// DefaultMinAllocatable is Mesos's master default: cpus:0.01|mem:32.
+func DefaultMinAllocatable() []resources.Quantities {
+	return []resources.Quantities{
+		resources.MustParseQuantities("cpus:0.01"),
+		resources.MustParseQuantities("mem:32"),
+	}
+}
+
+// ParseMinAllocatable reads alternatives separated by '|', each a quantities
+// text: "cpus:0.01|mem:32" or "cpus:1;mem:64|gpus:1".
+func ParseMinAllocatable(text string) ([]resources.Quantities, error) {
+	out := []resources.Quantities{}
+	if strings.TrimSpace(text) == "" {
+		return out, nil
+	}
+	for alt := range strings.SplitSeq(text, "|") {
+		q, err := resources.ParseQuantities(alt)
+		if err != nil {
+			return nil, fmt.Errorf("%w: minimum allocatable %q: %w", ErrInvalidOptions, alt, err)
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = func() time.Time { return time.Time{} }
+	}
+	if o.RoleSorter == nil {
+		o.RoleSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }
+	}
+	if o.FrameworkSorter == nil {
+		o.FrameworkSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }
+	}
+	if o.MinAllocatable == nil {
+		o.MinAllocatable = DefaultMinAllocatable()
+	}
+	if o.AllocationInterval == 0 {
+		o.AllocationInterval = DefaultAllocationInterval
+	}
+	return o
+}

@@ -1,0 +1,137 @@
+package allocator
+
+import (
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// roleNode is one role of the role tree. The tree holds every role that has
+// frameworks, reservations, allocations, quota or a weight, and their
+// ancestors. Aggregates are hierarchical: a node's figures include its
+// descendants', so a child's consumption counts against every ancestor.
+type roleNode struct {
+	path     string
+	parent   *roleNode
+	children map[string]*roleNode
+
+	// frameworks tracked under the role: subscribed, or still holding
+	// resources allocated to it.
+	frameworks map[string]struct{}
+	quota      Quota
+
+	// reserved: scalar reservations (by current reservation role) on all
+	// agents, in the subtree, offered or not.
+	reserved resources.Quantities
+	// allocatedUnreserved: unreserved, non-revocable scalars offered or
+	// allocated to frameworks under the subtree (by allocation role).
+	allocatedUnreserved resources.Quantities
+	// ownReserved and ownAllocated are this role's own shares of the above,
+	// kept to know when a node can be dropped.
+	ownReserved, ownAllocated resources.Quantities
+}
+
+type roleTree struct {
+	root  *roleNode
+	nodes map[string]*roleNode
+	// weights holds the non-default weights by role path; a weighted role
+	// stays in the tree.
+	weights map[string]float64
+}
+
+func newRoleTree() *roleTree {
+	root := &roleNode{children: map[string]*roleNode{}, frameworks: map[string]struct{}{}}
+	return &roleTree{root: root, nodes: map[string]*roleNode{}, weights: map[string]float64{}}
+}
+
+func (t *roleTree) get(path string) *roleNode { return t.nodes[path] }
+
+// ensure returns the node of path, creating it and its ancestors.
+func (t *roleTree) ensure(path string) *roleNode {
+	if n, ok := t.nodes[path]; ok {
+		return n
+	}
+	parent := t.root
+	if p, ok := reservation.Parent(path); ok {
+		parent = t.ensure(p)
+	}
+	n := &roleNode{path: path, parent: parent, children: map[string]*roleNode{}, frameworks: map[string]struct{}{}}
+	parent.children[path] = n
+	t.nodes[path] = n
+	return n
+}
+
+// prune drops path and then its ancestors while they hold nothing.
+func (t *roleTree) prune(path string) {
+	n := t.nodes[path]
+	for n != nil && n != t.root {
+		if len(n.children) > 0 || len(n.frameworks) > 0 || !n.quota.IsZero() ||
+			!n.ownReserved.IsEmpty() || !n.ownAllocated.IsEmpty() || !n.reserved.IsEmpty() ||
+			!n.allocatedUnreserved.IsEmpty() {
+			return
+		}
+		if _, ok := t.weights[n.path]; ok {
+			return
+		}
+		delete(n.parent.children, n.path)
+		delete(t.nodes, n.path)
+		n = n.parent
+	}
+}
+
+// trackReserved adds (or removes) reservations whose current role is path.
+func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) {
+	if q.IsEmpty() {
+		return
+	}
+	n := t.ensure(path)
+	if add {
+		n.ownReserved.Add(q)
+	} else {
+		n.ownReserved.Subtract(q)
+	}
+	for ; n != t.root; n = n.parent {
+		if add {
+			n.reserved.Add(q)
+		} else {
+			n.reserved.Subtract(q)
+		}
+	}
+	if !add {
+		t.prune(path)
+	}
+}
+
+func (t *roleTree) trackAllocatedUnreserved(path string, q resources.Quantities, add bool) {
+	if q.IsEmpty() {
+		return
+	}
+	n := t.ensure(path)
+	if add {
+		n.ownAllocated.Add(q)
+	} else {
+		n.ownAllocated.Subtract(q)
+	}
+	for ; n != t.root; n = n.parent {
+		if add {
+			n.allocatedUnreserved.Add(q)
+		} else {
+			n.allocatedUnreserved.Subtract(q)
+		}
+	}
+}
+
+// consumed returns what counts against a role's quota: every reservation in
+// its subtree, offered or not, plus the unreserved non-revocable scalars
+// offered or allocated in its subtree.
+func (n *roleNode) consumed() resources.Quantities {
+	return n.reserved.Plus(n.allocatedUnreserved)
+}
+
+// quotaAncestry yields n and its ancestors that have quota, nearest first.
+func (n *roleNode) quotaAncestry(yield func(*roleNode) bool) {
+	for ; n != nil && n.path != ""; n = n.parent {
+		if !n.quota.IsZero() && !yield(n) {
+			return
+		}
+	}
+}

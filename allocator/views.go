@@ -1,0 +1,232 @@
+package allocator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// AgentView is a read-only snapshot of one agent.
+type AgentView struct {
+	ID            string
+	Hostname      string
+	Active        bool
+	OverAllocated bool
+	Total         resources.Resources
+	// Available is neither offered nor allocated (shared volumes always
+	// stay available).
+	Available resources.Resources
+	// Offered and Allocated are per framework, tagged with allocation roles.
+	Offered, Allocated map[string]resources.Resources
+	Unavailability     *offer.Unavailability
+}
+
+// Agents returns every agent, sorted by id.
+func (a *Allocator) Agents() []AgentView {
+	out := make([]AgentView, 0, len(a.agentIDs))
+	for _, id := range a.agentIDs {
+		v, _ := a.Agent(id)
+		out = append(out, v)
+	}
+	return out
+}
+
+// Agent returns one agent's view.
+func (a *Allocator) Agent(id string) (AgentView, bool) {
+	ag, ok := a.agents[id]
+	if !ok {
+		return AgentView{}, false
+	}
+	v := AgentView{
+		ID: id, Hostname: ag.info.Hostname, Active: ag.active, OverAllocated: ag.overAllocated,
+		Total: ag.total.Clone(), Available: ag.available.Clone(),
+		Offered: map[string]resources.Resources{}, Allocated: map[string]resources.Resources{},
+	}
+	for k, r := range ag.offered {
+		v.Offered[k] = r.Clone()
+	}
+	for k, r := range ag.allocated {
+		v.Allocated[k] = r.Clone()
+	}
+	if u := ag.info.Unavailability; u != nil {
+		c := *u
+		v.Unavailability = &c
+	}
+	return v, true
+}
+
+// RoleView is a read-only snapshot of one role of the role tree.
+type RoleView struct {
+	Role   string
+	Weight float64
+	Quota  Quota
+	// Reserved: scalar reservations in the role's subtree, offered or not.
+	Reserved resources.Quantities
+	// Allocated: unreserved non-revocable scalars offered or allocated in
+	// the subtree.
+	Allocated resources.Quantities
+	// Consumed counts against quota: Reserved + Allocated.
+	Consumed resources.Quantities
+	// Share is the role's weighted dominant share in the role sorter, when
+	// the sorter reports one (-1 otherwise).
+	Share      float64
+	Frameworks []string
+}
+
+type shareReporter interface {
+	ShareOf(client string) float64
+}
+
+// Roles returns every role of the role tree, sorted by path.
+func (a *Allocator) Roles() []RoleView {
+	out := make([]RoleView, 0, len(a.roles.nodes))
+	for _, path := range sortedKeys(a.roles.nodes) {
+		n := a.roles.nodes[path]
+		w := 1.0
+		if x, ok := a.roles.weights[path]; ok {
+			w = x
+		}
+		share := -1.0
+		if sr, ok := a.roleSorter.Sorter.(shareReporter); ok && a.roleSorter.Contains(path) {
+			a.refreshSorterTotals()
+			share = sr.ShareOf(path)
+		}
+		out = append(out, RoleView{
+			Role: path, Weight: w,
+			Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
+			Reserved: n.reserved.Clone(), Allocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
+			Share: share, Frameworks: sortedKeys(n.frameworks),
+		})
+	}
+	return out
+}
+
+// FrameworkView is a read-only snapshot of one framework.
+type FrameworkView struct {
+	ID           string
+	Active       bool
+	Roles        []string
+	Suppressed   []string
+	Capabilities offer.Capabilities
+	// Offered and Allocated are summed over agents.
+	Offered, Allocated resources.Resources
+}
+
+// Frameworks returns every framework, sorted by id.
+func (a *Allocator) Frameworks() []FrameworkView {
+	out := make([]FrameworkView, 0, len(a.frameworks))
+	for _, id := range sortedKeys(a.frameworks) {
+		fw := a.frameworks[id]
+		v := FrameworkView{ID: id, Active: fw.active, Roles: sortedKeys(fw.roles), Suppressed: sortedKeys(fw.suppressed), Capabilities: fw.info.Capabilities}
+		for _, agentID := range sortedKeys(fw.agents) {
+			ag := a.agents[agentID]
+			v.Offered.Add(ag.offered[id])
+			v.Allocated.Add(ag.allocated[id])
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// FilterView is one refusal filter in force.
+type FilterView struct {
+	Framework, Role, Agent string
+	Refused                resources.Resources
+	Expires                time.Time
+}
+
+// Filters returns the refusal filters not yet expired by the clock, sorted by
+// framework, role and agent, then in the order they were made.
+func (a *Allocator) Filters() []FilterView {
+	now := a.opts.Clock()
+	var out []FilterView
+	for _, fwID := range sortedKeys(a.frameworks) {
+		fw := a.frameworks[fwID]
+		for _, role := range sortedKeys(fw.filters) {
+			for _, agentID := range sortedKeys(fw.filters[role]) {
+				for _, f := range fw.filters[role][agentID] {
+					if now.Before(f.expires) {
+						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// LastRun returns the statistics of the latest allocation run.
+func (a *Allocator) LastRun() RunStats { return a.last }
+
+// Skips returns why a framework was passed over in the latest allocation
+// run, per reason. Agents skipped for the whole run (SkipAgentInactive) are
+// counted once per agent for every framework.
+func (a *Allocator) Skips(fwID string) map[SkipReason]int {
+	out := map[SkipReason]int{}
+	fw, ok := a.frameworks[fwID]
+	if !ok {
+		return out
+	}
+	if fw.skipsRun == a.runs && a.runs > 0 {
+		for r, n := range fw.skips {
+			if n > 0 {
+				out[SkipReason(r)] = n
+			}
+		}
+	}
+	if n := a.last.Skips[SkipAgentInactive]; n > 0 {
+		out[SkipAgentInactive] = n
+	}
+	return out
+}
+
+// Describe renders the whole state as stable text: the same state always
+// gives the same text, so tests can compare it before and after an event.
+func (a *Allocator) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "paused: %v\n", a.paused)
+	if a.whitelist != nil {
+		fmt.Fprintf(&b, "whitelist: %v\n", sortedKeys(a.whitelist))
+	}
+	b.WriteString("agents:\n")
+	for _, v := range a.Agents() {
+		fmt.Fprintf(&b, "  %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
+		fmt.Fprintf(&b, "    total: %s\n", v.Total)
+		fmt.Fprintf(&b, "    available: %s\n", v.Available)
+		for _, fw := range sortedKeys(v.Offered) {
+			fmt.Fprintf(&b, "    offered to %s: %s\n", fw, v.Offered[fw])
+		}
+		for _, fw := range sortedKeys(v.Allocated) {
+			fmt.Fprintf(&b, "    allocated to %s: %s\n", fw, v.Allocated[fw])
+		}
+		if v.Unavailability != nil {
+			fmt.Fprintf(&b, "    unavailable: from %s for %s\n", v.Unavailability.Start.UTC().Format(time.RFC3339), v.Unavailability.Duration)
+		}
+	}
+	b.WriteString("roles:\n")
+	for _, r := range a.Roles() {
+		fmt.Fprintf(&b, "  %s weight=%g", r.Role, r.Weight)
+		if r.Share >= 0 {
+			fmt.Fprintf(&b, " share=%.6f", r.Share)
+		}
+		fmt.Fprintf(&b, " frameworks=%v\n", r.Frameworks)
+		if !r.Quota.IsZero() {
+			fmt.Fprintf(&b, "    quota: guarantees %s; limits %s\n", r.Quota.Guarantees, r.Quota.Limits)
+		}
+		fmt.Fprintf(&b, "    reserved: %s; allocated: %s\n", r.Reserved, r.Allocated)
+	}
+	b.WriteString("frameworks:\n")
+	for _, f := range a.Frameworks() {
+		fmt.Fprintf(&b, "  %s active=%v roles=%v suppressed=%v capabilities=%s\n", f.ID, f.Active, f.Roles, f.Suppressed, f.Capabilities)
+	}
+	if filters := a.Filters(); len(filters) > 0 {
+		b.WriteString("filters:\n")
+		for _, f := range filters {
+			fmt.Fprintf(&b, "  %s/%s on %s until %s: %s\n", f.Framework, f.Role, f.Agent, f.Expires.UTC().Format(time.RFC3339Nano), f.Refused)
+		}
+	}
+	return b.String()
+}
