@@ -1,0 +1,324 @@
+package offer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Conversion is one step of an operation: Consumed is taken from the
+// resources and Converted put in its place. The two always hold the same
+// amount of every resource kind.
+type Conversion struct {
+	Consumed, Converted resources.Resources
+}
+
+// String prints "<consumed> -> <converted>".
+func (c Conversion) String() string {
+	return c.Consumed.String() + " -> " + c.Converted.String()
+}
+
+// Conversions returns the conversions an operation makes, after checking
+// the operation's rules that need no Context (see Validate for the others):
+//
+//   - RESERVE: Source (or, without one, Resources with their last
+//     reservation popped) becomes Resources;
+//   - UNRESERVE: each resource becomes itself with its last reservation
+//     popped;
+//   - CREATE: each volume's disk (the volume without persistence, volume
+//     and sharing) becomes the volume;
+//   - DESTROY: each volume becomes its disk;
+//   - GROW_VOLUME: the volume and the addition become one larger volume;
+//   - SHRINK_VOLUME: the volume becomes a smaller volume and the freed disk.
+//
+// LAUNCH converts nothing: it returns nil, nil. The returned resources
+// share no storage with op.
+func Conversions(op Operation) ([]Conversion, error) {
+	o, err := checkOp(op)
+	if err != nil {
+		return nil, err
+	}
+	switch o := o.(type) {
+	case Reserve:
+		if !o.Source.IsEmpty() {
+			return []Conversion{{Consumed: o.Source.Clone(), Converted: o.Resources.Clone()}}, nil
+		}
+		consumed, err := o.Resources.PopReservation()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotDynamicallyReserved, err)
+		}
+		return []Conversion{{Consumed: consumed, Converted: o.Resources.Clone()}}, nil
+	case Unreserve:
+		out := make([]Conversion, 0, o.Resources.Len())
+		for r := range o.Resources.All() {
+			one, err := resources.New(r)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+			}
+			popped, err := one.PopReservation()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrNotDynamicallyReserved, err)
+			}
+			out = append(out, Conversion{Consumed: one, Converted: popped})
+		}
+		return out, nil
+	case Create:
+		return volumeConversions(o.Volumes, false)
+	case Destroy:
+		return volumeConversions(o.Volumes, true)
+	case GrowVolume:
+		var add resources.Scalar
+		for r := range o.Addition.All() {
+			add += r.Scalar
+		}
+		grown := o.Volume
+		grown.Scalar += add
+		consumed, err1 := resources.New(o.Volume)
+		converted, err2 := resources.New(grown)
+		if err := firstError(err1, err2); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		consumed.Add(o.Addition)
+		return []Conversion{{Consumed: consumed, Converted: converted}}, nil
+	case ShrinkVolume:
+		shrunk, freed := o.Volume, strip(o.Volume)
+		shrunk.Scalar -= o.Subtract
+		freed.Scalar = o.Subtract
+		consumed, err1 := resources.New(o.Volume)
+		converted, err2 := resources.New(shrunk, freed)
+		if err := firstError(err1, err2); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		return []Conversion{{Consumed: consumed, Converted: converted}}, nil
+	}
+	return nil, nil
+}
+
+func volumeConversions(vols resources.Resources, destroy bool) ([]Conversion, error) {
+	out := make([]Conversion, 0, vols.Len())
+	for v := range vols.All() {
+		vol, err1 := resources.New(v)
+		disk, err2 := resources.New(strip(v))
+		if err := firstError(err1, err2); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		if destroy {
+			out = append(out, Conversion{Consumed: vol, Converted: disk})
+		} else {
+			out = append(out, Conversion{Consumed: disk, Converted: vol})
+		}
+	}
+	return out, nil
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply applies ops to offered in order, all or nothing, and returns the
+// resources after every conversion. A LAUNCH changes nothing, but its
+// resources must be among those offered and not used by an earlier LAUNCH
+// of the same call; later conversions cannot consume them either.
+//
+// On any error Apply returns offered unchanged and an *OpError that names
+// the failing operation and wraps the rule it broke. Apply enforces the
+// rules that need no Context (see Conversions), that each conversion
+// applies (ErrDoesNotContain), that no persistence id is created twice for
+// a role (ErrPersistenceIDNotUnique), that a destroyed shared volume leaves
+// no copy behind (ErrSharedCopiesRemain), and, after every operation, that
+// the amount of every resource kind is unchanged (ErrConservation). Callers
+// that act for a framework or an operator call Validate first.
+func Apply(offered resources.Resources, ops ...Operation) (resources.Resources, error) {
+	a, err := Accept(offered, ops...)
+	if err != nil {
+		return offered, err
+	}
+	return a.Resources, nil
+}
+
+// Accepted is the outcome of Accept. Resources are the offered resources
+// after the conversions; Launched are the resources the LAUNCH operations
+// use (a shared volume counts once however many tasks use it), all within
+// Resources; Unused = Resources − Launched, what goes back to the agent's
+// pool.
+type Accepted struct {
+	Resources, Launched, Unused resources.Resources
+}
+
+// Accept applies ops in order like Apply, and also returns what the LAUNCH
+// operations use. On error it returns the offered resources, as Resources
+// and as Unused, with an *OpError.
+func Accept(offered resources.Resources, ops ...Operation) (Accepted, error) {
+	cur := offered
+	var launched resources.Resources
+	for i, op := range ops {
+		next, nextLaunched, err := step(cur, launched, op)
+		if err != nil {
+			return Accepted{Resources: offered, Unused: offered}, &OpError{Index: i, Kind: kindOf(op), Err: err}
+		}
+		cur, launched = next, nextLaunched
+	}
+	return Accepted{Resources: cur, Launched: launched, Unused: cur.Minus(launched)}, nil
+}
+
+// step applies one operation to cur, where launched ⊆ cur is in use by
+// earlier launches. It never changes its arguments in place.
+func step(cur, launched resources.Resources, op Operation) (resources.Resources, resources.Resources, error) {
+	o, err := checkOp(op)
+	if err != nil {
+		return cur, launched, err
+	}
+	unused := func(c resources.Resources) resources.Resources {
+		if launched.IsEmpty() {
+			return c
+		}
+		return c.Minus(launched)
+	}
+	if l, ok := o.(Launch); ok {
+		all := l.Resources()
+		nonShared := all.NonShared()
+		if free := unused(cur); !fits(free, nonShared) {
+			return cur, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, nonShared)
+		}
+		next := launched.Plus(nonShared)
+		for r := range all.Shared().All() {
+			if !cur.ContainsResource(r) {
+				return cur, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, cur, r)
+			}
+			if next.Copies(r) == 0 {
+				if err := next.AddResource(r); err != nil {
+					return cur, launched, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+				}
+			}
+		}
+		return cur, next, nil
+	}
+	convs, err := Conversions(o)
+	if err != nil {
+		return cur, launched, err
+	}
+	before := cur
+	for _, c := range convs {
+		if free := unused(cur); !fits(free, c.Consumed) {
+			return before, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, c.Consumed)
+		}
+		if o.Kind() == KindCreate {
+			if err := checkNewVolumes(cur, c.Converted); err != nil {
+				return before, launched, err
+			}
+		}
+		next := cur.Minus(c.Consumed)
+		next.Add(c.Converted)
+		if o.Kind() == KindDestroy {
+			for v := range c.Consumed.All() {
+				if v.Shared && next.ContainsResource(v) {
+					return before, launched, fmt.Errorf("%w: %s", ErrSharedCopiesRemain, v)
+				}
+			}
+		}
+		cur = next
+	}
+	if err := conserved(before, cur); err != nil {
+		return before, launched, err
+	}
+	return cur, launched, nil
+}
+
+// fits reports whether b can be taken from a. It is a.Contains(b), except
+// that identical MOUNT or BLOCK disks, which never merge, each need one of
+// their own (Contains lets several fit in one).
+func fits(a, b resources.Resources) bool {
+	if !a.Contains(b) {
+		return false
+	}
+	var rest resources.Resources
+	cloned := false
+	for r := range b.All() {
+		if r.Disk == nil || r.Disk.Divisible() || r.IsPersistentVolume() {
+			continue
+		}
+		if !cloned {
+			rest, cloned = a.Clone(), true
+		}
+		if !rest.ContainsResource(r) {
+			return false
+		}
+		one, err := resources.New(r)
+		if err != nil {
+			return false
+		}
+		rest.Subtract(one)
+	}
+	return true
+}
+
+// checkNewVolumes refuses volumes whose persistence id the role already
+// uses in cur.
+func checkNewVolumes(cur, created resources.Resources) error {
+	for v := range created.All() {
+		k := keyOf(v)
+		for have := range cur.All() {
+			if have.IsPersistentVolume() && keyOf(have) == k {
+				return fmt.Errorf("%w: %q for role %q exists: %s", ErrPersistenceIDNotUnique, k.id, k.role, have)
+			}
+		}
+	}
+	return nil
+}
+
+// amounts sums resources by name with all metadata stripped: scalars add
+// (a shared volume counts once, as in resources.Quantities), ranges and
+// sets unite.
+type amounts struct {
+	scalars resources.Quantities
+	ranges  map[string]resources.Ranges
+	sets    map[string]resources.Set
+}
+
+func amountsOf(rs resources.Resources) amounts {
+	a := amounts{scalars: rs.Quantities()}
+	for r := range rs.All() {
+		switch r.Type {
+		case resources.RangesType:
+			if a.ranges == nil {
+				a.ranges = make(map[string]resources.Ranges)
+			}
+			a.ranges[r.Name] = a.ranges[r.Name].Union(r.Ranges)
+		case resources.SetType:
+			if a.sets == nil {
+				a.sets = make(map[string]resources.Set)
+			}
+			a.sets[r.Name] = a.sets[r.Name].Union(r.Set)
+		}
+	}
+	return a
+}
+
+// conserved returns ErrConservation, naming a resource kind whose amount
+// differs, unless before and after hold the same amounts.
+func conserved(before, after resources.Resources) error {
+	a, b := amountsOf(before), amountsOf(after)
+	if !a.scalars.Equal(b.scalars) {
+		return fmt.Errorf("%w: %s before, %s after", ErrConservation, a.scalars, b.scalars)
+	}
+	if len(a.ranges) != len(b.ranges) || len(a.sets) != len(b.sets) {
+		return fmt.Errorf("%w: %s before, %s after", ErrConservation, before, after)
+	}
+	for name, r := range a.ranges {
+		if !slices.Equal(r, b.ranges[name]) {
+			return fmt.Errorf("%w: %s: %s before, %s after", ErrConservation, name, r, b.ranges[name])
+		}
+	}
+	for name, s := range a.sets {
+		if !slices.Equal(s, b.sets[name]) {
+			return fmt.Errorf("%w: %s: %s before, %s after", ErrConservation, name, s, b.sets[name])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package offer
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Offer is a set of resources on one agent offered to one framework, under
+// one of the framework's roles. All resources carry that role as their
+// allocation role.
+type Offer struct {
+	ID          string
+	FrameworkID string
+	AgentID     string
+	Role        string
+	Resources   resources.Resources
+}
+
+// Unavailability is a maintenance window: the agent is unavailable from
+// Start for Duration (zero Duration means indefinitely).
+type Unavailability struct {
+	Start    time.Time
+	Duration time.Duration
+}
+
+// InverseOffer asks a framework to give back everything it holds on an agent
+// before a maintenance window.
+type InverseOffer struct {
+	ID             string
+	FrameworkID    string
+	AgentID        string
+	Unavailability Unavailability
+}
+
+// IDs hands out offer ids from a counter that the caller owns: unique and
+// deterministic, never from a clock or a random source. The zero value starts
+// at "o1" (or Prefix + "1").
+type IDs struct {
+	Prefix string
+	last   uint64
+}
+
+// Next returns a new id.
+func (g *IDs) Next() string {
+	g.last++
+	p := g.Prefix
+	if p == "" {
+		p = "o"
+	}
+	return p + strconv.FormatUint(g.last, 10)
+}
+
+// Last returns the number of ids handed out.
+func (g *IDs) Last() uint64 { return g.last }
