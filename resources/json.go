@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/allot-go/allot/internal/fixed"
 	"github.com/allot-go/allot/reservation"
@@ -113,7 +114,7 @@ func (rs Resources) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a JSON array of Mesos Resource objects (see Parse). On
 // error the receiver is unchanged.
 func (rs *Resources) UnmarshalJSON(data []byte) error {
-	r, err := parseJSON(data)
+	r, err := parseJSON(data, "")
 	if err != nil {
 		return err
 	}
@@ -179,24 +180,31 @@ func toJSON(r *Resource) jsonResource {
 	return j
 }
 
-func parseJSON(data []byte) (Resources, error) {
+// parseJSON reads a JSON array of Mesos Resource objects. Resources without
+// role or reservations take defaultRole as a static reservation, as Mesos's
+// Resources::fromJSON does.
+func parseJSON(data []byte, defaultRole string) (Resources, error) {
 	var list []jsonResource
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&list); err != nil {
 		return Resources{}, fmt.Errorf("%w: JSON: %v", ErrSyntax, err)
 	}
-	if dec.More() {
-		return Resources{}, fmt.Errorf("%w: JSON: data after the array", ErrSyntax)
+	if _, err := dec.Token(); err != io.EOF {
+		return Resources{}, fmt.Errorf("%w: JSON: data after the array at offset %d", ErrSyntax, dec.InputOffset())
 	}
 	var out Resources
+	var types typeChecker
 	for i := range list {
-		r, err := fromJSON(&list[i])
+		r, err := fromJSON(&list[i], defaultRole)
 		if err != nil {
 			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
 		}
-		if err := checkTypes(&out, &r); err != nil {
-			return Resources{}, err
+		if err := r.Validate(); err != nil {
+			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
+		}
+		if err := types.check(&r); err != nil {
+			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
 		}
 		if err := out.AddResource(r); err != nil {
 			return Resources{}, fmt.Errorf("%w (JSON resource %d)", err, i)
@@ -205,7 +213,7 @@ func parseJSON(data []byte) (Resources, error) {
 	return out, nil
 }
 
-func fromJSON(j *jsonResource) (Resource, error) {
+func fromJSON(j *jsonResource, defaultRole string) (Resource, error) {
 	r := Resource{Name: j.Name, Revocable: j.Revocable != nil, Shared: j.Shared != nil}
 	if err := validateName(j.Name); err != nil {
 		return r, err
@@ -259,11 +267,17 @@ func fromJSON(j *jsonResource) (Resource, error) {
 		return r, fmt.Errorf("%w: %s: unknown type %q", ErrMixedTypes, j.Name, j.Type)
 	}
 	// Reservations: the refinement format, or the legacy role/reservation
-	// fields for a single reservation.
+	// fields for a single reservation, as Mesos upgrades them.
 	switch {
 	case len(j.Reservations) > 0:
-		if j.Role != "" && j.Role != reservation.Any && j.Role != j.Reservations[len(j.Reservations)-1].Role {
+		// Mesos's endpoints also fill in the legacy fields for a single
+		// reservation; they must agree with the stack and are otherwise
+		// ignored.
+		if j.Role != "" && j.Role != j.Reservations[len(j.Reservations)-1].Role {
 			return r, fmt.Errorf("%w: %s: role %q does not match the reservations", ErrInvalidReservation, j.Name, j.Role)
+		}
+		if j.Reservation != nil && len(j.Reservations) > 1 {
+			return r, fmt.Errorf("%w: %s: legacy 'reservation' with a refined reservation stack", ErrInvalidReservation, j.Name)
 		}
 		for _, jr := range j.Reservations {
 			res, err := reservationFromJSON(jr)
@@ -272,12 +286,25 @@ func fromJSON(j *jsonResource) (Resource, error) {
 			}
 			r.Reservations = append(r.Reservations, res)
 		}
-	case j.Role != "" && j.Role != reservation.Any:
-		if err := reservation.ValidateRole(j.Role); err != nil {
-			return r, fmt.Errorf("%w: %w", ErrInvalidRole, err)
+	default:
+		role := j.Role
+		if role == "" {
+			role = defaultRole
 		}
-		res := reservation.Reservation{Type: reservation.Static, Role: j.Role}
+		if role == "" || role == reservation.Any {
+			if j.Reservation != nil {
+				return r, fmt.Errorf("%w: %s: legacy 'reservation' on an unreserved resource", ErrInvalidReservation, j.Name)
+			}
+			break
+		}
+		if err := reservation.ValidateRole(role); err != nil {
+			return r, fmt.Errorf("%w: %s: %w", ErrInvalidRole, j.Name, err)
+		}
+		res := reservation.Reservation{Type: reservation.Static, Role: role}
 		if j.Reservation != nil {
+			if j.Reservation.Type != "" || j.Reservation.Role != "" {
+				return r, fmt.Errorf("%w: %s: legacy 'reservation' with a type or role", ErrInvalidReservation, j.Name)
+			}
 			res.Type = reservation.Dynamic
 			res.Principal = j.Reservation.Principal
 			res.Labels = labelsFromJSON(j.Reservation.Labels)
@@ -292,6 +319,9 @@ func fromJSON(j *jsonResource) (Resource, error) {
 				return r, fmt.Errorf("%w: %s: unknown source type %q", ErrInvalidDisk, j.Name, js.Type)
 			}
 			s := &volume.Source{Type: t, ID: js.ID}
+			if (js.Path != nil && t != volume.Path) || (js.Mount != nil && t != volume.Mount) {
+				return r, fmt.Errorf("%w: %s: %s source with a 'path' or 'mount' of another type", ErrInvalidDisk, j.Name, t)
+			}
 			if js.Path != nil {
 				s.Root = js.Path.Root
 			}

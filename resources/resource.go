@@ -2,9 +2,12 @@ package resources
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/allot-go/allot/internal/fixed"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/volume"
 )
@@ -86,7 +89,10 @@ func (r Resource) IsEmpty() bool {
 }
 
 // Validate checks the resource on its own and returns an error that names the
-// resource and the rule it breaks.
+// resource and the rule it breaks. Ranges and sets may be given in any order;
+// overlapping ranges and duplicate set items are invalid. A zero value is
+// valid (the resource is empty and dropped from Resources); a negative one is
+// not. Every string must be valid UTF-8.
 func (r Resource) Validate() error {
 	if err := validateName(r.Name); err != nil {
 		return err
@@ -99,32 +105,22 @@ func (r Resource) Validate() error {
 		if r.Scalar < 0 {
 			return fmt.Errorf("%w: %s:%s: negative", ErrInvalidScalar, r.Name, r.Scalar)
 		}
+		if r.Scalar > maxScalar {
+			return fmt.Errorf("%w: %s:%s: larger than %s", ErrInvalidScalar, r.Name, r.Scalar, maxScalar)
+		}
 	case RangesType:
 		if r.Scalar != 0 || r.Set != nil {
 			return fmt.Errorf("%w: %s: ranges with a scalar or set value", ErrMixedTypes, r.Name)
 		}
-		for i, x := range r.Ranges {
-			if x.Begin > x.End {
-				return fmt.Errorf("%w: %s: [%d-%d] begins after it ends", ErrInvalidRanges, r.Name, x.Begin, x.End)
-			}
-			if i > 0 && x.Begin <= r.Ranges[i-1].End {
-				return fmt.Errorf("%w: %s: %s overlaps or is out of order", ErrInvalidRanges, r.Name, r.Ranges)
-			}
+		if err := validateRanges(r.Ranges); err != nil {
+			return fmt.Errorf("%w: %s:%s: %w", ErrInvalidRanges, r.Name, r.Ranges, err)
 		}
 	case SetType:
 		if r.Scalar != 0 || r.Ranges != nil {
 			return fmt.Errorf("%w: %s: set with a scalar or ranges value", ErrMixedTypes, r.Name)
 		}
-		for i, item := range r.Set {
-			if item == "" {
-				return fmt.Errorf("%w: %s: empty item", ErrInvalidSet, r.Name)
-			}
-			if i > 0 && item <= r.Set[i-1] {
-				if item == r.Set[i-1] {
-					return fmt.Errorf("%w: %s: duplicate item %q", ErrInvalidSet, r.Name, item)
-				}
-				return fmt.Errorf("%w: %s: items out of order", ErrInvalidSet, r.Name)
-			}
+		if err := validateSet(r.Set); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalidSet, r.Name, err)
 		}
 	default:
 		return fmt.Errorf("%w: %s: unknown value type %d", ErrMixedTypes, r.Name, r.Type)
@@ -132,7 +128,7 @@ func (r Resource) Validate() error {
 	if err := r.Reservations.Validate(); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrInvalidReservation, r.Name, err)
 	}
-	if r.Disk != nil {
+	if !r.Disk.IsEmpty() {
 		if r.Name != "disk" {
 			return fmt.Errorf("%w: %s: disk metadata on a resource that is not disk", ErrInvalidDisk, r.Name)
 		}
@@ -154,12 +150,117 @@ func (r Resource) Validate() error {
 	if r.ProviderID != "" && !printable(r.ProviderID) {
 		return fmt.Errorf("%w: %s: provider id %q has control characters", ErrInvalidName, r.Name, r.ProviderID)
 	}
+	if s, ok := r.invalidUTF8(); ok {
+		return fmt.Errorf("%w: %s: %q is not valid UTF-8", ErrInvalidName, r.Name, s)
+	}
 	return nil
+}
+
+// maxScalar is the largest amount a resource may hold (fixed.Max units).
+const maxScalar = Scalar(fixed.Max * fixed.Scale)
+
+// validateRanges accepts ranges in any order but refuses inverted and
+// overlapping ones; adjacent ranges ([1-2, 3-4]) are fine.
+func validateRanges(list Ranges) error {
+	for _, x := range list {
+		if x.Begin > x.End {
+			return fmt.Errorf("[%d-%d] begins after it ends", x.Begin, x.End)
+		}
+	}
+	sorted := list
+	if !slices.IsSortedFunc(list, compareRange) {
+		sorted = slices.Clone(list)
+		slices.SortFunc(sorted, compareRange)
+	}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].Begin <= sorted[i-1].End {
+			return fmt.Errorf("[%d-%d] and [%d-%d] overlap", sorted[i-1].Begin, sorted[i-1].End, sorted[i].Begin, sorted[i].End)
+		}
+	}
+	return nil
+}
+
+// validateSet accepts items in any order but refuses empty and duplicate
+// ones.
+func validateSet(set Set) error {
+	sorted := set
+	if !slices.IsSorted(set) {
+		sorted = slices.Clone(set)
+		slices.Sort(sorted)
+	}
+	for i, item := range sorted {
+		if item == "" {
+			return fmt.Errorf("empty item")
+		}
+		if i > 0 && item == sorted[i-1] {
+			return fmt.Errorf("duplicate item %q", item)
+		}
+	}
+	return nil
+}
+
+// invalidUTF8 returns the first string of r that is not valid UTF-8: JSON
+// could not carry it unchanged.
+func (r *Resource) invalidUTF8() (string, bool) {
+	check := func(s string) bool { return !utf8.ValidString(s) }
+	for _, item := range r.Set {
+		if check(item) {
+			return item, true
+		}
+	}
+	for _, res := range r.Reservations {
+		if check(res.Principal) {
+			return res.Principal, true
+		}
+		for _, l := range res.Labels {
+			if check(l.Key) {
+				return l.Key, true
+			}
+			if check(l.Value) {
+				return l.Value, true
+			}
+		}
+	}
+	if check(r.ProviderID) {
+		return r.ProviderID, true
+	}
+	if d := r.Disk; d != nil {
+		for _, s := range []*string{sourceField(d, true), sourceField(d, false)} {
+			if s != nil && check(*s) {
+				return *s, true
+			}
+		}
+		if p := d.Persistence; p != nil {
+			if check(p.ID) {
+				return p.ID, true
+			}
+			if check(p.Principal) {
+				return p.Principal, true
+			}
+		}
+		if v := d.Volume; v != nil && check(v.ContainerPath) {
+			return v.ContainerPath, true
+		}
+	}
+	return "", false
+}
+
+func sourceField(d *volume.Disk, root bool) *string {
+	if d.Source == nil {
+		return nil
+	}
+	if root {
+		return &d.Source.Root
+	}
+	return &d.Source.ID
 }
 
 func validateName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name", ErrInvalidName)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("%w %q: not valid UTF-8", ErrInvalidName, name)
 	}
 	for _, c := range name {
 		if unicode.IsSpace(c) || unicode.IsControl(c) || strings.ContainsRune(specialChars, c) {
@@ -267,6 +368,9 @@ func containsValue(a, b *Resource) bool {
 // normalized returns r in canonical form: ranges coalesced, set sorted,
 // labels sorted. It copies what it changes.
 func (r Resource) normalized() Resource {
+	if r.Disk.IsEmpty() {
+		r.Disk = nil
+	}
 	if r.Type == RangesType {
 		r.Ranges = coalesce(append(Ranges(nil), r.Ranges...))
 	}

@@ -123,11 +123,25 @@ func (rs *Resources) Add(o Resources) {
 // Subtract removes o from the receiver in place, with Mesos's semantics:
 // each entry of o is taken from the first entry of the same kind; an entry
 // that would go negative is removed; entries of o with no matching kind (a
-// different role, other labels) have no effect.
+// different role, other labels) have no effect. A shared entry loses as many
+// copies as o holds. rs.Subtract(rs) empties rs.
 func (rs *Resources) Subtract(o Resources) {
+	if sharesStorage(rs.entries, o.entries) {
+		o = o.Clone()
+	}
 	for i := range o.entries {
 		rs.subtractEntry(&o.entries[i])
 	}
+}
+
+// sharesStorage reports whether a and b are views of one backing array, as
+// after b := a. Subtracting in place from a would then shift b under the
+// loop.
+func sharesStorage(a, b []entry) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	return &a[:cap(a)][cap(a)-1] == &b[:cap(b)][cap(b)-1]
 }
 
 // Plus returns rs + o.
@@ -212,22 +226,25 @@ func (rs Resources) containsEntry(e *entry) bool {
 
 // Contains reports whether o fits in rs: every entry of o within one entry of
 // the same kind in rs (scalar not larger, ranges and sets subsets, enough
-// shared copies); each persistent volume of o needs a volume of its own.
+// shared copies). Items that are consumed whole, that is non-shared
+// persistent volumes and MOUNT or BLOCK disks, are matched one to one: two
+// identical volumes in o need two in rs. It allocates nothing unless o holds
+// such items.
 func (rs Resources) Contains(o Resources) bool {
-	var remaining *Resources
+	var remaining Resources
+	cloned := false
 	for i := range o.entries {
 		e := &o.entries[i]
 		base := rs
-		if remaining != nil {
-			base = *remaining
+		if cloned {
+			base = remaining
 		}
 		if !base.containsEntry(e) {
 			return false
 		}
-		if e.IsPersistentVolume() && !e.Shared {
-			if remaining == nil {
-				c := rs.Clone()
-				remaining = &c
+		if e.whole() && !e.Shared {
+			if !cloned {
+				remaining, cloned = rs.Clone(), true
 			}
 			remaining.subtractEntry(e)
 		}

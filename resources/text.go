@@ -33,16 +33,17 @@ const specialChars = ";:,()[]{}<>\"\\"
 // wraps one of the package's sentinel errors and names the offending entry.
 func Parse(text, defaultRole string) (Resources, error) {
 	trimmed := strings.TrimSpace(text)
-	if strings.HasPrefix(trimmed, "[") {
-		return parseJSON([]byte(trimmed))
-	}
 	if defaultRole != "" && defaultRole != reservation.Any {
 		if err := reservation.ValidateRole(defaultRole); err != nil {
 			return Resources{}, fmt.Errorf("%w: default role: %w", ErrInvalidRole, err)
 		}
 	}
+	if strings.HasPrefix(trimmed, "[") {
+		return parseJSON([]byte(trimmed), defaultRole)
+	}
 	p := &parser{text: text}
 	var out Resources
+	var types typeChecker
 	if trimmed == "{}" {
 		return out, nil
 	}
@@ -63,8 +64,8 @@ func Parse(text, defaultRole string) (Resources, error) {
 		if err := r.Validate(); err != nil {
 			return Resources{}, fmt.Errorf("%w (in %q)", err, p.excerpt(start))
 		}
-		if err := checkTypes(&out, &r); err != nil {
-			return Resources{}, err
+		if err := types.check(&r); err != nil {
+			return Resources{}, fmt.Errorf("%w (in %q)", err, p.excerpt(start))
 		}
 		if !r.IsEmpty() {
 			out.addEntry(entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: copies})
@@ -89,12 +90,18 @@ func MustParse(text, defaultRole string) Resources {
 	return r
 }
 
-func checkTypes(rs *Resources, r *Resource) error {
-	for _, e := range rs.entries {
-		if e.Name == r.Name && e.Type != r.Type {
-			return fmt.Errorf("%w: %s is both %s and %s", ErrMixedTypes, r.Name, e.Type, r.Type)
-		}
+// typeChecker remembers the value type of every name met, including names
+// whose values were empty and dropped, to refuse one name with two types.
+type typeChecker map[string]ValueType
+
+func (tc *typeChecker) check(r *Resource) error {
+	if *tc == nil {
+		*tc = make(typeChecker)
 	}
+	if t, ok := (*tc)[r.Name]; ok && t != r.Type {
+		return fmt.Errorf("%w: %s is both %s and %s", ErrMixedTypes, r.Name, t, r.Type)
+	}
+	(*tc)[r.Name] = r.Type
 	return nil
 }
 
@@ -246,6 +253,9 @@ func (p *parser) resource(defaultRole string) (Resource, int, error) {
 			if err != nil {
 				return r, 0, err
 			}
+			if d.IsEmpty() {
+				return r, 0, p.errorf("empty disk description []")
+			}
 			r.Disk = d
 		case p.eatWord("{REV}"):
 			r.Revocable = true
@@ -316,14 +326,10 @@ func (p *parser) value(r *Resource) error {
 				return p.errorf("unterminated ranges")
 			}
 		}
-		sorted := coalesce(append([]Range(nil), list...))
-		var total uint64
-		for _, x := range list {
-			total += x.End - x.Begin + 1
+		if err := validateRanges(list); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalidRanges, r.Name, err)
 		}
-		if sorted.Count() != total {
-			return fmt.Errorf("%w: %s: ranges overlap", ErrInvalidRanges, r.Name)
-		}
+		sorted := coalesce(list)
 		r.Ranges = sorted
 		if len(r.Ranges) == 0 {
 			r.Ranges = Ranges{}
@@ -386,10 +392,24 @@ func parseScalarText(text string) (Scalar, error) {
 	if err != nil {
 		return 0, err
 	}
-	if s == 0 && v != 0 {
-		return 0, fmt.Errorf("%w %q: rounds to zero at three decimals", ErrInvalidScalar, text)
+	if s == 0 && nonZeroMantissa(text) {
+		return 0, fmt.Errorf("%w %q: not zero but rounds to zero at three decimals", ErrInvalidScalar, text)
 	}
 	return s, nil
+}
+
+// nonZeroMantissa reports whether a decimal's digits before any exponent are
+// not all zero: "1e-400" is not zero even though it parses to 0.
+func nonZeroMantissa(text string) bool {
+	for _, c := range text {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) stack() (reservation.Stack, error) {
