@@ -1,2 +1,138 @@
-// Package allocator is the hierarchical DRF allocator: events in, offers out.
+// Package allocator is a hierarchical DRF allocator in the manner of Apache
+// Mesos's: a host program tells it what happens in the cluster, and it
+// decides which framework is offered which resources of which agent.
+//
+// The Allocator is a pure state machine. It does no I/O, starts no
+// goroutine, reads no clock (Options.Clock is the only time it knows) and no
+// global random source (Options.Seed drives every shuffle). The same events
+// with the same options give the same offers, byte for byte. It is not safe
+// for concurrent use; Runner wraps it behind a mutex, runs it every
+// allocation interval and after events that call for a run, and hands the
+// offers to a callback.
+//
+// # Usage
+//
+// A host adds agents and frameworks, calls Allocate, sends the offers to
+// the frameworks, and reports what they do with them:
+//
+//	a, _ := allocator.New(allocator.Options{Clock: clock, Seed: 1})
+//	a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
+//	a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
+//	for _, o := range a.Allocate().Offers {
+//		// The framework launches a task and declines the rest for 5 s.
+//		task := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: picked}}}
+//		a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{task}, &allocator.Filter{Refuse: 5 * time.Second})
+//	}
+//	// Later, the task finishes:
+//	a.RecoverResources("spark", "agent-1", picked, nil)
+//
+// Events and what they trigger:
+//
+//   - AddFramework (active), ActivateFramework, ReviveOffers: an allocation
+//     over all agents. AddAgent, UpdateAgent (when something changed),
+//     UpdateUnavailability: an allocation of that agent. Allocate runs them
+//     as one batch; AllocateAll is the periodic run over every agent.
+//   - Everything else (RecoverResources, declines, SuppressOffers,
+//     deactivations, removals, UpdateAllocation, UpdateAvailable,
+//     UpdateQuota, UpdateWeights, UpdateFramework, UpdateWhitelist,
+//     ActivateAgent) triggers nothing: its effect shows at the next run.
+//
+// Every event validates its input first and returns an error wrapping one
+// of the Err values of this package (and, for operations, the rule from
+// package offer) without changing any state.
+//
+// # The allocation algorithm
+//
+// A run visits the candidate agents that exist, are active, are on the
+// whitelist and are not over-allocated, in an order shuffled from the seed.
+// It has two stages, as Mesos's:
+//
+//  1. Guarantees. For each agent, roles in DRF order; only roles with unmet
+//     quota guarantees (their own or an ancestor's) take part. A framework
+//     is offered the unreserved, non-revocable scalars its role still needs
+//     for its guarantee, the role's own reservations, non-scalar resources
+//     (ports) and revocable resources, and may burst above its guarantee up
+//     to its limits while the headroom others need is kept.
+//  2. Fair share. Agents are shuffled again. For each agent, roles in DRF
+//     order, and within a role its frameworks in DRF order: the first
+//     framework that can take anything is offered everything on the agent
+//     allocatable to its role (unreserved resources, and reservations of the
+//     role and its ancestors), cut down by quota limits and by the headroom
+//     held back for unmet guarantees; later frameworks get the remainder.
+//
+// Offers are coarse-grained: a framework takes what it needs and gives the
+// rest back, usually with a refusal filter. The sorters re-sort after every
+// offer, so fairness is re-evaluated between agents.
+//
+// A framework is passed over for an agent (and the reason counted, see
+// Skips and RunStats) when a refusal filter covers the offer, when it
+// suppressed the role, when its role is at its quota limit or the rest is
+// headroom for others, when the offer would be below the minimum
+// allocatable resources, when it lacks a capability the agent needs (GPUs,
+// another region) or every resource needs (shared, revocable, refined
+// reservations), or when its offer constraints exclude the agent.
+//
+// Inverse offers: after the two stages, every active framework holding
+// resources on a candidate agent with a maintenance window is sent an
+// inverse offer, unless one is outstanding or an inverse-offer filter is in
+// force.
+//
+// # Accounting
+//
+// For every agent, available + offered + allocated == total, where
+// "offered" is what offers hold and "allocated" what tasks use (launches in
+// UpdateAllocation or Accept move resources from offered to allocated).
+// Shared volumes stay available while in use and are offered at most once
+// per run. Quota consumption of a role is every reservation in its subtree,
+// offered or not, plus the unreserved non-revocable scalars offered or
+// allocated in its subtree. The headroom held back is the sum over top-level
+// roles of their subtrees' unmet guarantees; reservations are never held
+// back.
+//
+// # Tie rules
+//
+//   - Roles and frameworks: by weighted dominant share, then by allocation
+//     count (how many offers a client has been charged with, never
+//     decreasing), then by path, as the DRF sorter documents.
+//   - Agents: shuffled from the seed before each stage; candidates come from
+//     a sorted list, so the same seed gives the same order.
+//   - Resources shrunk to a quota or headroom target are cut in an order
+//     drawn from the same seeded source.
+//   - Offers of one run are returned sorted by framework, role and agent.
+//   - Refusal filters: a filter with expiry T is in force while the clock
+//     reads before T; a run at exactly T no longer sees it. A filter lasts at
+//     least one allocation interval and at most a year; a negative refusal
+//     means the 5 s default, zero means no filter.
+//
+// # Where this package differs from Mesos
+//
+//   - Quota may be set on nested roles. A child's consumption counts against
+//     every ancestor's guarantee and limit, a child's guarantee may not
+//     exceed an ancestor's limit, and a role may receive guaranteed
+//     resources up to the largest unmet guarantee among itself and its
+//     ancestors (an ancestor's guarantee covers its whole subtree). The
+//     headroom needed by a subtree is the larger of its own unmet guarantee
+//     and the sum of its children's.
+//   - Sorters see the cluster as one pool: every sorter is told the cluster
+//     totals under one pseudo-agent, "(cluster)", so a new role's sorter
+//     does not have to learn every agent. Shares are the same as Mesos's,
+//     which divide by the sum of agent totals.
+//   - Agents that declare no capabilities are taken to have those of a
+//     current Mesos agent (MULTI_ROLE, HIERARCHICAL_ROLE,
+//     RESERVATION_REFINEMENT, RESIZE_VOLUME); Mesos's implicit filters for
+//     agents without MULTI_ROLE or HIERARCHICAL_ROLE are not applied.
+//   - Operations are validated here (package offer), since the allocator
+//     holds the agent's checkpointed resources; Mesos's master does that.
+//   - RecoverResources takes resources from what is offered before what is
+//     allocated; Mesos's caller says which with a flag.
+//   - A run skipped while paused keeps its triggers for the next run.
+//   - Framework sorters are unweighted, as in Mesos; weights apply to roles.
+//
+// # Implementation notes
+//
+// Agents keep their available resources cached and a per-agent share of
+// the cluster's free headroom, so a run reads headroom in constant time.
+// The role tree keeps hierarchical aggregates (reservations, allocations) so
+// quota checks walk only a role's ancestors. Sorters keep their order
+// incrementally; a run asks for the order once per agent and role.
 package allocator

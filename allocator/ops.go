@@ -176,7 +176,7 @@ func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error
 		}
 		next, err := offer.Apply(available, op)
 		if err != nil {
-			return fmt.Errorf("%w: operation %d (%s): %w", ErrNotAvailable, i, op.Kind(), err)
+			return fmt.Errorf("%w: %w", ErrNotAvailable, err)
 		}
 		available = next
 		if total, err = applyToTotal(total, op); err != nil {

@@ -358,8 +358,11 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		return errText(s.a.UpdateUnavailability(agentID, u))
 
 	case "inverse-response":
-		status := Accept
-		if mustArg(t, d, "status") == "decline" {
+		var status InverseOfferStatus
+		switch mustArg(t, d, "status") {
+		case "accept":
+			status = Accept
+		case "decline":
 			status = Decline
 		}
 		var filter *Filter

@@ -70,8 +70,8 @@ type RoleView struct {
 	Allocated resources.Quantities
 	// Consumed counts against quota: Reserved + Allocated.
 	Consumed resources.Quantities
-	// Share is the role's weighted dominant share in the role sorter, when
-	// the sorter reports one (-1 otherwise).
+	// Share is the weighted dominant share of the role's subtree in the role
+	// sorter, when the sorter reports shares (-1 otherwise).
 	Share      float64
 	Frameworks []string
 }
@@ -90,7 +90,7 @@ func (a *Allocator) Roles() []RoleView {
 			w = x
 		}
 		share := -1.0
-		if sr, ok := a.roleSorter.Sorter.(shareReporter); ok && a.roleSorter.Contains(path) {
+		if sr, ok := a.roleSorter.Sorter.(shareReporter); ok {
 			a.refreshSorterTotals()
 			share = sr.ShareOf(path)
 		}
