@@ -36,6 +36,9 @@ func TestScenarios(t *testing.T) {
 				if err := checkConservation(s.a); err != nil {
 					t.Fatalf("%s: after %q: %v", d.Pos, d.Cmd, err)
 				}
+				if err := s.a.CheckInvariants(); err != nil {
+					t.Fatalf("%s: after %q: %v", d.Pos, d.Cmd, err)
+				}
 			}
 			return out
 		})

@@ -1,0 +1,174 @@
+package allocator
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// CheckInvariants recomputes the allocator's bookkeeping from scratch and
+// reports every place where it disagrees with what is kept incrementally:
+//
+//   - for every agent that is not over-allocated, available + offered +
+//     allocated == total (shared volumes counted in available only);
+//   - held resources carry an allocation role the framework is tracked
+//     under, and reserved ones are held only by their role's subtree;
+//   - each role sorter client and each framework sorter client holds
+//     exactly the scalar quantities recorded on the agents;
+//   - the role tree's reservation and allocation aggregates, and the
+//     cluster's totals and free headroom, match a recomputation;
+//   - refusal filters name only known frameworks and agents.
+//
+// It costs O(everything) and is meant for tests; the error joins every
+// violation found.
+func (a *Allocator) CheckInvariants() error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	var totals, headroom resources.Quantities
+	roleHeld := map[string]resources.Quantities{}
+	fwHeld := map[string]map[string]resources.Quantities{}
+	reserved := map[string]resources.Quantities{}
+	allocated := map[string]resources.Quantities{}
+	for _, id := range a.agentIDs {
+		ag := a.agents[id]
+		totals.Add(ag.total.Quantities())
+		headroom.Add(headroomOf(ag.available))
+		for r := range ag.total.Reserved("").All() {
+			if r.Type == resources.ScalarType {
+				q := reserved[r.Role()]
+				q.Add(quantityOf(r))
+				reserved[r.Role()] = q
+			}
+		}
+		used := resources.Resources{}
+		byRole := map[string]resources.Resources{}
+		for _, fwID := range ag.frameworkIDs() {
+			fw, ok := a.frameworks[fwID]
+			held := ag.held(fwID)
+			if !ok {
+				fail("agent %s: resources held by unknown framework %s", id, fwID)
+				continue
+			}
+			if _, ok := fw.agents[id]; !ok {
+				fail("framework %s holds resources on %s but does not list the agent", fwID, id)
+			}
+			used.Add(held.NonShared().Unallocate())
+			for r := range held.All() {
+				if _, ok := fw.tracked[r.AllocationRole]; !ok {
+					fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
+				}
+				if !r.Reservations.AllocatableTo(r.AllocationRole) {
+					fail("agent %s: framework %s holds %s outside the reservation's subtree", id, fwID, r)
+				}
+			}
+			for _, role := range held.AllocationRoles() {
+				part := held.AllocatedTo(role)
+				cur := byRole[role]
+				cur.Add(part)
+				byRole[role] = cur
+				if fwHeld[role] == nil {
+					fwHeld[role] = map[string]resources.Quantities{}
+				}
+				q := fwHeld[role][fwID]
+				q.Add(part.Quantities())
+				fwHeld[role][fwID] = q
+				aq := allocated[role]
+				aq.Add(headroomOf(part.Unallocate()))
+				allocated[role] = aq
+			}
+		}
+		for role, held := range byRole {
+			q := roleHeld[role]
+			q.Add(held.Quantities())
+			roleHeld[role] = q
+		}
+		if over := !ag.total.Contains(used); over != ag.overAllocated {
+			fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
+		}
+		if !ag.overAllocated {
+			if sum := ag.available.Plus(used); !sum.Equal(ag.total) {
+				fail("agent %s: available + offered + allocated = %s, total %s", id, sum, ag.total)
+			}
+		}
+	}
+	if !totals.Equal(a.totals) {
+		fail("cluster totals %s, recomputed %s", a.totals, totals)
+	}
+	if !headroom.Equal(a.freeHeadroom) {
+		fail("free headroom %s, recomputed %s", a.freeHeadroom, headroom)
+	}
+
+	// Sorters.
+	for _, role := range sortedKeys(a.frameworkSorters) {
+		if !a.roleSorter.Contains(role) {
+			fail("role %s has a framework sorter but is not in the role sorter", role)
+		}
+		if got := a.roleSorter.AllocationQuantities(role); !got.Equal(roleHeld[role]) {
+			fail("role sorter: %s holds %s, agents say %s", role, got, roleHeld[role])
+		}
+		s := a.frameworkSorters[role]
+		for fwID, want := range fwHeld[role] {
+			if got := s.AllocationQuantities(fwID); !got.Equal(want) {
+				fail("framework sorter %s: %s holds %s, agents say %s", role, fwID, got, want)
+			}
+		}
+	}
+	for role := range roleHeld {
+		if _, ok := a.frameworkSorters[role]; !ok {
+			fail("resources held in role %s, which has no framework sorter", role)
+		}
+	}
+
+	// Role tree aggregates.
+	for _, path := range sortedKeys(a.roles.nodes) {
+		n := a.roles.nodes[path]
+		var wantReserved, wantAllocated resources.Quantities
+		for role, q := range reserved {
+			if role == path || reservation.IsStrictSubrole(role, path) {
+				wantReserved.Add(q)
+			}
+		}
+		for role, q := range allocated {
+			if role == path || reservation.IsStrictSubrole(role, path) {
+				wantAllocated.Add(q)
+			}
+		}
+		if !n.reserved.Equal(wantReserved) {
+			fail("role %s: reserved %s, recomputed %s", path, n.reserved, wantReserved)
+		}
+		if !n.allocatedUnreserved.Equal(wantAllocated) {
+			fail("role %s: allocated %s, recomputed %s", path, n.allocatedUnreserved, wantAllocated)
+		}
+	}
+	for role, q := range reserved {
+		if a.roles.get(role) == nil && !q.IsEmpty() {
+			fail("reservations for %s but no role node", role)
+		}
+	}
+
+	// Filters.
+	for _, fwID := range sortedKeys(a.frameworks) {
+		fw := a.frameworks[fwID]
+		for role, byAgent := range fw.filters {
+			for agentID := range byAgent {
+				if _, ok := a.agents[agentID]; !ok {
+					fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
+				}
+			}
+		}
+		for agentID := range fw.inverseFilters {
+			if _, ok := a.agents[agentID]; !ok {
+				fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
+			}
+		}
+		for agentID := range fw.agents {
+			if _, ok := a.agents[agentID]; !ok {
+				fail("framework %s lists unknown agent %s", fwID, agentID)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
