@@ -105,10 +105,14 @@ func (s Stack) Push(r Reservation) (Stack, error) {
 
 // Pop returns the stack without its current reservation, and that
 // reservation. Popping an empty stack is an error. The resources go back to
-// the previous entry's role, or become unreserved.
+// the previous entry's role, or become unreserved: popping the only entry
+// gives a nil stack.
 func (s Stack) Pop() (Stack, Reservation, error) {
 	if len(s) == 0 {
 		return s, Reservation{}, ErrNotReserved
+	}
+	if len(s) == 1 {
+		return nil, s[0], nil
 	}
 	return s[: len(s)-1 : len(s)-1], s[len(s)-1], nil
 }

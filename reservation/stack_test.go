@@ -105,7 +105,7 @@ func TestStackPushPop(t *testing.T) {
 		t.Fatal("Push after Pop wrote into a shared backing array")
 	}
 	empty, _, err := s1.Pop()
-	if err != nil || empty.IsReserved() || !empty.Equal(nil) {
+	if err != nil || empty != nil {
 		t.Fatalf("popping the last reservation = %v, %v", empty, err)
 	}
 }

@@ -371,6 +371,9 @@ func (r Resource) normalized() Resource {
 	if r.Disk.IsEmpty() {
 		r.Disk = nil
 	}
+	if len(r.Reservations) == 0 {
+		r.Reservations = nil
+	}
 	if r.Type == RangesType {
 		r.Ranges = coalesce(append(Ranges(nil), r.Ranges...))
 	}

@@ -150,10 +150,16 @@ func (p *parser) expect(c byte, what string) error {
 	return nil
 }
 
+// excerpt returns the token that starts at start: up to the next ';' after
+// the parse position, or the end of the text, cut to a readable length.
 func (p *parser) excerpt(start int) string {
-	end := min(len(p.text), max(p.pos, start)+1)
-	if i := strings.IndexByte(p.text[start:], ';'); i >= 0 && start+i > end {
-		end = start + i
+	end := len(p.text)
+	if i := strings.IndexByte(p.text[max(p.pos, start):], ';'); i >= 0 {
+		end = max(p.pos, start) + i
+	}
+	const maxLen = 120
+	if end-start > maxLen {
+		return p.text[start:start+maxLen] + "..."
 	}
 	return p.text[start:end]
 }
