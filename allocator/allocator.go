@@ -225,7 +225,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	}
 	for _, agentID := range sortedKeys(fw.agents) {
 		ag := a.agents[agentID]
-		a.untrackAllocation(fw, ag, ag.held(id))
+		a.untrackAllocation(fw, ag, ag.held(id), false)
 	}
 	for _, ag := range a.agents {
 		delete(ag.inverse, id)
@@ -561,7 +561,7 @@ func (a *Allocator) RemoveAgent(id string) error {
 	}
 	for _, fwID := range ag.frameworkIDs() {
 		if fw, ok := a.frameworks[fwID]; ok {
-			a.untrackAllocation(fw, ag, ag.held(fwID))
+			a.untrackAllocation(fw, ag, ag.held(fwID), false)
 		}
 	}
 	a.removeTotal(ag)
@@ -744,23 +744,18 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 
 // untrackAllocation returns res (held by fw on ag, tagged with allocation
 // roles) to the agent's available pool, taking it from the offered part
-// first and then from the allocated part.
-func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Resources) {
+// first and then from the allocated part, or the other way round.
+func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Resources, allocatedFirst bool) {
 	if res.IsEmpty() {
 		return
 	}
 	for _, role := range res.AllocationRoles() {
 		part := res.AllocatedTo(role)
-		offered := ag.offered[fw.id]
-		// part ∩ offered, with Mesos's subtraction: part − (part − offered).
-		fromOffered := part.Minus(part.Minus(offered))
-		offered.Subtract(fromOffered)
-		setOrDelete(ag.offered, fw.id, offered)
-		if rest := part.Minus(fromOffered); !rest.IsEmpty() {
-			allocated := ag.allocated[fw.id]
-			allocated.Subtract(rest)
-			setOrDelete(ag.allocated, fw.id, allocated)
+		first, second := ag.offered, ag.allocated
+		if allocatedFirst {
+			first, second = second, first
 		}
+		takeFrom(first, second, fw.id, part)
 		_ = a.roleSorter.Unallocated(role, ag.id, part)
 		if s := a.frameworkSorters[role]; s != nil {
 			_ = s.Unallocated(fw.id, ag.id, part)
@@ -786,6 +781,21 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 	a.refreshHeadroom(ag)
 }
 
+// takeFrom removes part from first[key] as far as it holds it, and the rest
+// from second[key].
+func takeFrom(first, second map[string]resources.Resources, key string, part resources.Resources) {
+	held := first[key]
+	// part ∩ held, with Mesos's subtraction: part − (part − held).
+	fromFirst := part.Minus(part.Minus(held))
+	held.Subtract(fromFirst)
+	setOrDelete(first, key, held)
+	if rest := part.Minus(fromFirst); !rest.IsEmpty() {
+		other := second[key]
+		other.Subtract(rest)
+		setOrDelete(second, key, other)
+	}
+}
+
 func setOrDelete(m map[string]resources.Resources, key string, v resources.Resources) {
 	if v.IsEmpty() {
 		delete(m, key)
@@ -796,13 +806,25 @@ func setOrDelete(m map[string]resources.Resources, key string, v resources.Resou
 
 // ---- recovering, filters ----
 
-// RecoverResources gives back resources a framework holds on an agent: a
-// declined or rescinded offer, the unused part of an accepted offer, or the
-// resources of finished tasks. With a filter, the framework is not offered
-// what these resources contain on this agent in that role for the filter's
-// time. No allocation is triggered: the resources are offered again at the
-// next allocation.
+// RecoverResources gives back resources of an offer: declined, rescinded,
+// or the unused part of an accepted offer. They are taken from what the
+// framework was offered on the agent first, then from what it uses. With a
+// filter, the framework is not offered what these resources contain on this
+// agent in that role for the filter's time. No allocation is triggered: the
+// resources are offered again at the next allocation.
 func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	return a.recover(fwID, agentID, res, filter, false)
+}
+
+// RecoverAllocated gives back the resources of tasks that ended (finished,
+// failed, killed) or of a removed executor: like RecoverResources, but taken
+// from what the framework uses on the agent first, then from what it was
+// offered.
+func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	return a.recover(fwID, agentID, res, filter, true)
+}
+
+func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -817,15 +839,15 @@ func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resourc
 	// The caller's value may share storage with what it was handed; work on
 	// a copy.
 	res = res.Clone()
-	if !ag.held(fwID).Contains(res) {
-		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
-	}
 	for _, role := range res.AllocationRoles() {
 		if role == "" {
 			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 		}
 	}
-	a.untrackAllocation(fw, ag, res)
+	if !ag.held(fwID).Contains(res) {
+		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
+	}
+	a.untrackAllocation(fw, ag, res, allocatedFirst)
 	if filter != nil {
 		a.addRefusal(fw, ag.id, res, filter.Refuse)
 	}

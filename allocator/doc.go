@@ -24,7 +24,7 @@
 //		a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{task}, &allocator.Filter{Refuse: 5 * time.Second})
 //	}
 //	// Later, the task finishes:
-//	a.RecoverResources("spark", "agent-1", picked, nil)
+//	a.RecoverAllocated("spark", "agent-1", picked, nil)
 //
 // Events and what they trigger:
 //
@@ -32,7 +32,7 @@
 //     over all agents. AddAgent, UpdateAgent (when something changed),
 //     UpdateUnavailability: an allocation of that agent. Allocate runs them
 //     as one batch; AllocateAll is the periodic run over every agent.
-//   - Everything else (RecoverResources, declines, SuppressOffers,
+//   - Everything else (RecoverResources, RecoverAllocated, declines, SuppressOffers,
 //     deactivations, removals, UpdateAllocation, UpdateAvailable,
 //     UpdateQuota, UpdateWeights, UpdateFramework, UpdateWhitelist,
 //     ActivateAgent) triggers nothing: its effect shows at the next run.
@@ -123,8 +123,8 @@
 //     agents without MULTI_ROLE or HIERARCHICAL_ROLE are not applied.
 //   - Operations are validated here (package offer), since the allocator
 //     holds the agent's checkpointed resources; Mesos's master does that.
-//   - RecoverResources takes resources from what is offered before what is
-//     allocated; Mesos's caller says which with a flag.
+//   - RecoverResources (for offers) and RecoverAllocated (for ended tasks)
+//     stand for Mesos's one recoverResources call with its isAllocated flag.
 //   - A run skipped while paused keeps its triggers for the next run.
 //   - Framework sorters are unweighted, as in Mesos; weights apply to roles.
 //

@@ -95,15 +95,7 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	held := ag.offered[fwID]
-	fromOffered := offered.Minus(offered.Minus(held))
-	held.Subtract(fromOffered)
-	setOrDelete(ag.offered, fwID, held)
-	if rest := offered.Minus(fromOffered); !rest.IsEmpty() {
-		alloc := ag.allocated[fwID]
-		alloc.Subtract(rest)
-		setOrDelete(ag.allocated, fwID, alloc)
-	}
+	takeFrom(ag.offered, ag.allocated, fwID, offered)
 	if !accepted.Unused.IsEmpty() {
 		cur := ag.offered[fwID]
 		cur.Add(accepted.Unused)

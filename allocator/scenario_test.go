@@ -309,6 +309,8 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		return errText(s.a.RecoverResources(fwID, agentID, held, filter))
 
 	case "recover":
+		// recover framework=f agent=a role=r [refuse=d]: the resources of
+		// tasks that ended, on the input line.
 		fwID, agentID, role := mustArg(t, d, "framework"), mustArg(t, d, "agent"), mustArg(t, d, "role")
 		var filter *Filter
 		if v, ok := arg(d, "refuse"); ok {
@@ -318,7 +320,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return errText(err)
 		}
-		return errText(s.a.RecoverResources(fwID, agentID, res.Allocate(role), filter))
+		return errText(s.a.RecoverAllocated(fwID, agentID, res.Allocate(role), filter))
 
 	case "accept", "update-allocation":
 		// accept framework=f agent=a role=r [refuse=d]: the operations are

@@ -1,0 +1,103 @@
+package allocator_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// The host loop: add agents and frameworks, allocate, accept part of an
+// offer with a task launch, decline the rest with a filter, and recover the
+// task's resources when it finishes.
+func Example() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }, Seed: 1})
+
+	_ = a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "host-1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
+	_ = a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
+
+	for _, o := range a.Allocate().Offers {
+		fmt.Printf("offer to %s (%s) on %s: %s\n", o.FrameworkID, o.Role, o.AgentID, o.Resources)
+
+		// Run one task of 2 cpus and 4 GiB; refuse the rest for 5 seconds.
+		need := resources.MustParseQuantities("cpus:2;mem:4096")
+		task, ok := offer.Pick(o.Resources, need, o.Role)
+		if !ok {
+			continue
+		}
+		launch := offer.Launch{Tasks: []offer.Task{{ID: "task-1", Resources: task}}}
+		err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 5 * time.Second})
+		fmt.Println("accept:", err)
+	}
+	agent, _ := a.Agent("agent-1")
+	fmt.Println("allocated:", agent.Allocated["spark"])
+	fmt.Println("available:", agent.Available)
+
+	// The rest is refused for 5 seconds: the next run offers nothing.
+	fmt.Println("offers now:", len(a.AllocateAll().Offers))
+	now = now.Add(5 * time.Second)
+	fmt.Println("offers after 5s:", len(a.AllocateAll().Offers))
+
+	// The task finishes.
+	_ = a.RecoverAllocated("spark", "agent-1", agent.Allocated["spark"], nil)
+	agent, _ = a.Agent("agent-1")
+	fmt.Println("offered after the task:", agent.Offered["spark"])
+	// Output:
+	// offer to spark (analytics) on agent-1: cpus(allocated: analytics):8; mem(allocated: analytics):16384
+	// accept: <nil>
+	// allocated: cpus(allocated: analytics):2; mem(allocated: analytics):4096
+	// available: cpus:6; mem:12288
+	// offers now: 0
+	// offers after 5s: 1
+	// offered after the task: cpus(allocated: analytics):6; mem(allocated: analytics):12288
+}
+
+// Quota guarantees are met before fair sharing, and limits are never passed.
+func ExampleAllocator_UpdateQuota() {
+	a, _ := allocator.New(allocator.Options{Seed: 1})
+	for _, id := range []string{"a1", "a2", "a3", "a4"} {
+		_ = a.AddAgent(id, allocator.AgentInfo{}, resources.MustParse("cpus:2;mem:2048", "*"), nil)
+	}
+	_ = a.UpdateQuota("prod", allocator.Quota{
+		Guarantees: resources.MustParseQuantities("cpus:4;mem:4096"),
+		Limits:     resources.MustParseLimits("cpus:4;mem:4096"),
+	})
+	_ = a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, true)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"prod"}}, nil, true)
+
+	for _, o := range a.Allocate().Offers {
+		fmt.Println(o.FrameworkID, o.Resources.Unallocate())
+	}
+	for _, r := range a.Roles() {
+		fmt.Println(r.Role, "consumes", r.Consumed)
+	}
+	// Output:
+	// batch cpus:2; mem:2048
+	// batch cpus:2; mem:2048
+	// web cpus:2; mem:2048
+	// web cpus:2; mem:2048
+	// batch consumes cpus:4; mem:4096
+	// prod consumes cpus:4; mem:4096
+}
+
+// A decline filter lasts at least one allocation interval and ends at its
+// expiry instant.
+func ExampleAllocator_RecoverResources() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }})
+	_ = a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
+	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true)
+	o := a.Allocate().Offers[0]
+	_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: 10 * time.Second})
+	for _, f := range a.Filters() {
+		fmt.Println(f.Framework, f.Role, f.Agent, f.Expires.Sub(now), f.Refused)
+	}
+	now = now.Add(10 * time.Second)
+	fmt.Println("filters at expiry:", len(a.Filters()))
+	// Output:
+	// f r a1 10s cpus:4; mem:4096
+	// filters at expiry: 0
+}
