@@ -52,10 +52,25 @@ func QuantitiesOf(m map[string]float64) (Quantities, error) {
 }
 
 // ParseQuantities parses "cpus:1;mem:32" (names and plain scalar amounts,
-// separated by ';'). A name given twice is summed. An empty string is empty
-// quantities.
+// separated by ';'), the format String prints. A name given twice is summed;
+// zero amounts are dropped. An empty string and "{}" are empty quantities.
 func ParseQuantities(text string) (Quantities, error) {
 	var q Quantities
+	err := parseAmounts(text, func(id names.ID, _ string, s Scalar) error {
+		q.addID(id, s)
+		return nil
+	})
+	if err != nil {
+		return Quantities{}, err
+	}
+	return q, nil
+}
+
+// parseAmounts reads "name:amount;..." and calls f for every entry.
+func parseAmounts(text string, f func(names.ID, string, Scalar) error) error {
+	if strings.TrimSpace(text) == "{}" {
+		return nil
+	}
 	for token := range strings.SplitSeq(text, ";") {
 		token = strings.TrimSpace(token)
 		if token == "" {
@@ -63,16 +78,21 @@ func ParseQuantities(text string) (Quantities, error) {
 		}
 		name, value, ok := strings.Cut(token, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" || strings.ContainsAny(name, "()[]{}:") {
-			return Quantities{}, fmt.Errorf("%w %q: want name:amount", ErrInvalidQuantities, token)
+		if !ok {
+			return fmt.Errorf("%w %q: want name:amount", ErrInvalidQuantities, token)
+		}
+		if err := validateName(name); err != nil {
+			return fmt.Errorf("%w %q: %w", ErrInvalidQuantities, token, err)
 		}
 		s, err := parseScalarText(value)
 		if err != nil {
-			return Quantities{}, fmt.Errorf("%w %q: %w", ErrInvalidQuantities, token, err)
+			return fmt.Errorf("%w %q: %w", ErrInvalidQuantities, token, err)
 		}
-		q.addID(names.Intern(name), s)
+		if err := f(names.Intern(name), name, s); err != nil {
+			return fmt.Errorf("%w %q: %w", ErrInvalidQuantities, token, err)
+		}
 	}
-	return q, nil
+	return nil
 }
 
 // MustParseQuantities is ParseQuantities for tests and examples; it panics on
@@ -383,28 +403,19 @@ type Limits struct {
 }
 
 // ParseLimits parses "cpus:10;mem:2048" like ParseQuantities, but keeps zero
-// limits.
+// limits and refuses a name limited twice. An empty string and "{}" limit
+// nothing.
 func ParseLimits(text string) (Limits, error) {
 	var l Limits
-	for token := range strings.SplitSeq(text, ";") {
-		token = strings.TrimSpace(token)
-		if token == "" {
-			continue
-		}
-		name, value, ok := strings.Cut(token, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" || strings.ContainsAny(name, "()[]{}:") {
-			return Limits{}, fmt.Errorf("%w %q: want name:amount", ErrInvalidQuantities, token)
-		}
-		s, err := parseScalarText(value)
-		if err != nil {
-			return Limits{}, fmt.Errorf("%w %q: %w", ErrInvalidQuantities, token, err)
-		}
-		id := names.Intern(name)
+	err := parseAmounts(text, func(id names.ID, name string, s Scalar) error {
 		if _, dup := l.get(id); dup {
-			return Limits{}, fmt.Errorf("%w %q: %s limited twice", ErrInvalidQuantities, token, name)
+			return fmt.Errorf("%s limited twice", name)
 		}
 		l.set(id, s)
+		return nil
+	})
+	if err != nil {
+		return Limits{}, err
 	}
 	return l, nil
 }

@@ -270,7 +270,16 @@ func (rs Resources) Equal(o Resources) bool {
 // Quantities returns the scalar amounts by name, all metadata stripped;
 // ranges and sets are left out, and a shared entry counts once.
 func (rs Resources) Quantities() Quantities {
-	var q Quantities
+	n := 0
+	for i := range rs.entries {
+		if rs.entries[i].Type == ScalarType {
+			n++
+		}
+	}
+	if n == 0 {
+		return Quantities{}
+	}
+	q := Quantities{items: make([]quantity, 0, n)}
 	for i := range rs.entries {
 		e := &rs.entries[i]
 		if e.Type == ScalarType {

@@ -11,6 +11,11 @@ import (
 	"github.com/allot-go/allot/volume"
 )
 
+// maxCopies bounds the copy count of a shared resource in text. JSON writes
+// one object per copy, so an unbounded count would let a short text expand
+// without limit.
+const maxCopies = 4096
+
 // specialChars may not appear unquoted in a word of the text format.
 const specialChars = ";:,()[]{}<>\"\\"
 
@@ -284,7 +289,7 @@ func (p *parser) resource(defaultRole string) (Resource, int, error) {
 					return r, 0, err
 				}
 				copies, err = strconv.Atoi(n)
-				if err != nil || copies < 1 || copies > 1<<30 {
+				if err != nil || copies < 1 || copies > maxCopies {
 					return r, 0, p.errorf("bad copy count %q", n)
 				}
 				if !r.Shared {
