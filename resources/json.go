@@ -111,9 +111,14 @@ func (rs Resources) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads a JSON array of Mesos Resource objects (see Parse). On
-// error the receiver is unchanged.
+// UnmarshalJSON reads a JSON array of Mesos Resource objects (see Parse);
+// objects without role or reservations are unreserved. On error the receiver
+// is unchanged; JSON null leaves it unchanged too, as encoding/json's
+// convention asks.
 func (rs *Resources) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
 	r, err := parseJSON(data, "")
 	if err != nil {
 		return err
@@ -241,19 +246,14 @@ func fromJSON(j *jsonResource, defaultRole string) (Resource, error) {
 		if j.Ranges == nil {
 			return r, fmt.Errorf("%w: %s: RANGES without ranges value", ErrMixedTypes, j.Name)
 		}
-		list := make([]Range, 0, len(j.Ranges.Range))
-		var total uint64
+		list := make(Ranges, 0, len(j.Ranges.Range))
 		for _, x := range j.Ranges.Range {
-			if x.Begin > x.End {
-				return r, fmt.Errorf("%w: %s: [%d-%d] begins after it ends", ErrInvalidRanges, j.Name, x.Begin, x.End)
-			}
 			list = append(list, Range(x))
-			total += x.End - x.Begin + 1
+		}
+		if err := validateRanges(list); err != nil {
+			return r, fmt.Errorf("%w: %s: %w", ErrInvalidRanges, j.Name, err)
 		}
 		r.Type, r.Ranges = RangesType, coalesce(list)
-		if r.Ranges.Count() != total {
-			return r, fmt.Errorf("%w: %s: ranges overlap", ErrInvalidRanges, j.Name)
-		}
 	case "SET":
 		if j.Set == nil {
 			return r, fmt.Errorf("%w: %s: SET without set value", ErrMixedTypes, j.Name)

@@ -22,8 +22,9 @@ type quantity struct {
 // It is a small vector sorted by interned name, so the operations walk two
 // short arrays and the in-place ones (Add, Subtract) allocate nothing once
 // the receiver holds every name. The zero value is empty and ready to use.
-// Quantities is a value type; the in-place methods take a pointer, and Clone
-// copies.
+// The in-place methods take a pointer; Plus, Minus and Min return new
+// values. A copy made by assignment shares storage with the original, so
+// Clone before changing a copy in place.
 type Quantities struct {
 	items []quantity
 }
