@@ -18,10 +18,23 @@ import (
 //
 // A DRF is not safe for concurrent use.
 type DRF struct {
-	t      tree
+	t tree
+
+	// sorted is the last Sort's result and leaves the leaves behind it;
+	// each leaf's pos is its index.
 	sorted []string
-	valid  bool // sorted is up to date
-	visit  func(*node) bool
+	leaves []*node
+	// stale: something changed since the last Sort.
+	stale bool
+	// exact: sorted is the pre-order of the orders as filed, so the next
+	// Sort can move the blocks of the nodes it re-files instead of walking
+	// the tree. Changes of structure or activity clear it.
+	exact bool
+
+	visit func(*node) bool
+	// Buffers for moving blocks of the cached order.
+	bufS []string
+	bufN []*node
 }
 
 var _ Sorter = (*DRF)(nil)
@@ -30,6 +43,7 @@ var _ Sorter = (*DRF)(nil)
 // fully determined by the calls made.
 func NewDRF(cfg Config) *DRF {
 	d := &DRF{t: newTree(true, cfg.FairnessExcluded)}
+	d.t.init()
 	d.visit = d.visitNode
 	return d
 }
@@ -41,7 +55,7 @@ func NewDRF(cfg Config) *DRF {
 // client is already present.
 func (d *DRF) Add(client string) error {
 	err := d.t.add(client)
-	d.changed(err)
+	d.reshaped(err)
 	return err
 }
 
@@ -51,7 +65,7 @@ func (d *DRF) Add(client string) error {
 // client is not present.
 func (d *DRF) Remove(client string) error {
 	err := d.t.remove(client)
-	d.changed(err)
+	d.reshaped(err)
 	return err
 }
 
@@ -59,7 +73,7 @@ func (d *DRF) Remove(client string) error {
 // nothing. It returns ErrUnknownClient if client is not present.
 func (d *DRF) Activate(client string) error {
 	err := d.t.setActive(client, true)
-	d.changed(err)
+	d.reshaped(err)
 	return err
 }
 
@@ -68,7 +82,7 @@ func (d *DRF) Activate(client string) error {
 // ErrUnknownClient if client is not present.
 func (d *DRF) Deactivate(client string) error {
 	err := d.t.setActive(client, false)
-	d.changed(err)
+	d.reshaped(err)
 	return err
 }
 
@@ -130,7 +144,7 @@ func (d *DRF) AllocationQuantities(client string) resources.Quantities {
 // measured against, replacing any earlier total.
 func (d *DRF) AddAgent(agent string, total resources.Quantities) {
 	if d.t.addAgent(agent, total) {
-		d.valid = false
+		d.reshaped(nil)
 	}
 }
 
@@ -139,7 +153,7 @@ func (d *DRF) AddAgent(agent string, total resources.Quantities) {
 // never added or was removed.
 func (d *DRF) RemoveAgent(agent string) error {
 	err := d.t.removeAgent(agent)
-	d.changed(err)
+	d.reshaped(err)
 	return err
 }
 
@@ -148,12 +162,19 @@ func (d *DRF) RemoveAgent(agent string) error {
 // path; each subtree's clients together. The caller must not modify the
 // result; it is valid until the next call.
 func (d *DRF) Sort() []string {
-	if !d.valid {
-		d.t.settle()
-		d.sorted = d.sorted[:0]
-		d.t.root.order.Ascend(d.visit)
-		d.valid = true
+	if !d.stale {
+		return d.sorted
 	}
+	d.stale = false
+	if d.exact && !d.t.rebuild {
+		d.settleMoving()
+		return d.sorted
+	}
+	d.t.settle()
+	clear(d.leaves)
+	d.sorted, d.leaves = d.sorted[:0], d.leaves[:0]
+	d.t.root.order.Ascend(d.visit)
+	d.exact = true
 	return d.sorted
 }
 
@@ -162,11 +183,88 @@ func (d *DRF) visitNode(n *node) bool {
 		return false // every later sibling is idle too
 	}
 	if n.leaf {
+		n.pos = len(d.sorted)
 		d.sorted = append(d.sorted, n.client)
+		d.leaves = append(d.leaves, n)
 	} else {
 		n.order.Ascend(d.visit)
 	}
 	return true
+}
+
+// settleMoving re-files the pending nodes and, for each one that changes
+// place among its active siblings, moves the block of its subtree's clients
+// in the cached order to its new place: O(depth · log siblings) to find the
+// places and a memmove of the clients between them. Only shares and counts
+// may have changed since the cached order was made.
+func (d *DRF) settleMoving() {
+	t := &d.t
+	for i, n := range t.pending {
+		t.pending[i] = nil
+		n.pending = false
+		k := t.keyOf(n)
+		if n.dead || k == n.key {
+			continue
+		}
+		if k.idle || n.key.idle {
+			if k.idle != n.key.idle {
+				panic("sorter: activity changed under an incremental sort")
+			}
+			t.refileAs(n, k) // not in the output
+			continue
+		}
+		p := n.parent
+		from := d.start(n)
+		base, size := 0, len(d.sorted)
+		if p != t.root {
+			base, size = d.start(p), p.activeLeaves
+		}
+		t.refileAs(n, k)
+		length := n.activeLeaves
+		to := base + size - length // last among its active siblings
+		if next := t.after(n); next != nil {
+			to = d.start(next)
+			if to > from {
+				to -= length
+			}
+		}
+		d.move(from, length, to)
+	}
+	t.pending = t.pending[:0]
+}
+
+// start returns the index in the cached order of the first client of n's
+// subtree; n must have an active leaf.
+func (d *DRF) start(n *node) int {
+	for !n.leaf {
+		n, _ = n.order.Min()
+	}
+	return n.pos
+}
+
+// move moves the block of length clients at from to start at to.
+func (d *DRF) move(from, length, to int) {
+	if from == to {
+		return
+	}
+	d.bufS = append(d.bufS[:0], d.sorted[from:from+length]...)
+	d.bufN = append(d.bufN[:0], d.leaves[from:from+length]...)
+	lo, hi := to, from+length // the block moves left over [to, from)
+	if to > from {
+		// The block moves right over [from+length, to+length).
+		copy(d.sorted[from:], d.sorted[from+length:to+length])
+		copy(d.leaves[from:], d.leaves[from+length:to+length])
+		lo, hi = from, to+length
+	} else {
+		copy(d.sorted[to+length:], d.sorted[to:from])
+		copy(d.leaves[to+length:], d.leaves[to:from])
+	}
+	copy(d.sorted[to:], d.bufS)
+	copy(d.leaves[to:], d.bufN)
+	clear(d.bufN)
+	for i := lo; i < hi; i++ {
+		d.leaves[i].pos = i
+	}
 }
 
 // Contains reports whether client has been added and not removed.
@@ -178,9 +276,19 @@ func (d *DRF) Contains(client string) bool {
 // Count returns the number of clients, active or not.
 func (d *DRF) Count() int { return len(d.t.clients) }
 
-// changed invalidates the cached order after a successful change.
+// changed notes a successful change of shares or counts: the next Sort
+// re-files the nodes concerned and moves their clients in the cached order.
 func (d *DRF) changed(err error) {
 	if err == nil {
-		d.valid = false
+		d.stale = true
+	}
+}
+
+// reshaped notes a successful change of the tree's shape, of activity or of
+// the pool: the next Sort walks the tree again.
+func (d *DRF) reshaped(err error) {
+	if err == nil {
+		d.stale = true
+		d.exact = false
 	}
 }

@@ -75,7 +75,7 @@ func (d *DRF) ShareOf(path string) float64 {
 // Internal nodes end in "/", a virtual leaf is ".". Shares are printed with
 // six significant digits.
 func (d *DRF) Describe() string {
-	d.t.settle()
+	d.Sort() // settles every order
 	var b strings.Builder
 	b.WriteString("pool ")
 	b.WriteString(d.t.total.String())

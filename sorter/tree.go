@@ -49,8 +49,10 @@ type node struct {
 
 	key key // the key this node is filed under in parent.order
 
-	// alloc is the client's allocation per agent (leaves only).
-	alloc map[string]resources.Resources
+	// held lists the client's allocation, one holding per agent (leaves
+	// only); view is Allocation's map of it, built on demand.
+	held []*agent
+	view map[string]resources.Resources
 	// shared holds, per agent, the shared resources allocated anywhere in
 	// the subtree, with their copy counts; nil while there are none. A shared
 	// volume counts once per node per agent however many copies it holds.
@@ -58,6 +60,8 @@ type node struct {
 
 	kids  map[string]*node     // internal nodes only: children by name
 	order *btree.BTreeG[*node] // internal nodes only: children in order
+
+	pos int // active leaves: index in the DRF sorter's cached order
 }
 
 // lessNode orders siblings: subtrees with an active leaf first, then by
@@ -85,9 +89,9 @@ type tree struct {
 	excluded resources.NameSet
 
 	root    *node
-	clients map[string]*node   // client -> leaf
-	weights map[string]float64 // path -> weight, for weights other than 1
-	agents  map[string]resources.Quantities
+	clients map[string]*node     // client -> leaf
+	weights map[string]float64   // path -> weight, for weights other than 1
+	agents  map[string]*agent    // agents with a total or a holding
 	total   resources.Quantities // sum of the agents' totals
 	nodes   int                  // nodes below the root
 	scratch resources.Quantities // see load
@@ -99,6 +103,11 @@ type tree struct {
 	// rebuild is set instead and every order is rebuilt from scratch.
 	pending []*node
 	rebuild bool
+
+	// after's iteration state, kept here so that the iteration allocates
+	// nothing.
+	succOf, succ *node
+	findSucc     func(*node) bool
 }
 
 func newTree(fair bool, excluded resources.NameSet) tree {
@@ -107,11 +116,17 @@ func newTree(fair bool, excluded resources.NameSet) tree {
 		excluded: excluded,
 		clients:  make(map[string]*node),
 		weights:  make(map[string]float64),
-		agents:   make(map[string]resources.Quantities),
+		agents:   make(map[string]*agent),
 		freelist: btree.NewFreeListG[*node](btree.DefaultFreeListSize),
 	}
 	t.root = t.newInternal("", "", nil)
 	return t
+}
+
+// init finishes a tree in its final place: the iteration callbacks are
+// bound to its address.
+func (t *tree) init() {
+	t.findSucc = t.findSuccessor
 }
 
 func (t *tree) newInternal(name, path string, parent *node) *node {
@@ -237,18 +252,42 @@ func (t *tree) settle() {
 	for i, n := range t.pending {
 		t.pending[i] = nil
 		n.pending = false
-		if n.dead {
-			continue
-		}
-		if k := t.keyOf(n); k != n.key {
-			t.unfile(n)
-			n.key = k
-			if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
-				panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
+		if !n.dead {
+			if k := t.keyOf(n); k != n.key {
+				t.refileAs(n, k)
 			}
 		}
 	}
 	t.pending = t.pending[:0]
+}
+
+// refileAs moves n in its parent's order to key k.
+func (t *tree) refileAs(n *node, k key) {
+	t.unfile(n)
+	n.key = k
+	if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
+		panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
+	}
+}
+
+// after returns the active sibling that follows n in its parent's order, or
+// nil.
+func (t *tree) after(n *node) *node {
+	t.succOf, t.succ = n, nil
+	n.parent.order.AscendGreaterOrEqual(n, t.findSucc)
+	t.succOf = nil
+	if t.succ != nil && t.succ.key.idle {
+		return nil
+	}
+	return t.succ
+}
+
+func (t *tree) findSuccessor(c *node) bool {
+	if c == t.succOf {
+		return true
+	}
+	t.succ = c
+	return false
 }
 
 // refile rebuilds the order of every internal node below n.
@@ -315,7 +354,6 @@ func (t *tree) add(client string) error {
 			}
 			leaf.leaf = true
 			leaf.client = client
-			leaf.alloc = make(map[string]resources.Resources)
 			t.nodes++
 			t.file(leaf)
 			t.clients[client] = leaf
@@ -371,11 +409,14 @@ func (t *tree) remove(client string) error {
 	}
 	delete(t.clients, client)
 	p := l.parent
-	for agent, r := range l.alloc {
-		sh := t.load(r)
+	for len(l.held) > 0 {
+		a := l.held[len(l.held)-1]
+		i := a.find(l)
+		sh := t.load(a.holders[i].res)
 		for n := p; n != nil; n = n.parent {
-			t.subtract(n, agent, sh)
+			t.subtract(n, a.name, sh)
 		}
+		t.drop(a, i)
 	}
 	if l.active {
 		for n := p; n != nil; n = n.parent {
@@ -423,7 +464,10 @@ func (t *tree) join(n *node) {
 	n.client = v.client
 	n.active = v.active
 	n.activeLeaves = v.activeLeaves
-	n.alloc = v.alloc
+	n.held, n.view = v.held, nil
+	for _, a := range n.held {
+		a.holding(v).leaf = n
+	}
 	n.total = v.total
 	n.shared = v.shared
 	t.file(n)
@@ -520,127 +564,4 @@ func (t *tree) subtract(n *node, agent string, sh resources.Resources) {
 		n.shared[agent] = now
 	}
 	n.total.Subtract(before.Minus(now.Quantities()))
-}
-
-func (t *tree) allocated(client, agent string, r resources.Resources) error {
-	l, ok := t.clients[client]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
-	}
-	if !r.IsEmpty() {
-		if cur, ok := l.alloc[agent]; ok {
-			cur.Add(r)
-			l.alloc[agent] = cur
-		} else {
-			l.alloc[agent] = r.Clone()
-		}
-		sh := t.load(r)
-		for n := l; n != nil; n = n.parent {
-			t.addTo(n, agent, sh)
-		}
-	}
-	for n := l; n != nil; n = n.parent {
-		n.count++
-	}
-	t.touch(l)
-	return nil
-}
-
-func (t *tree) unallocated(client, agent string, r resources.Resources) error {
-	l, ok := t.clients[client]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
-	}
-	cur := l.alloc[agent]
-	if !cur.Contains(r) {
-		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, client, cur, agent, r)
-	}
-	if r.IsEmpty() {
-		return nil
-	}
-	t.take(l, agent, cur, r)
-	t.touch(l)
-	return nil
-}
-
-// take removes r, which cur (l's allocation on agent) contains, from l and
-// its ancestors.
-func (t *tree) take(l *node, agent string, cur, r resources.Resources) {
-	cur.Subtract(r)
-	if cur.IsEmpty() {
-		delete(l.alloc, agent)
-	} else {
-		l.alloc[agent] = cur
-	}
-	sh := t.load(r)
-	for n := l; n != nil; n = n.parent {
-		t.subtract(n, agent, sh)
-	}
-}
-
-func (t *tree) update(client, agent string, old, new resources.Resources) error {
-	l, ok := t.clients[client]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
-	}
-	cur := l.alloc[agent]
-	if !cur.Contains(old) {
-		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, client, cur, agent, old)
-	}
-	if !old.IsEmpty() {
-		t.take(l, agent, cur, old)
-	}
-	if !new.IsEmpty() {
-		if cur, ok := l.alloc[agent]; ok {
-			cur.Add(new)
-			l.alloc[agent] = cur
-		} else {
-			l.alloc[agent] = new.Clone()
-		}
-		sh := t.load(new)
-		for n := l; n != nil; n = n.parent {
-			t.addTo(n, agent, sh)
-		}
-	}
-	t.touch(l)
-	return nil
-}
-
-func (t *tree) allocation(client string) map[string]resources.Resources {
-	if l, ok := t.clients[client]; ok {
-		return l.alloc
-	}
-	return nil
-}
-
-func (t *tree) allocationQuantities(client string) resources.Quantities {
-	if l, ok := t.clients[client]; ok {
-		return l.total.Clone()
-	}
-	return resources.Quantities{}
-}
-
-// addAgent sets agent's total; it reports whether the pool changed.
-func (t *tree) addAgent(agent string, total resources.Quantities) bool {
-	if old, ok := t.agents[agent]; ok {
-		if old.Equal(total) {
-			return false
-		}
-		t.total.Subtract(old)
-	}
-	t.agents[agent] = total.Clone()
-	t.total.Add(total)
-	t.markRebuild()
-	return true
-}
-
-func (t *tree) removeAgent(agent string) error {
-	old, ok := t.agents[agent]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownAgent, agent)
-	}
-	delete(t.agents, agent)
-	t.total.Subtract(old)
-	t.markRebuild()
-	return nil
 }

@@ -1,0 +1,260 @@
+package sorter
+
+import (
+	"fmt"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// agent is what a sorter knows of one agent: its total, if added, and the
+// clients' holdings on it. It lives while it has either.
+type agent struct {
+	name    string
+	total   resources.Quantities
+	added   bool      // AddAgent'ed and not removed: total counts in the pool
+	holders []holding // one per client holding something here
+	inline  [1]holding
+}
+
+// holding is one client's allocation on one agent.
+//
+// res is kept as the caller passed it, without a copy: allocations are
+// recorded far more often than they change in place, and a copy of a
+// Resources costs as much as the rest of Allocated. Before its first change
+// in place the holding takes a copy of its own (owned).
+type holding struct {
+	leaf  *node
+	res   resources.Resources
+	owned bool
+	at    int // index of the agent in leaf.held
+}
+
+func (t *tree) newAgent(name string) *agent {
+	a := &agent{name: name}
+	a.holders = a.inline[:0]
+	t.agents[name] = a
+	return a
+}
+
+// find returns the index of l's holding in a.holders, or -1.
+func (a *agent) find(l *node) int {
+	for i := range a.holders {
+		if a.holders[i].leaf == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// holding returns l's holding on a, which must exist.
+func (a *agent) holding(l *node) *holding {
+	i := a.find(l)
+	if i < 0 {
+		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", l.client, a.name))
+	}
+	return &a.holders[i]
+}
+
+// drop removes holding i from a and from its leaf's list, and forgets a if
+// nothing is left of it.
+func (t *tree) drop(a *agent, i int) {
+	h := &a.holders[i]
+	l := h.leaf
+	last := len(l.held) - 1
+	if h.at != last {
+		moved := l.held[last]
+		l.held[h.at] = moved
+		moved.holding(l).at = h.at
+	}
+	l.held[last] = nil
+	l.held = l.held[:last]
+	l.view = nil
+
+	last = len(a.holders) - 1
+	a.holders[i] = a.holders[last]
+	a.holders[last] = holding{}
+	a.holders = a.holders[:last]
+	t.forget(a)
+}
+
+// own makes h's resources its own to change in place.
+func (h *holding) own() {
+	if !h.owned {
+		h.res = h.res.Clone()
+		h.owned = true
+	}
+}
+
+// forget drops a from the tree once it has neither a total nor holdings.
+func (t *tree) forget(a *agent) {
+	if !a.added && len(a.holders) == 0 {
+		delete(t.agents, a.name)
+	}
+}
+
+// hold adds r to l's allocation on the named agent, without the shares.
+func (t *tree) hold(l *node, name string, r resources.Resources) {
+	a := t.agents[name]
+	if a == nil {
+		a = t.newAgent(name)
+	}
+	if i := a.find(l); i >= 0 {
+		h := &a.holders[i]
+		h.own()
+		h.res.Add(r)
+	} else {
+		a.holders = append(a.holders, holding{leaf: l, res: r, at: len(l.held)})
+		l.held = append(l.held, a)
+	}
+	l.view = nil
+}
+
+// release takes r, which holding i of a holds, out of it, dropping the
+// holding when it is left empty; without the shares.
+func (t *tree) release(a *agent, i int, r resources.Resources) {
+	h := &a.holders[i]
+	h.leaf.view = nil
+	if r.Len() != h.res.Len() || !r.Contains(h.res) {
+		h.own()
+		h.res.Subtract(r)
+		if !h.res.IsEmpty() {
+			return
+		}
+	}
+	t.drop(a, i) // r was all of it
+}
+
+// charge adds r on agent to the figures of l and its ancestors.
+func (t *tree) charge(l *node, agent string, r resources.Resources) {
+	sh := t.load(r)
+	for n := l; n != nil; n = n.parent {
+		t.addTo(n, agent, sh)
+	}
+}
+
+// discharge subtracts r on agent from the figures of l and its ancestors.
+func (t *tree) discharge(l *node, agent string, r resources.Resources) {
+	sh := t.load(r)
+	for n := l; n != nil; n = n.parent {
+		t.subtract(n, agent, sh)
+	}
+}
+
+func (t *tree) allocated(client, agent string, r resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	if !r.IsEmpty() {
+		t.charge(l, agent, r)
+		t.hold(l, agent, r)
+	}
+	for n := l; n != nil; n = n.parent {
+		n.count++
+	}
+	t.touch(l)
+	return nil
+}
+
+// check finds l's holding on the named agent and checks that it contains
+// r; with no holding there, only an empty r passes (with a nil agent).
+func (t *tree) check(l *node, name string, r resources.Resources) (*agent, int, error) {
+	var cur resources.Resources
+	a, i := t.agents[name], -1
+	if a != nil {
+		if i = a.find(l); i >= 0 {
+			cur = a.holders[i].res
+		}
+	}
+	if !cur.Contains(r) {
+		return nil, 0, fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, l.client, cur, name, r)
+	}
+	return a, i, nil
+}
+
+func (t *tree) unallocated(client, agent string, r resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	a, i, err := t.check(l, agent, r)
+	if err != nil || r.IsEmpty() {
+		return err
+	}
+	t.release(a, i, r)
+	t.discharge(l, agent, r)
+	t.touch(l)
+	return nil
+}
+
+func (t *tree) update(client, agent string, old, new resources.Resources) error {
+	l, ok := t.clients[client]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	a, i, err := t.check(l, agent, old)
+	if err != nil {
+		return err
+	}
+	if !old.IsEmpty() {
+		t.release(a, i, old)
+		t.discharge(l, agent, old)
+	}
+	if !new.IsEmpty() {
+		t.charge(l, agent, new)
+		t.hold(l, agent, new)
+	}
+	t.touch(l)
+	return nil
+}
+
+func (t *tree) allocation(client string) map[string]resources.Resources {
+	l, ok := t.clients[client]
+	if !ok || len(l.held) == 0 {
+		return nil
+	}
+	if l.view == nil {
+		l.view = make(map[string]resources.Resources, len(l.held))
+		for _, a := range l.held {
+			l.view[a.name] = a.holding(l).res
+		}
+	}
+	return l.view
+}
+
+func (t *tree) allocationQuantities(client string) resources.Quantities {
+	if l, ok := t.clients[client]; ok {
+		return l.total.Clone()
+	}
+	return resources.Quantities{}
+}
+
+// addAgent sets agent's total; it reports whether the pool changed.
+func (t *tree) addAgent(name string, total resources.Quantities) bool {
+	a := t.agents[name]
+	if a == nil {
+		a = t.newAgent(name)
+	}
+	if a.added {
+		if a.total.Equal(total) {
+			return false
+		}
+		t.total.Subtract(a.total)
+	}
+	a.total, a.added = total.Clone(), true
+	t.total.Add(total)
+	t.markRebuild()
+	return true
+}
+
+func (t *tree) removeAgent(name string) error {
+	a := t.agents[name]
+	if a == nil || !a.added {
+		return fmt.Errorf("%w %q", ErrUnknownAgent, name)
+	}
+	t.total.Subtract(a.total)
+	a.total, a.added = resources.Quantities{}, false
+	t.forget(a)
+	t.markRebuild()
+	return nil
+}
