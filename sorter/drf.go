@@ -99,8 +99,9 @@ func (d *DRF) UpdateWeight(path string, weight float64) error {
 
 // Allocated records that r on agent was given to client, active or not. The
 // allocation count of the client and of each of its ancestors goes up by
-// one, even when r is empty. The agent need not have been added. It returns
-// ErrUnknownClient if client is not present.
+// one, even when r is empty. The agent need not have been added. The sorter
+// keeps r without copying it: do not change r in place afterwards (Clone
+// it first). It returns ErrUnknownClient if client is not present.
 func (d *DRF) Allocated(client, agent string, r resources.Resources) error {
 	err := d.t.allocated(client, agent, r)
 	d.changed(err)
@@ -118,7 +119,7 @@ func (d *DRF) Unallocated(client, agent string, r resources.Resources) error {
 
 // Update replaces old with new in client's allocation on agent, for example
 // after a reservation or the creation of a volume; the allocation count does
-// not change. It returns ErrUnknownClient if client is not present and
+// not change. Like Allocated, it keeps new without copying it. It returns ErrUnknownClient if client is not present and
 // ErrNotAllocated if client does not hold old on agent.
 func (d *DRF) Update(client, agent string, old, new resources.Resources) error {
 	err := d.t.update(client, agent, old, new)
@@ -126,9 +127,9 @@ func (d *DRF) Update(client, agent string, old, new resources.Resources) error {
 	return err
 }
 
-// Allocation returns client's resources per agent, nil for an unknown
-// client. The caller must not modify the result, which changes with later
-// calls.
+// Allocation returns client's resources per agent; nil for an unknown
+// client or one that holds nothing. The caller must not modify the result,
+// which is valid until the client's allocation changes.
 func (d *DRF) Allocation(client string) map[string]resources.Resources {
 	return d.t.allocation(client)
 }

@@ -82,7 +82,8 @@ func (r *Random) UpdateWeight(path string, weight float64) error {
 	return r.changed(r.t.updateWeight(path, weight))
 }
 
-// Allocated records that res on agent was given to client. It returns
+// Allocated records that res on agent was given to client. The sorter keeps
+// res without copying it: do not change res in place afterwards. It returns
 // ErrUnknownClient if client is not present.
 func (r *Random) Allocated(client, agent string, res resources.Resources) error {
 	return r.t.allocated(client, agent, res)
@@ -102,8 +103,9 @@ func (r *Random) Update(client, agent string, old, new resources.Resources) erro
 	return r.t.update(client, agent, old, new)
 }
 
-// Allocation returns client's resources per agent, nil for an unknown
-// client. The caller must not modify the result.
+// Allocation returns client's resources per agent; nil for an unknown
+// client or one that holds nothing. The caller must not modify the result,
+// which is valid until the client's allocation changes.
 func (r *Random) Allocation(client string) map[string]resources.Resources {
 	return r.t.allocation(client)
 }

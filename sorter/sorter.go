@@ -27,22 +27,34 @@ var (
 // Sorter orders clients (roles or frameworks) for the allocator: Sort returns
 // the active clients, the one to be served first in front.
 //
-// Clients are "/"-separated paths ("eng/backend" or a framework id). A path's
-// components form a tree; a sorter may use it (the DRF sorter shares a
-// subtree's allocation among its members) or ignore it.
+// Clients are "/"-separated paths ("eng/backend" or a framework id) with no
+// empty component and no component "."; a client may be a prefix of another
+// ("eng" and "eng/backend"). The components form a tree; a sorter may use it
+// (the DRF sorter shares a subtree's allocation among its members) or
+// ignore it.
 //
-// State rules, common to every implementation:
-//   - Add puts a client in, inactive; Activate and Deactivate are idempotent.
-//     Only active clients are returned by Sort.
-//   - Allocation bookkeeping (Allocated, Unallocated, Update) is accepted for
-//     active and inactive clients alike, and is kept across deactivation.
-//   - Remove drops the client with its allocation.
-//   - Methods on an unknown client return ErrUnknownClient and change
-//     nothing; queries on an unknown client return the zero value.
-//   - UpdateWeight applies to a path whether or not a client exists there yet,
-//     and lasts until changed (set 1 to reset).
-//   - Agents carry scalar totals (AddAgent replaces a total; RemoveAgent drops
-//     it); the sum over agents is the pool shares are measured against.
+// Which call is accepted when, common to every implementation:
+//   - Add puts a client in, inactive and holding nothing; Add of a client
+//     already present fails (ErrDuplicateClient).
+//   - Activate and Deactivate work on any present client and are
+//     idempotent. Only active clients are returned by Sort.
+//   - Allocated, Unallocated and Update work on any present client, active
+//     or not, on any agent (added or not); the allocation is kept across
+//     deactivation. Unallocated and Update fail (ErrNotAllocated) unless the
+//     client holds the resources to take back on that agent.
+//   - Remove drops a present client with its allocation; the client can be
+//     added again and starts afresh.
+//   - UpdateWeight applies to a path whether or not a client exists there
+//     yet, and lasts until changed (set 1 to reset).
+//   - AddAgent can be called at any time and replaces the agent's total;
+//     RemoveAgent fails (ErrUnknownAgent) for an agent not added. The sum of
+//     the totals is the pool shares are measured against; allocations on a
+//     removed agent stay until unallocated.
+//
+// Every method that takes a client returns ErrUnknownClient for one that is
+// not present, and every call that returns an error changes nothing. The
+// queries answer for an unknown client with the zero value: Allocation
+// nil, AllocationQuantities empty, Contains false.
 //
 // Implementations are not safe for concurrent use.
 type Sorter interface {
@@ -57,7 +69,9 @@ type Sorter interface {
 	// UpdateWeight sets the weight of the tree node at path (default 1).
 	UpdateWeight(path string, weight float64) error
 
-	// Allocated records that resources on agent were given to client.
+	// Allocated records that resources on agent were given to client. An
+	// implementation may keep r without copying it: do not change r in
+	// place afterwards.
 	Allocated(client, agent string, r resources.Resources) error
 	// Unallocated records that client gave back resources on agent.
 	Unallocated(client, agent string, r resources.Resources) error
