@@ -62,6 +62,14 @@ type RunStats struct {
 	InverseOffers int
 	// Skips counts, per reason, how often a framework was passed over.
 	Skips [numSkipReasons]int
+	// Unchanged counts (agent, role) pairs skipped without looking at the
+	// role's frameworks, because every one of them was passed over there
+	// before and nothing that could change that has happened since.
+	Unchanged int
+	// Capped counts roles found unable to take anything more in the run
+	// (quota limits or headroom, with no reservation or revocable resource
+	// left for them); they are not visited again in the run.
+	Capped int
 }
 
 // Result is what one allocation run offers.
@@ -117,29 +125,59 @@ type offerKey struct{ framework, role, agent string }
 
 // run holds the state of one allocation run.
 type run struct {
-	now           time.Time
-	offers        map[offerKey]*resources.Resources
-	order         []offerKey
+	id     uint64
+	now    time.Time
+	offers []offerRecord
+	// stage1 indexes the offers of stage one, which stage two may add to.
+	stage1        map[offerKey]int
 	offeredShared map[string]resources.Resources
 	stats         *RunStats
 	// requiredHeadroom: the unmet guarantees of all roles.
 	requiredHeadroom resources.Quantities
+	// quota: some role has a guarantee or a limit.
+	quota bool
+	// capped lists the roles deactivated in the role sorter for the rest of
+	// the run.
+	capped []string
+	// names are the scalar resource names of the cluster.
+	names []string
+	// stable and until collect, while a role's frameworks are visited on
+	// one agent, whether every pass-over reason stays true while nothing
+	// changes, and until when the refusal filters involved last.
+	stable bool
+	until  time.Time
 }
+
+type offerRecord struct {
+	key offerKey
+	res resources.Resources
+	// rank is the agent's place in the run's sorted candidate list.
+	rank int
+}
+
+// outcome is what offerTo did.
+type outcome uint8
+
+const (
+	offered   outcome = iota // made an offer
+	passed                   // passed the framework over (reason recorded)
+	exhausted                // nothing left on the agent for the role
+)
 
 func (a *Allocator) allocate(candidates []string) Result {
 	a.runs++
 	r := &run{
-		now:           a.opts.Clock(),
-		offers:        map[offerKey]*resources.Resources{},
-		offeredShared: map[string]resources.Resources{},
-		stats:         &RunStats{Run: a.runs},
+		id:    a.runs,
+		now:   a.opts.Clock(),
+		stats: &RunStats{Run: a.runs},
 	}
 	agents := make([]*agent, 0, len(candidates))
-	for _, id := range candidates {
+	for rank, id := range candidates {
 		ag, ok := a.agents[id]
 		if !ok {
 			continue
 		}
+		ag.rank = rank
 		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
 			r.stats.SkippedAgents++
 			r.stats.Skips[SkipAgentInactive]++
@@ -151,9 +189,20 @@ func (a *Allocator) allocate(candidates []string) Result {
 	a.countSuppressed(r)
 	a.refreshSorterTotals()
 
-	r.requiredHeadroom = a.requiredHeadroom()
+	guarantees := false
+	for _, n := range a.roles.nodes {
+		if !n.quota.IsZero() {
+			r.quota = true
+			guarantees = guarantees || !n.quota.Guarantees.IsEmpty()
+		}
+	}
+	if r.quota {
+		r.requiredHeadroom = a.requiredHeadroom()
+		r.names = a.totals.Names()
+	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
-	if a.hasGuarantees() {
+	if guarantees {
+		r.stage1 = map[offerKey]int{}
 		for _, ag := range agents {
 			a.allocateGuarantees(r, ag)
 		}
@@ -162,29 +211,68 @@ func (a *Allocator) allocate(candidates []string) Result {
 	for _, ag := range agents {
 		a.allocateFairShare(r, ag)
 	}
+	for _, role := range r.capped {
+		_ = a.roleSorter.Activate(role)
+	}
 
 	res := Result{Stats: *r.stats}
-	keys := slices.Clone(r.order)
-	slices.SortFunc(keys, func(x, y offerKey) int {
-		if c := strings.Compare(x.framework, y.framework); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.role, y.role); c != 0 {
-			return c
-		}
-		return strings.Compare(x.agent, y.agent)
-	})
-	for _, k := range keys {
-		res.Offers = append(res.Offers, offer.Offer{
-			ID: a.offerIDs.Next(), FrameworkID: k.framework, AgentID: k.agent, Role: k.role,
-			Resources: *r.offers[k],
-		})
-	}
+	res.Offers = a.groupOffers(r.offers)
 	res.InverseOffers = a.inverseOffers(candidates, r.now)
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
 	a.last = res.Stats
 	return res
+}
+
+// groupOffers turns the run's offers into the result, sorted by framework,
+// role and agent, with ids handed out in that order. Groups are sorted by
+// name; within a group, agents by their rank in the sorted candidate list,
+// which is cheaper than comparing agent ids.
+func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
+	type group struct{ framework, role string }
+	index := map[group]int{}
+	var groups []group
+	for _, rec := range records {
+		g := group{rec.key.framework, rec.key.role}
+		if _, ok := index[g]; !ok {
+			index[g] = len(groups)
+			groups = append(groups, g)
+		}
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := strings.Compare(groups[x].framework, groups[y].framework); c != 0 {
+			return c
+		}
+		return strings.Compare(groups[x].role, groups[y].role)
+	})
+	place := make([]int, len(groups))
+	for pos, g := range order {
+		place[g] = pos
+	}
+	type sortable struct{ group, rank, i int }
+	keys := make([]sortable, len(records))
+	for i, rec := range records {
+		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.rank, i}
+	}
+	slices.SortFunc(keys, func(x, y sortable) int {
+		if x.group != y.group {
+			return x.group - y.group
+		}
+		return x.rank - y.rank
+	})
+	out := make([]offer.Offer, 0, len(records))
+	for _, k := range keys {
+		rec := &records[k.i]
+		out = append(out, offer.Offer{
+			ID: a.offerIDs.Next(), FrameworkID: rec.key.framework, AgentID: rec.key.agent,
+			Role: rec.key.role, Resources: rec.res,
+		})
+	}
+	return out
 }
 
 func (a *Allocator) whitelisted(ag *agent) bool {
@@ -222,21 +310,12 @@ func (a *Allocator) countSuppressed(r *run) {
 }
 
 func (a *Allocator) skip(r *run, fw *framework, reason SkipReason) {
-	if fw.skipsRun != r.stats.Run {
+	if fw.skipsRun != r.id {
 		fw.skips = [numSkipReasons]int{}
-		fw.skipsRun = r.stats.Run
+		fw.skipsRun = r.id
 	}
 	fw.skips[reason]++
 	r.stats.Skips[reason]++
-}
-
-func (a *Allocator) hasGuarantees() bool {
-	for _, n := range a.roles.nodes {
-		if !n.quota.Guarantees.IsEmpty() {
-			return true
-		}
-	}
-	return false
 }
 
 // unmet returns a role's unmet guarantees, including what its subtree still
@@ -313,6 +392,72 @@ func (a *Allocator) limitHeadroom(n *roleNode) (resources.Limits, bool) {
 	return out, limited
 }
 
+// capped reports whether a role can take nothing more anywhere in this
+// run: no scalar resource of the cluster is left to it under its (and its
+// ancestors') limits and the headroom held for others, no reservation of
+// its top-level subtree is unallocated, no agent has revocable or shared
+// resources, and every minimum allocatable alternative needs some scalar.
+// Within a run consumption and spare headroom only move one way, so a
+// capped role stays capped until the run ends. Its active frameworks are
+// counted as passed over once, for the limit or the headroom.
+func (a *Allocator) capped(r *run, n *roleNode) bool {
+	if !r.quota || n.cappedRun == r.id {
+		return n.cappedRun == r.id && r.quota
+	}
+	top := n
+	for top.parent != a.roles.root {
+		top = top.parent
+	}
+	if !top.allocatedReserved.Contains(top.reserved) || a.revocableOrSharedAgents > 0 {
+		return false
+	}
+	var spare resources.Quantities
+	headroom := !r.requiredHeadroom.IsEmpty()
+	if headroom {
+		spare = a.freeHeadroom.Minus(r.requiredHeadroom)
+	}
+	byLimit := false
+	for _, name := range r.names {
+		left, limited := spare.Scalar(name), headroom
+		for q := range n.quotaAncestry {
+			if lim, ok := q.quota.Limits.Get(name); ok {
+				left2 := max(lim-q.consumed().Scalar(name), 0)
+				if !limited || left2 < left {
+					left, limited = left2, true
+				}
+				byLimit = byLimit || left2 == 0
+			}
+		}
+		if !limited || left > 0 {
+			return false
+		}
+	}
+	if len(a.opts.MinAllocatable) == 0 {
+		return false
+	}
+	for _, alt := range a.opts.MinAllocatable {
+		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return a.totals.Scalar(name) > 0 }) {
+			return false
+		}
+	}
+	for fwID := range n.frameworks {
+		if _, ok := a.frameworks[fwID].info.MinAllocatable[n.path]; ok {
+			return false
+		}
+	}
+	reason := SkipHeadroom
+	if byLimit {
+		reason = SkipQuotaLimit
+	}
+	for _, fwID := range sortedKeys(n.frameworks) {
+		if fw := a.frameworks[fwID]; fw.active {
+			a.skip(r, fw, reason)
+		}
+	}
+	n.cappedRun = r.id
+	return true
+}
+
 // stage is one of the two stages of a run.
 type stage int
 
@@ -322,7 +467,7 @@ const (
 )
 
 func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
-	for _, role := range slices.Clone(a.roleSorter.Sort()) {
+	for _, role := range a.roleSorter.Sort() {
 		if ag.available.IsEmpty() {
 			return
 		}
@@ -331,19 +476,19 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 			continue
 		}
 		unsatisfied := a.unsatisfiedGuarantees(node)
-		if unsatisfied.IsEmpty() {
+		if unsatisfied.IsEmpty() || a.nobody(ag, node, r) {
 			continue
 		}
 		fs := a.frameworkSorters[role]
 		if fs == nil {
 			continue
 		}
-		for _, fwID := range slices.Clone(fs.Sort()) {
+		for _, fwID := range fs.Sort() {
 			if unsatisfied.IsEmpty() {
 				break
 			}
-			got, more := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageGuarantees, unsatisfied)
-			if !more {
+			out, got := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageGuarantees, unsatisfied)
+			if out == exhausted {
 				break
 			}
 			unsatisfied.Subtract(got)
@@ -352,7 +497,8 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 }
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
-	for _, role := range slices.Clone(a.roleSorter.Sort()) {
+	roles := a.roleSorter.Sort()
+	for _, role := range roles {
 		if ag.available.IsEmpty() {
 			return
 		}
@@ -361,126 +507,238 @@ func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 		if node == nil || fs == nil {
 			continue
 		}
-		for _, fwID := range slices.Clone(fs.Sort()) {
-			if _, more := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageFairShare, resources.Quantities{}); !more {
+		if a.capped(r, node) {
+			// Hide the role from the role sorter for the rest of the run.
+			_ = a.roleSorter.Deactivate(role)
+			r.capped = append(r.capped, role)
+			r.stats.Capped++
+			continue
+		}
+		if a.nobody(ag, node, r) {
+			continue
+		}
+		r.stable, r.until = true, time.Time{}
+		complete := true
+		madeOffer := false
+		for _, fwID := range fs.Sort() {
+			out, _ := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageFairShare, resources.Quantities{})
+			if out == exhausted {
+				complete = false
 				break
 			}
+			madeOffer = madeOffer || out == offered
+		}
+		if complete && !madeOffer && r.stable {
+			a.rememberNobody(ag, node, r.until)
 		}
 	}
 }
 
-// offerTo makes fw an offer on ag in role if it can take one, and returns
-// the unreserved non-revocable quantities offered, and whether the agent has
-// anything left for the role (false stops the role's framework loop).
-func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, st stage, unsatisfied resources.Quantities) (resources.Quantities, bool) {
+// nobody reports whether every framework of the role was passed over on
+// the agent before, for reasons that still hold.
+func (a *Allocator) nobody(ag *agent, n *roleNode, r *run) bool {
+	e, ok := ag.nobody[n.path]
+	if !ok {
+		return false
+	}
+	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && !r.now.Before(e.until)) {
+		delete(ag.nobody, n.path)
+		return false
+	}
+	r.stats.Unchanged++
+	return true
+}
+
+func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time) {
+	if ag.hasShared {
+		// Shared volumes offered earlier in a run are hidden from later
+		// frameworks only for that run.
+		return
+	}
+	if ag.nobody == nil {
+		ag.nobody = map[string]nobodyEntry{}
+	}
+	ag.nobody[n.path] = nobodyEntry{version: ag.version, epoch: n.epoch, until: until}
+}
+
+// passOver records that fw was passed over for reason. Reasons that can
+// change while neither the agent nor the role's frameworks change (quota,
+// headroom) make the run's verdict on the agent unstable, so it is not
+// cached.
+func (a *Allocator) passOver(r *run, fw *framework, reason SkipReason) (outcome, resources.Quantities) {
+	a.skip(r, fw, reason)
+	if reason == SkipQuotaLimit || reason == SkipHeadroom {
+		r.stable = false
+	}
+	return passed, resources.Quantities{}
+}
+
+// offerTo makes fw an offer on ag in role if it can take one. It returns
+// what it did and, for an offer, the unreserved non-revocable quantities
+// offered.
+func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
-		return resources.Quantities{}, true
+		return passed, resources.Quantities{}
 	}
-	if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
-		a.skip(r, fw, SkipConstraints)
-		return resources.Quantities{}, true
+	if fw.info.Constraints != nil {
+		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+			return a.passOver(r, fw, SkipConstraints)
+		}
 	}
-	available := ag.available.AllocatableTo(role)
+	// available is read-only below: on the common path it is the agent's
+	// own value.
+	available := ag.available
+	// whole: available is still all of the agent's available resources.
+	whole := true
+	if ag.hasReserved {
+		available, whole = available.AllocatableTo(role), false
+	}
 	if shared, ok := r.offeredShared[ag.id]; ok {
-		available = available.Minus(shared)
+		available, whole = available.Minus(shared), false
 	}
 	if available.IsEmpty() {
-		return resources.Quantities{}, false
+		return exhausted, resources.Quantities{}
 	}
 	if !a.allocatable(available, role, fw) {
-		a.skip(r, fw, SkipMinAllocatable)
-		return resources.Quantities{}, true
+		return a.passOver(r, fw, SkipMinAllocatable)
 	}
 	if !a.capableOfAgent(fw, ag) {
-		a.skip(r, fw, SkipIncapable)
-		return resources.Quantities{}, true
+		return a.passOver(r, fw, SkipIncapable)
 	}
-	available = stripIncapable(available, fw.info.Capabilities)
-	if available.IsEmpty() {
-		a.skip(r, fw, SkipIncapable)
-		return resources.Quantities{}, true
-	}
-
-	// Split into what quota governs (unreserved, non-revocable scalars) and
-	// the rest (reservations, non-scalars, revocable).
-	quotaPart := available.Filter(func(x resources.Resource) bool {
-		return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
-	})
-	rest := available.Filter(func(x resources.Resource) bool {
-		return x.Type != resources.ScalarType || x.IsReserved() || x.Revocable
-	})
-
-	var toOffer, guaranteed resources.Resources
-	if st == stageGuarantees {
-		guaranteed = quotaPart.Shrink(unsatisfied, a.rng)
-		if guaranteed.IsEmpty() {
-			return resources.Quantities{}, true
+	if ag.hasShared || ag.hasRevocable || ag.hasRefined {
+		available, whole = stripIncapable(available, fw.info.Capabilities), false
+		if available.IsEmpty() {
+			return a.passOver(r, fw, SkipIncapable)
 		}
-		// Stage one offers only the role's own reservations; ancestors'
-		// reservations wait for the fair-share stage.
-		rest = rest.Filter(func(x resources.Resource) bool { return !x.IsReserved() || x.Role() == role })
-		toOffer = guaranteed.Plus(rest)
-		quotaPart = quotaPart.Minus(guaranteed)
-	} else {
-		toOffer = rest
 	}
 
-	additional := quotaPart
+	toOffer := available
+	var guaranteed, additional resources.Resources
 	cutByLimit, cutByHeadroom := false, false
-	if limits, ok := a.limitHeadroom(node); ok {
+	limits, limited := resources.Limits{}, false
+	if r.quota {
+		limits, limited = a.limitHeadroom(node)
+	}
+	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() {
+		// Split into what quota governs (unreserved, non-revocable scalars)
+		// and the rest (reservations, non-scalars, revocable).
+		quotaPart := available.Filter(func(x resources.Resource) bool {
+			return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
+		})
+		rest := available.Filter(func(x resources.Resource) bool {
+			return x.Type != resources.ScalarType || x.IsReserved() || x.Revocable
+		})
 		if st == stageGuarantees {
-			limits = limits.Subtract(guaranteed.Quantities())
+			guaranteed = quotaPart.Shrink(unsatisfied, a.rng)
+			if guaranteed.IsEmpty() {
+				return passed, resources.Quantities{}
+			}
+			// Stage one offers only the role's own reservations; ancestors'
+			// reservations wait for the fair-share stage.
+			rest = rest.Filter(func(x resources.Resource) bool { return !x.IsReserved() || x.Role() == role })
+			quotaPart = quotaPart.Minus(guaranteed)
+			rest.Add(guaranteed)
 		}
-		before := additional.Quantities()
-		additional = additional.ShrinkToLimits(limits, a.rng)
-		cutByLimit = !additional.Quantities().Equal(before)
+		additional = quotaPart
+		if limited {
+			if st == stageGuarantees {
+				limits = limits.Subtract(guaranteed.Quantities())
+			}
+			before := additional.Len()
+			additional = additional.ShrinkToLimits(limits, a.rng)
+			cutByLimit = !additional.Equal(quotaPart) || additional.Len() != before
+		}
+		if !r.requiredHeadroom.IsEmpty() {
+			// The guaranteed part lowers free and required headroom alike,
+			// so the spare is what it was before this offer.
+			spare := a.freeHeadroom.Minus(r.requiredHeadroom)
+			capped := additional.Shrink(spare, a.rng)
+			cutByHeadroom = !capped.Equal(additional)
+			additional = capped
+		}
+		rest.Add(additional)
+		toOffer, whole = rest, false
 	}
-	if !r.requiredHeadroom.IsEmpty() {
-		// The guaranteed part lowers free and required headroom alike, so
-		// the spare is what it was before this offer.
-		spare := a.freeHeadroom.Minus(r.requiredHeadroom)
-		before := additional.Quantities()
-		additional = additional.Shrink(spare, a.rng)
-		cutByHeadroom = !additional.Quantities().Equal(before)
-	}
-	toOffer.Add(additional)
 
 	if !a.allocatable(toOffer, role, fw) {
 		switch {
 		case cutByLimit:
-			a.skip(r, fw, SkipQuotaLimit)
+			return a.passOver(r, fw, SkipQuotaLimit)
 		case cutByHeadroom:
-			a.skip(r, fw, SkipHeadroom)
-		default:
-			a.skip(r, fw, SkipMinAllocatable)
+			return a.passOver(r, fw, SkipHeadroom)
 		}
-		return resources.Quantities{}, true
+		return a.passOver(r, fw, SkipMinAllocatable)
 	}
-	if a.isFiltered(fw, role, ag.id, toOffer, r.now) {
-		a.skip(r, fw, SkipFiltered)
-		return resources.Quantities{}, true
+	if filtered, until := a.isFiltered(fw, role, ag.id, toOffer, r.now); filtered {
+		if r.until.IsZero() || until.Before(r.until) {
+			r.until = until
+		}
+		return a.passOver(r, fw, SkipFiltered)
 	}
 
-	offered := toOffer.Allocate(role)
-	key := offerKey{fw.id, role, ag.id}
-	if prev, ok := r.offers[key]; ok {
-		prev.Add(offered)
-	} else {
-		c := offered.Clone()
-		r.offers[key] = &c
-		r.order = append(r.order, key)
+	offeredRes := toOffer.Allocate(role)
+	a.record(r, offerKey{fw.id, role, ag.id}, offeredRes, st)
+	if ag.hasShared {
+		if shared := toOffer.Shared(); !shared.IsEmpty() {
+			if r.offeredShared == nil {
+				r.offeredShared = map[string]resources.Resources{}
+			}
+			s := r.offeredShared[ag.id]
+			s.Add(shared)
+			r.offeredShared[ag.id] = s
+		}
 	}
-	if shared := toOffer.Shared(); !shared.IsEmpty() {
-		s := r.offeredShared[ag.id]
-		s.Add(shared)
-		r.offeredShared[ag.id] = s
-	}
-	given := guaranteed.Plus(additional).Quantities()
 	if st == stageGuarantees {
 		r.requiredHeadroom.Subtract(guaranteed.Quantities())
 	}
-	a.trackAllocation(fw, ag, offered, false)
-	return given, true
+	a.trackOffer(fw, ag, role, offeredRes, toOffer, whole)
+	if st == stageGuarantees {
+		return offered, guaranteed.Plus(additional).Quantities()
+	}
+	return offered, resources.Quantities{}
+}
+
+// record adds an offer to the run; a stage-two offer to the same
+// framework, role and agent as a stage-one offer joins it.
+func (a *Allocator) record(r *run, key offerKey, res resources.Resources, st stage) {
+	if r.stage1 != nil {
+		if i, ok := r.stage1[key]; ok {
+			merged := r.offers[i].res.Clone()
+			merged.Add(res)
+			r.offers[i].res = merged
+			return
+		}
+		if st == stageGuarantees {
+			r.stage1[key] = len(r.offers)
+		}
+	}
+	r.offers = append(r.offers, offerRecord{key: key, res: res, rank: a.agents[key.agent].rank})
+}
+
+// trackOffer is trackAllocation for one offer of a run: offered is tagged
+// with role, plain is the same without the tag, and whole says it is all of
+// the agent's available resources.
+func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
+	fw.agents[ag.id] = struct{}{}
+	held := ag.offered[fw.id]
+	if held.IsEmpty() {
+		held = offered.Clone()
+	} else {
+		held.Add(offered)
+	}
+	ag.offered[fw.id] = held
+	if whole {
+		ag.available = resources.Resources{}
+	} else {
+		ag.available.Subtract(plain.NonShared())
+	}
+	// The sorters keep what they are given; they share one copy, apart from
+	// the offer handed to the host.
+	kept := offered.Clone()
+	_ = a.roleSorter.Allocated(role, ag.id, kept)
+	_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, kept)
+	a.trackHeld(role, plain, true)
+	a.refreshHeadroom(ag)
 }
 
 // allocatable reports whether res meets the minimum allocatable resources of
@@ -509,7 +767,7 @@ func (a *Allocator) allocatable(res resources.Resources, role string, fw *framew
 // and agents outside the master's region only to region-aware ones.
 func (a *Allocator) capableOfAgent(fw *framework, ag *agent) bool {
 	caps := fw.info.Capabilities
-	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.total.Quantities().Scalar("gpus") > 0 {
+	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.hasGPUs {
 		return false
 	}
 	if a.opts.Region != "" && ag.info.Region != "" && ag.info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {

@@ -49,6 +49,10 @@ type Allocator struct {
 	paused     bool
 	whitelist  map[string]struct{} // nil: every agent
 
+	// revocableOrSharedAgents counts agents whose total has revocable or
+	// shared resources, which quota neither limits nor holds back.
+	revocableOrSharedAgents int
+
 	offerIDs, inverseOfferIDs offer.IDs
 	runs                      uint64
 	last                      RunStats
@@ -101,8 +105,31 @@ type agent struct {
 	headroom resources.Quantities
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
+	// rank is the agent's place among the current run's candidates.
+	rank int
+
+	// What the total holds, so the hot path can skip filters that would
+	// keep everything.
+	hasReserved, hasShared, hasRevocable, hasRefined, hasGPUs bool
+
+	// version changes whenever the agent's available resources grow or its
+	// info changes: a negative result cached for the agent (see nobody)
+	// holds only while the version is unchanged.
+	version uint64
+	// nobody caches, per role, that no framework of the role could take
+	// anything here; see Allocator.cacheNobody.
+	nobody map[string]nobodyEntry
 
 	inverse map[string]*inverseState
+}
+
+// nobodyEntry says that at agent version `version` and role epoch `epoch`
+// every framework of the role was passed over on the agent for reasons that
+// stay true while neither changes (refusal filters until `until`,
+// capabilities, constraints, minimum allocatable resources).
+type nobodyEntry struct {
+	version, epoch uint64
+	until          time.Time // zero: no filter involved
 }
 
 type inverseState struct {
@@ -246,9 +273,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 	}
 	fw.active = true
 	for role := range fw.roles {
-		if _, ok := fw.suppressed[role]; !ok {
-			_ = a.frameworkSorters[role].Activate(id)
-		}
+		a.syncActivation(fw, role)
 	}
 	a.pendingAll = true
 	return nil
@@ -264,7 +289,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 	}
 	fw.active = false
 	for role := range fw.tracked {
-		_ = a.frameworkSorters[role].Deactivate(id)
+		a.syncActivation(fw, role)
 	}
 	clear(fw.filters)
 	clear(fw.inverseFilters)
@@ -291,7 +316,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 		delete(fw.roles, role)
 		delete(fw.filters, role)
 		delete(fw.suppressed, role)
-		_ = a.frameworkSorters[role].Deactivate(id)
+		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
@@ -361,11 +386,15 @@ func (fw *framework) pickRoles(roles []string) ([]string, error) {
 }
 
 // syncActivation makes the framework's state in a role's sorter match
-// "active, subscribed and not suppressed".
+// "active, subscribed and not suppressed", and marks the role changed (its
+// epoch), since the framework's filters, info or state may have changed.
 func (a *Allocator) syncActivation(fw *framework, role string) {
 	s := a.frameworkSorters[role]
 	if s == nil {
 		return
+	}
+	if n := a.roles.get(role); n != nil {
+		n.epoch++
 	}
 	_, subscribed := fw.roles[role]
 	_, suppressed := fw.suppressed[role]
@@ -495,6 +524,17 @@ func checkTotal(total resources.Resources) error {
 func (a *Allocator) addTotal(ag *agent) {
 	a.totals.Add(ag.total.Quantities())
 	a.totalsVersion++
+	ag.hasReserved, ag.hasShared, ag.hasRevocable, ag.hasRefined, ag.hasGPUs = false, false, false, false, false
+	for r := range ag.total.All() {
+		ag.hasReserved = ag.hasReserved || r.IsReserved()
+		ag.hasShared = ag.hasShared || r.Shared
+		ag.hasRevocable = ag.hasRevocable || r.Revocable
+		ag.hasRefined = ag.hasRefined || r.Reservations.IsRefined()
+		ag.hasGPUs = ag.hasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
+	}
+	if ag.hasRevocable || ag.hasShared {
+		a.revocableOrSharedAgents++
+	}
 	for r := range ag.total.Reserved("").All() {
 		if r.Type == resources.ScalarType {
 			a.roles.trackReserved(r.Role(), quantityOf(r), true)
@@ -506,6 +546,9 @@ func (a *Allocator) addTotal(ag *agent) {
 func (a *Allocator) removeTotal(ag *agent) {
 	a.totals.Subtract(ag.total.Quantities())
 	a.totalsVersion++
+	if ag.hasRevocable || ag.hasShared {
+		a.revocableOrSharedAgents--
+	}
 	for r := range ag.total.Reserved("").All() {
 		if r.Type == resources.ScalarType {
 			a.roles.trackReserved(r.Role(), quantityOf(r), false)
@@ -533,18 +576,28 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	}
 	ag.overAllocated = !ag.total.Contains(used)
 	ag.available = ag.total.Minus(used)
+	ag.version++
 	a.refreshHeadroom(ag)
 }
 
+// refreshHeadroom recomputes the agent's share of the free headroom in
+// place.
 func (a *Allocator) refreshHeadroom(ag *agent) {
 	a.freeHeadroom.Subtract(ag.headroom)
-	ag.headroom = headroomOf(ag.available)
+	ag.headroom.Subtract(ag.headroom)
+	if !ag.hasReserved && !ag.hasRevocable {
+		ag.available.AddQuantitiesTo(&ag.headroom)
+	} else {
+		ag.headroom.Add(headroomOf(ag.available))
+	}
 	a.freeHeadroom.Add(ag.headroom)
 }
 
-func headroomOf(available resources.Resources) resources.Quantities {
+// headroomOf returns the unreserved, non-revocable scalar quantities: what
+// quota headroom and limits are about.
+func headroomOf(res resources.Resources) resources.Quantities {
 	var q resources.Quantities
-	for r := range available.All() {
+	for r := range res.All() {
 		if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
 			q.Add(quantityOf(r))
 		}
@@ -608,6 +661,9 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 		changed = true
 	}
 	ag.info = info.clone()
+	if changed {
+		ag.version++
+	}
 	if total != nil && !total.Unallocate().Equal(ag.total) {
 		changed = true
 		a.removeTotal(ag)
@@ -733,7 +789,7 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 		}
 		_ = a.roleSorter.Allocated(role, ag.id, part)
 		_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, part)
-		a.roles.trackAllocatedUnreserved(role, headroomOf(plain), true)
+		a.trackHeld(role, plain, true)
 	}
 	if recompute {
 		a.recomputeAvailable(ag)
@@ -760,7 +816,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		if s := a.frameworkSorters[role]; s != nil {
 			_ = s.Unallocated(fw.id, ag.id, part)
 		}
-		a.roles.trackAllocatedUnreserved(role, headroomOf(part.Unallocate()), false)
+		a.trackHeld(role, part.Unallocate(), false)
 	}
 	if _, ok := ag.offered[fw.id]; !ok {
 		if _, ok := ag.allocated[fw.id]; !ok {
@@ -778,7 +834,20 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		return
 	}
 	ag.available.Add(res.Unallocate().NonShared())
+	ag.version++
 	a.refreshHeadroom(ag)
+}
+
+// trackHeld records in the role tree that plain (allocation role stripped)
+// was offered or allocated to role, or given back: unreserved non-revocable
+// scalars under the allocation role, reservations under their own role.
+func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) {
+	a.roles.trackAllocatedUnreserved(role, headroomOf(plain), add)
+	for r := range plain.All() {
+		if r.IsReserved() && r.Type == resources.ScalarType {
+			a.roles.trackAllocatedReserved(r.Role(), quantityOf(r), add)
+		}
+	}
 }
 
 // takeFrom removes part from first[key] as far as it holds it, and the rest
@@ -885,19 +954,20 @@ func (a *Allocator) addRefusal(fw *framework, agentID string, res resources.Reso
 	}
 }
 
-// isFiltered reports whether a refusal of fw covers the candidate offer.
-// A filter is in force while now is before its expiry: at the very instant
-// of expiry it no longer filters. Expired filters are dropped here.
-func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate resources.Resources, now time.Time) bool {
+// isFiltered reports whether a refusal of fw covers the candidate offer,
+// and until when that refusal lasts. A filter is in force while now is
+// before its expiry: at the very instant of expiry it no longer filters.
+// Expired filters are dropped here.
+func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate resources.Resources, now time.Time) (bool, time.Time) {
 	byAgent := fw.filters[role]
 	if byAgent == nil {
-		return false
+		return false, time.Time{}
 	}
 	list := byAgent[agentID]
 	if len(list) == 0 {
-		return false
+		return false, time.Time{}
 	}
-	filtered := false
+	filtered, until := false, time.Time{}
 	kept := list[:0]
 	for _, f := range list {
 		if !now.Before(f.expires) {
@@ -905,7 +975,7 @@ func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate re
 		}
 		kept = append(kept, f)
 		if !filtered && f.refused.Contains(candidate) {
-			filtered = true
+			filtered, until = true, f.expires
 		}
 	}
 	clear(list[len(kept):])
@@ -917,7 +987,7 @@ func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate re
 	} else {
 		byAgent[agentID] = kept
 	}
-	return filtered
+	return filtered, until
 }
 
 // ---- roles: weights and quota ----

@@ -32,6 +32,7 @@ func (a *Allocator) CheckInvariants() error {
 	fwHeld := map[string]map[string]resources.Quantities{}
 	reserved := map[string]resources.Quantities{}
 	allocated := map[string]resources.Quantities{}
+	allocatedReserved := map[string]resources.Quantities{}
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
 		totals.Add(ag.total.Quantities())
@@ -78,6 +79,13 @@ func (a *Allocator) CheckInvariants() error {
 				aq := allocated[role]
 				aq.Add(headroomOf(part.Unallocate()))
 				allocated[role] = aq
+				for r := range part.All() {
+					if r.IsReserved() && r.Type == resources.ScalarType {
+						q := allocatedReserved[r.Role()]
+						q.Add(quantityOf(r))
+						allocatedReserved[r.Role()] = q
+					}
+				}
 			}
 		}
 		for role, held := range byRole {
@@ -125,7 +133,15 @@ func (a *Allocator) CheckInvariants() error {
 	// Role tree aggregates.
 	for _, path := range sortedKeys(a.roles.nodes) {
 		n := a.roles.nodes[path]
-		var wantReserved, wantAllocated resources.Quantities
+		var wantReserved, wantAllocated, wantAllocatedReserved resources.Quantities
+		for role, q := range allocatedReserved {
+			if role == path || reservation.IsStrictSubrole(role, path) {
+				wantAllocatedReserved.Add(q)
+			}
+		}
+		if !n.allocatedReserved.Equal(wantAllocatedReserved) {
+			fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, wantAllocatedReserved)
+		}
 		for role, q := range reserved {
 			if role == path || reservation.IsStrictSubrole(role, path) {
 				wantReserved.Add(q)

@@ -108,8 +108,8 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	}
 	_ = a.roleSorter.Update(role, agentID, offered, accepted.Resources)
 	_ = a.frameworkSorters[role].Update(fwID, agentID, offered, accepted.Resources)
-	a.roles.trackAllocatedUnreserved(role, headroomOf(offered.Unallocate()), false)
-	a.roles.trackAllocatedUnreserved(role, headroomOf(accepted.Resources.Unallocate()), true)
+	a.trackHeld(role, offered.Unallocate(), false)
+	a.trackHeld(role, accepted.Resources.Unallocate(), true)
 
 	if !total.Equal(ag.total) {
 		a.removeTotal(ag)

@@ -28,6 +28,17 @@ type roleNode struct {
 	// ownReserved and ownAllocated are this role's own shares of the above,
 	// kept to know when a node can be dropped.
 	ownReserved, ownAllocated resources.Quantities
+	// allocatedReserved: scalar reservations (by reservation role) in the
+	// subtree that are offered or allocated.
+	allocatedReserved resources.Quantities
+
+	// epoch changes whenever the role's frameworks change in a way that can
+	// turn a framework that was passed over into one that is not: one
+	// added, activated, revived, its filters cleared or its info updated.
+	epoch uint64
+	// cappedRun is the run in which the role was found unable to take any
+	// more resources anywhere (see Allocator.capped).
+	cappedRun uint64
 }
 
 type roleTree struct {
@@ -66,7 +77,7 @@ func (t *roleTree) prune(path string) {
 	for n != nil && n != t.root {
 		if len(n.children) > 0 || len(n.frameworks) > 0 || !n.quota.IsZero() ||
 			!n.ownReserved.IsEmpty() || !n.ownAllocated.IsEmpty() || !n.reserved.IsEmpty() ||
-			!n.allocatedUnreserved.IsEmpty() {
+			!n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
 			return
 		}
 		if _, ok := t.weights[n.path]; ok {
@@ -98,6 +109,21 @@ func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) 
 	}
 	if !add {
 		t.prune(path)
+	}
+}
+
+// trackAllocatedReserved adds (or removes) offered or allocated
+// reservations whose current role is path.
+func (t *roleTree) trackAllocatedReserved(path string, q resources.Quantities, add bool) {
+	if q.IsEmpty() {
+		return
+	}
+	for n := t.ensure(path); n != t.root; n = n.parent {
+		if add {
+			n.allocatedReserved.Add(q)
+		} else {
+			n.allocatedReserved.Subtract(q)
+		}
 	}
 }
 

@@ -574,6 +574,12 @@ func formatResult(res Result, stats bool) string {
 	}
 	if stats {
 		fmt.Fprintf(&b, "stats: agents=%d skipped-agents=%d offers=%d", res.Stats.Agents, res.Stats.SkippedAgents, res.Stats.Offers)
+		if res.Stats.Capped > 0 {
+			fmt.Fprintf(&b, " capped-roles=%d", res.Stats.Capped)
+		}
+		if res.Stats.Unchanged > 0 {
+			fmt.Fprintf(&b, " unchanged=%d", res.Stats.Unchanged)
+		}
 		for r := SkipReason(0); r < numSkipReasons; r++ {
 			if n := res.Stats.Skips[r]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", r, n)

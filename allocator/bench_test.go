@@ -1,0 +1,497 @@
+package allocator
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// Benchmarks reproduce the shapes of Mesos's allocator benchmarks
+// (src/tests/hierarchical_allocator_benchmarks.cpp and
+// hierarchical_allocator_tests.cpp) so that figures compare phase by phase.
+// BENCHMARKS.md reports them.
+
+var (
+	benchAgents     = []int{1000, 5000, 10000, 20000}
+	benchFrameworks = []int{1, 50, 100, 200, 500, 1000}
+)
+
+// benchClock is a clock benchmarks move by hand.
+type benchClock struct{ now time.Time }
+
+func (c *benchClock) Now() time.Time { return c.now }
+
+// portRanges returns n ranges of 10 ports from base, one port apart.
+func portRanges(base, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		b := base + i*12
+		parts[i] = fmt.Sprintf("%d-%d", b, b+9)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// declineSetup builds Mesos's DeclineOffers cluster: frameworks in role
+// "*"-like role "r", agents cpus:24;mem:4096;disk:4096;ports:[31000-32000],
+// each running cpus:16;mem:2014;disk:1024 and 16 port ranges for a
+// round-robin framework.
+func declineSetup(tb testing.TB, agents, frameworks int, role string, extraUsed string) (*Allocator, *benchClock) {
+	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a, err := New(Options{Clock: clock.Now, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.Pause()
+	for f := range frameworks {
+		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	total := resources.MustParse("cpus:24;mem:4096;disk:4096;ports:[31000-32000]", "*")
+	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16)+extraUsed, "*").Allocate(role)
+	for i := range agents {
+		fw := fmt.Sprintf("f%04d", i%frameworks)
+		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	a.Resume()
+	return a, clock
+}
+
+// floor touches every agent's available resources once: the least work any
+// allocation run over all agents must do.
+func floor(a *Allocator) int {
+	n := 0
+	for _, id := range a.agentIDs {
+		n += a.agents[id].available.Len()
+	}
+	return n
+}
+
+func timeFloor(a *Allocator) time.Duration {
+	const reps = 5
+	start := time.Now()
+	for range reps {
+		_ = floor(a)
+	}
+	return time.Since(start) / reps
+}
+
+// declineAll declines every offer of res with a year-long filter.
+func declineAll(tb testing.TB, a *Allocator, res Result) {
+	for _, o := range res.Offers {
+		if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &Filter{Refuse: MaxRefuse}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDeclineOffers(b *testing.B) {
+	for _, agents := range benchAgents {
+		for _, frameworks := range benchFrameworks {
+			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+				a, clock := declineSetup(b, agents, frameworks, "r", "")
+				fl := timeFloor(a)
+				offers := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					res := a.AllocateAll()
+					b.StopTimer()
+					offers += len(res.Offers)
+					declineAll(b, a, res)
+					clock.now = clock.now.Add(time.Second)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+				b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(fl), "x-floor")
+			})
+		}
+	}
+}
+
+// BenchmarkLargeAndSmallQuota: one framework per role, small roles with
+// quota cpus:1;mem:1024;disk:1024 (an agent is chopped), large roles with
+// cpus:4;mem:4096;disk:4096, agents cpus:2;mem:2048;disk:2048 numbering
+// small/5 + large*5. Times the batch that allocates everything, then an
+// empty batch, which must make no offers.
+func BenchmarkLargeAndSmallQuota(b *testing.B) {
+	for _, shape := range [][2]int{{25, 5}, {250, 50}, {2500, 500}} {
+		small, large := shape[0], shape[1]
+		setup := func() *Allocator {
+			a, err := New(Options{Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			a.Pause()
+			smallQ := Quota{Guarantees: resources.MustParseQuantities("cpus:1;mem:1024;disk:1024"), Limits: resources.MustParseLimits("cpus:1;mem:1024;disk:1024")}
+			largeQ := Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096;disk:4096"), Limits: resources.MustParseLimits("cpus:4;mem:4096;disk:4096")}
+			for i := range small + large {
+				role := fmt.Sprintf("small-%04d", i)
+				q := smallQ
+				if i >= small {
+					role, q = fmt.Sprintf("large-%04d", i-small), largeQ
+				}
+				if err := a.UpdateQuota(role, q); err != nil {
+					b.Fatal(err)
+				}
+				if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total := resources.MustParse("cpus:2;mem:2048;disk:2048", "*")
+			for i := range small/5 + large*5 {
+				if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			a.Resume()
+			return a
+		}
+		name := fmt.Sprintf("small=%d/large=%d", small, large)
+		b.Run(name+"/batch=full", func(b *testing.B) {
+			offers := 0
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				a := setup()
+				b.StartTimer()
+				offers += len(a.AllocateAll().Offers)
+			}
+			b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+		})
+		b.Run(name+"/batch=empty", func(b *testing.B) {
+			a := setup()
+			a.AllocateAll()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if n := len(a.AllocateAll().Offers); n != 0 {
+					b.Fatalf("empty batch made %d offers", n)
+				}
+			}
+		})
+	}
+}
+
+// Workload W1: N agents of 16 cpus and 64 GiB, 10 roles with one framework
+// each; even roles want 1.2N tasks of <1 cpu, 2 GiB>, odd roles 1.2N tasks
+// of <0.25 cpu, 4 GiB>. The benchmark plays the host: each framework packs
+// as many pending tasks as fit into each offer (first fit) and declines the
+// rest without a filter. It times the runs until every task runs.
+func BenchmarkWorkloadW1(b *testing.B) {
+	for _, n := range []int{1000, 2000, 5000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			runWorkload(b, n, 12*n/10, true)
+		})
+	}
+}
+
+// Workload W2: as W1 with 4N tasks per role, more than the cluster holds;
+// runs until a round places nothing and reports the spread of dominant
+// shares.
+func BenchmarkWorkloadW2(b *testing.B) {
+	for _, n := range []int{1000, 2000, 5000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			runWorkload(b, n, 4*n, false)
+		})
+	}
+}
+
+func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
+	const roles = 10
+	var placed, rounds int
+	var spread float64
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		a, err := New(Options{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Pause()
+		pending := make([]int, roles)
+		need := make([]resources.Quantities, roles)
+		for r := range roles {
+			role := fmt.Sprintf("role-%02d", r)
+			if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+				b.Fatal(err)
+			}
+			pending[r] = tasksPerRole
+			need[r] = resources.MustParseQuantities("cpus:1;mem:2048")
+			if r%2 == 1 {
+				need[r] = resources.MustParseQuantities("cpus:0.25;mem:4096")
+			}
+		}
+		total := resources.MustParse("cpus:16;mem:65536", "*")
+		for i := range agents {
+			if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		a.Resume()
+		b.StartTimer()
+		placed, rounds = 0, 0
+		for {
+			res := a.AllocateAll()
+			rounds++
+			b.StopTimer()
+			round := 0
+			for _, o := range res.Offers {
+				r := int(o.FrameworkID[len(o.FrameworkID)-1] - '0')
+				q := o.Resources.Quantities()
+				var task resources.Resources
+				for pending[r] > 0 && q.Contains(need[r]) {
+					q.Subtract(need[r])
+					pending[r]--
+					round++
+				}
+				used := o.Resources.Quantities().Minus(q)
+				task = o.Resources.Shrink(used, nil)
+				if !task.IsEmpty() {
+					// The tasks run: keep them allocated; give back the rest.
+					if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources.Minus(task), nil); err != nil {
+						b.Fatal(err)
+					}
+				} else if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			placed += round
+			b.StartTimer()
+			if round == 0 {
+				break
+			}
+		}
+		b.StopTimer()
+		lo, hi := 2.0, -1.0
+		for _, r := range a.Roles() {
+			lo, hi = min(lo, r.Share), max(hi, r.Share)
+		}
+		spread = hi - lo
+		if checkShares {
+			for _, p := range pending {
+				if p != 0 {
+					b.Fatalf("%d tasks left", p)
+				}
+			}
+			for _, r := range a.Roles() {
+				if d := r.Share - 0.075; d > 1e-9 || d < -1e-9 {
+					b.Fatalf("role %s ends at share %v, want 0.075", r.Role, r.Share)
+				}
+			}
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(placed), "tasks")
+	b.ReportMetric(float64(rounds), "rounds")
+	b.ReportMetric(spread, "share-spread")
+}
+
+// BenchmarkMemory reports the bytes held per agent and per framework after
+// a DeclineOffers setup.
+func BenchmarkMemory(b *testing.B) {
+	for _, shape := range [][2]int{{10000, 1}, {10000, 1000}} {
+		b.Run(fmt.Sprintf("agents=%d/frameworks=%d", shape[0], shape[1]), func(b *testing.B) {
+			var before, after runtime.MemStats
+			var keep *Allocator
+			for range b.N {
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				keep, _ = declineSetup(b, shape[0], shape[1], "r", "")
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+			}
+			perAgent := float64(after.HeapAlloc-before.HeapAlloc) / float64(shape[0])
+			b.ReportMetric(perAgent, "B/agent")
+			runtime.KeepAlive(keep)
+		})
+	}
+}
+
+// BenchmarkSuppressOffers: as DeclineOffers, but a fifth more of the
+// frameworks suppress offers every round, and offers are recovered without
+// a filter. ExtremeSuppressOffers suppresses 99% of frameworks up front.
+func BenchmarkSuppressOffers(b *testing.B) {
+	for _, agents := range benchAgents {
+		for _, frameworks := range benchFrameworks {
+			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+				a, _ := declineSetup(b, agents, frameworks, "r", "")
+				suppressed := 0
+				offers := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					for range max(frameworks/5, 1) {
+						if suppressed < frameworks {
+							if err := a.SuppressOffers(fmt.Sprintf("f%04d", suppressed)); err != nil {
+								b.Fatal(err)
+							}
+							suppressed++
+						}
+					}
+					b.StartTimer()
+					res := a.AllocateAll()
+					b.StopTimer()
+					offers += len(res.Offers)
+					for _, o := range res.Offers {
+						if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			})
+		}
+	}
+}
+
+func BenchmarkExtremeSuppressOffers(b *testing.B) {
+	for _, agents := range benchAgents {
+		for _, frameworks := range benchFrameworks {
+			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+				a, _ := declineSetup(b, agents, frameworks, "r", "")
+				for f := range frameworks * 99 / 100 {
+					if err := a.SuppressOffers(fmt.Sprintf("f%04d", f)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				offers := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					res := a.AllocateAll()
+					b.StopTimer()
+					offers += len(res.Offers)
+					for _, o := range res.Offers {
+						if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			})
+		}
+	}
+}
+
+// labelled returns an 8-cpu dynamic reservation for role with 12 labels, the
+// last one unique to the agent (the worst case for label comparison).
+func labelled(role string, agent, which int) string {
+	labels := make([]string, 12)
+	for i := range 11 {
+		labels[i] = fmt.Sprintf("key%d: value%d", i, i)
+	}
+	labels[11] = fmt.Sprintf("agent: a%d-%d", agent, which)
+	return fmt.Sprintf("cpus(reservations: [(DYNAMIC,%s,ops,{%s})]):8", role, strings.Join(labels, ", "))
+}
+
+// BenchmarkResourceLabels: DeclineOffers where each agent's used resources
+// include two labelled 8-cpu dynamic reservations of role1.
+func BenchmarkResourceLabels(b *testing.B) {
+	for _, agents := range benchAgents {
+		for _, frameworks := range benchFrameworks {
+			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+				clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+				a, err := New(Options{Clock: clock.Now, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				a.Pause()
+				for f := range frameworks {
+					if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"role1"}}, nil, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := range agents {
+					res := "mem:2014;disk:1024;ports:" + portRanges(31000, 16) + ";" + labelled("role1", i, 1) + ";" + labelled("role1", i, 2)
+					used := resources.MustParse(res, "*")
+					total := resources.MustParse("cpus:8;mem:4096;disk:4096;ports:[31000-32000]", "*").Plus(used.Filter(func(r resources.Resource) bool { return r.IsReserved() }))
+					fw := fmt.Sprintf("f%04d", i%frameworks)
+					if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used.Allocate("role1")}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				a.Resume()
+				offers := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					res := a.AllocateAll()
+					b.StopTimer()
+					offers += len(res.Offers)
+					declineAll(b, a, res)
+					clock.now = clock.now.Add(time.Second)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			})
+		}
+	}
+}
+
+// BenchmarkPersistentVolumes: frameworks in role "test"; agents
+// cpus(test):24;mem(test):4096;disk(test):3072;ports(test):[31000-32000]
+// plus a 1024 MB persistent volume (regular, shared, or shared on every
+// other agent); each agent runs cpus(test):16;mem(test):1024;disk(test):1024
+// and 16 port ranges. Each op recovers every offer and runs a batch.
+func BenchmarkPersistentVolumes(b *testing.B) {
+	for _, agents := range []int{1000, 5000, 10000} {
+		for _, frameworks := range []int{1, 100, 1000} {
+			for _, kind := range []string{"regular", "shared", "mixed"} {
+				b.Run(fmt.Sprintf("agents=%d/frameworks=%d/volumes=%s", agents, frameworks, kind), func(b *testing.B) {
+					a, err := New(Options{Seed: 1})
+					if err != nil {
+						b.Fatal(err)
+					}
+					a.Pause()
+					caps := FrameworkInfo{Roles: []string{"test"}, Capabilities: offer.SharedResources}
+					for f := range frameworks {
+						if err := a.AddFramework(fmt.Sprintf("f%04d", f), caps, nil, true); err != nil {
+							b.Fatal(err)
+						}
+					}
+					base := resources.MustParse("cpus(test):24;mem(test):4096;disk(test):3072;ports(test):[31000-32000]", "*")
+					used := resources.MustParse("cpus(test):16;mem(test):1024;disk(test):1024;ports(test):"+portRanges(31000, 16), "*").Allocate("test")
+					for i := range agents {
+						shared := kind == "shared" || (kind == "mixed" && i%2 == 0)
+						vol := fmt.Sprintf("disk(test)[id:vol-%d,path:data]:1024", i)
+						if shared {
+							vol = fmt.Sprintf("disk(test)[id:vol-%d,path:data]<SHARED>:1024", i)
+						}
+						total := base.Plus(resources.MustParse(vol, "*"))
+						fw := fmt.Sprintf("f%04d", i%frameworks)
+						if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					a.Resume()
+					offers := 0
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						res := a.AllocateAll()
+						b.StopTimer()
+						offers += len(res.Offers)
+						for _, o := range res.Offers {
+							if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.StartTimer()
+					}
+					b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+				})
+			}
+		}
+	}
+}
