@@ -39,16 +39,27 @@ func Conversions(op Operation) ([]Conversion, error) {
 	if err != nil {
 		return nil, err
 	}
+	convs, err := conversions(o)
+	for i := range convs {
+		convs[i].Consumed = convs[i].Consumed.Clone()
+		convs[i].Converted = convs[i].Converted.Clone()
+	}
+	return convs, err
+}
+
+// conversions returns the conversions of o, an operation checkOp accepted.
+// They may share storage with o.
+func conversions(o Operation) ([]Conversion, error) {
 	switch o := o.(type) {
 	case Reserve:
 		if !o.Source.IsEmpty() {
-			return []Conversion{{Consumed: o.Source.Clone(), Converted: o.Resources.Clone()}}, nil
+			return []Conversion{{Consumed: o.Source, Converted: o.Resources}}, nil
 		}
 		consumed, err := o.Resources.PopReservation()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotDynamicallyReserved, err)
 		}
-		return []Conversion{{Consumed: consumed, Converted: o.Resources.Clone()}}, nil
+		return []Conversion{{Consumed: consumed, Converted: o.Resources}}, nil
 	case Unreserve:
 		out := make([]Conversion, 0, o.Resources.Len())
 		for r := range o.Resources.All() {
@@ -153,81 +164,85 @@ type Accepted struct {
 
 // Accept applies ops in order like Apply, and also returns what the LAUNCH
 // operations use. On error it returns the offered resources, as Resources
-// and as Unused, with an *OpError.
+// and as Unused, with an *OpError. When nothing is launched, Unused and
+// Resources share storage: Clone one before changing it in place.
 func Accept(offered resources.Resources, ops ...Operation) (Accepted, error) {
-	cur := offered
+	// One copy for the whole call, changed in place; offered itself is never
+	// touched, so on error it is returned as it was.
+	cur := offered.Clone()
 	var launched resources.Resources
 	for i, op := range ops {
-		next, nextLaunched, err := step(cur, launched, op)
-		if err != nil {
+		if err := step(&cur, &launched, op); err != nil {
 			return Accepted{Resources: offered, Unused: offered}, &OpError{Index: i, Kind: kindOf(op), Err: err}
 		}
-		cur, launched = next, nextLaunched
 	}
-	return Accepted{Resources: cur, Launched: launched, Unused: cur.Minus(launched)}, nil
+	unused := cur
+	if !launched.IsEmpty() {
+		unused = cur.Minus(launched)
+	}
+	return Accepted{Resources: cur, Launched: launched, Unused: unused}, nil
 }
 
-// step applies one operation to cur, where launched ⊆ cur is in use by
-// earlier launches. It never changes its arguments in place.
-func step(cur, launched resources.Resources, op Operation) (resources.Resources, resources.Resources, error) {
+// step applies one operation to cur in place; launched ⊆ cur are the
+// resources used by earlier launches. On error cur may be half changed and
+// the caller drops it.
+func step(cur, launched *resources.Resources, op Operation) error {
 	o, err := checkOp(op)
 	if err != nil {
-		return cur, launched, err
+		return err
 	}
-	unused := func(c resources.Resources) resources.Resources {
+	unused := func() resources.Resources {
 		if launched.IsEmpty() {
-			return c
+			return *cur
 		}
-		return c.Minus(launched)
+		return cur.Minus(*launched)
 	}
 	if l, ok := o.(Launch); ok {
 		all := l.Resources()
 		nonShared := all.NonShared()
-		if free := unused(cur); !fits(free, nonShared) {
-			return cur, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, nonShared)
+		if free := unused(); !fits(free, nonShared) {
+			return fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, nonShared)
 		}
-		next := launched.Plus(nonShared)
 		for r := range all.Shared().All() {
 			if !cur.ContainsResource(r) {
-				return cur, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, cur, r)
+				return fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, cur, r)
 			}
-			if next.Copies(r) == 0 {
-				if err := next.AddResource(r); err != nil {
-					return cur, launched, fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		launched.Add(nonShared)
+		for r := range all.Shared().All() {
+			if launched.Copies(r) == 0 {
+				if err := launched.AddResource(r); err != nil {
+					return fmt.Errorf("%w: %w", ErrInvalidResources, err)
 				}
 			}
 		}
-		return cur, next, nil
+		return nil
 	}
-	convs, err := Conversions(o)
+	convs, err := conversions(o)
 	if err != nil {
-		return cur, launched, err
+		return err
 	}
-	before := cur
+	before := amountsOf(*cur)
 	for _, c := range convs {
-		if free := unused(cur); !fits(free, c.Consumed) {
-			return before, launched, fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, c.Consumed)
+		if free := unused(); !fits(free, c.Consumed) {
+			return fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, c.Consumed)
 		}
 		if o.Kind() == KindCreate {
-			if err := checkNewVolumes(cur, c.Converted); err != nil {
-				return before, launched, err
+			if err := checkNewVolumes(*cur, c.Converted); err != nil {
+				return err
 			}
 		}
-		next := cur.Minus(c.Consumed)
-		next.Add(c.Converted)
+		cur.Subtract(c.Consumed)
+		cur.Add(c.Converted)
 		if o.Kind() == KindDestroy {
 			for v := range c.Consumed.All() {
-				if v.Shared && next.ContainsResource(v) {
-					return before, launched, fmt.Errorf("%w: %s", ErrSharedCopiesRemain, v)
+				if v.Shared && cur.ContainsResource(v) {
+					return fmt.Errorf("%w: %s", ErrSharedCopiesRemain, v)
 				}
 			}
 		}
-		cur = next
 	}
-	if err := conserved(before, cur); err != nil {
-		return before, launched, err
-	}
-	return cur, launched, nil
+	return conserved(before, amountsOf(*cur))
 }
 
 // fits reports whether b can be taken from a. It is a.Contains(b), except
@@ -301,14 +316,13 @@ func amountsOf(rs resources.Resources) amounts {
 }
 
 // conserved returns ErrConservation, naming a resource kind whose amount
-// differs, unless before and after hold the same amounts.
-func conserved(before, after resources.Resources) error {
-	a, b := amountsOf(before), amountsOf(after)
+// differs, unless a (before) and b (after) are the same amounts.
+func conserved(a, b amounts) error {
 	if !a.scalars.Equal(b.scalars) {
 		return fmt.Errorf("%w: %s before, %s after", ErrConservation, a.scalars, b.scalars)
 	}
 	if len(a.ranges) != len(b.ranges) || len(a.sets) != len(b.sets) {
-		return fmt.Errorf("%w: %s before, %s after", ErrConservation, before, after)
+		return fmt.Errorf("%w: %d ranges and %d sets before, %d and %d after", ErrConservation, len(a.ranges), len(a.sets), len(b.ranges), len(b.sets))
 	}
 	for name, r := range a.ranges {
 		if !slices.Equal(r, b.ranges[name]) {

@@ -293,7 +293,7 @@ func TestConserved(t *testing.T) {
 		{"disk(reservations: [(DYNAMIC,web,ops)]):10", "disk(reservations: [(DYNAMIC,web,ops)])[id:x,path:x]<SHARED>:10", true},
 	}
 	for _, c := range cases {
-		err := conserved(rs(c.before), rs(c.after))
+		err := conserved(amountsOf(rs(c.before)), amountsOf(rs(c.after)))
 		if c.ok {
 			expect(t, err == nil, "unexpected error %v: %s -> %s", err, c.before, c.after)
 		} else {

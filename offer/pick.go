@@ -1,7 +1,6 @@
 package offer
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/allot-go/allot/reservation"
@@ -26,15 +25,12 @@ func Pick(offered resources.Resources, need resources.Quantities, role string) (
 	if need.IsEmpty() {
 		return resources.Resources{}, true
 	}
-	if !offered.ContainsQuantities(need) {
-		return resources.Resources{}, false
-	}
 	ancestors := reservation.Ancestors(role)
-	type ranked struct {
-		r    resources.Resource
-		rank int
-	}
-	var list []ranked
+	// Tiers: 0 reserved for role, i reserved for its i-th ancestor,
+	// len(ancestors)+1 unreserved; revocable ones after all of these.
+	revocable := len(ancestors) + 2
+	cands := make([]resources.Resource, 0, offered.Len())
+	ranks := make([]int, 0, offered.Len())
 	for r := range offered.All() {
 		if r.Type != resources.ScalarType || r.Shared || r.IsPersistentVolume() || need.Scalar(r.Name) == 0 {
 			continue
@@ -54,24 +50,40 @@ func Pick(offered resources.Resources, need resources.Quantities, role string) (
 			continue
 		}
 		if r.Revocable {
-			rank += len(ancestors) + 2
+			rank += revocable
 		}
-		list = append(list, ranked{r, rank})
+		cands, ranks = append(cands, r), append(ranks, rank)
 	}
-	slices.SortStableFunc(list, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
-	ordered := make([]resources.Resource, len(list))
-	for i, x := range list {
-		ordered[i] = x.r
+	left := need.Clone()
+	var picked []resources.Resource
+	for rank := 0; rank < 2*revocable && !left.IsEmpty(); rank++ {
+		for i := range cands {
+			if ranks[i] != rank {
+				continue
+			}
+			want := left.Scalar(cands[i].Name)
+			if want <= 0 {
+				continue
+			}
+			r := cands[i]
+			if r.Scalar > want {
+				if r.Disk != nil && !r.Disk.Divisible() {
+					continue // a MOUNT or BLOCK disk is used whole or not at all
+				}
+				r.Scalar = want
+			}
+			picked = append(picked, r)
+			left.SetScalar(r.Name, want-r.Scalar)
+		}
 	}
-	candidates, err := resources.New(ordered...)
+	if !left.IsEmpty() {
+		return resources.Resources{}, false
+	}
+	out, err := resources.New(picked...)
 	if err != nil {
 		return resources.Resources{}, false
 	}
-	picked := candidates.Shrink(need, nil)
-	if !picked.Quantities().Contains(need) {
-		return resources.Resources{}, false
-	}
-	return picked, true
+	return out, true
 }
 
 // TaskNeed names a task and the quantities it needs, for PickLaunch.

@@ -178,15 +178,26 @@ func validateCreate(o Create, ctx Context) error {
 	return checkAllocation(o.Volumes, ctx)
 }
 
+// unallocated returns rs without allocation roles, rs itself when it has
+// none.
+func unallocated(rs resources.Resources) resources.Resources {
+	for r := range rs.All() {
+		if r.AllocationRole != "" {
+			return rs.Unallocate()
+		}
+	}
+	return rs
+}
+
 func validateDestroy(o Destroy, ctx Context) error {
-	vols := o.Volumes.Unallocate()
-	checkpointed := ctx.Checkpointed.Unallocate()
+	vols := unallocated(o.Volumes)
+	checkpointed := unallocated(ctx.Checkpointed)
 	for v := range vols.All() {
 		if !checkpointed.ContainsResource(v) {
 			return fmt.Errorf("%w: %s", ErrVolumeNotFound, v)
 		}
 	}
-	inUse := ctx.InUse.Unallocate()
+	inUse := unallocated(ctx.InUse)
 	for v := range vols.All() {
 		if inUse.ContainsResource(v) {
 			return fmt.Errorf("%w: %s", ErrVolumeInUse, v)
