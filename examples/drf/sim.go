@@ -54,10 +54,10 @@ var scenarios = []scenario{
 	},
 	{
 		Name:  "uneven",
-		Title: "Uneven demands: A <2 CPUs, 1000 MB>, B <1 CPU, 2000 MB> joins at 30 s",
+		Title: "Uneven demands: A <2 CPUs, 1000 MB>, B <1 CPU, 2000 MB> joins at 10 s",
 		Frameworks: []simFramework{
 			{ID: "A", Role: "a", Task: task("cpus:2;mem:1000")},
-			{ID: "B", Role: "b", Task: task("cpus:1;mem:2000"), Join: 30 * time.Second},
+			{ID: "B", Role: "b", Task: task("cpus:1;mem:2000"), Join: 10 * time.Second},
 		},
 		Duration: 150 * time.Second,
 		Note: "Each agent runs one task of each framework: A's share is its CPUs (4 of 6), B's its memory\n" +
@@ -65,10 +65,10 @@ var scenarios = []scenario{
 	},
 	{
 		Name:  "waits",
-		Title: "B needs 2500 MB: A <2 CPUs, 1000 MB>, B <1 CPU, 2500 MB> joins at 30 s and waits",
+		Title: "B needs 2500 MB: A <2 CPUs, 1000 MB>, B <1 CPU, 2500 MB> joins at 10 s and waits",
 		Frameworks: []simFramework{
 			{ID: "A", Role: "a", Task: task("cpus:2;mem:1000")},
-			{ID: "B", Role: "b", Task: task("cpus:1;mem:2500"), Join: 30 * time.Second},
+			{ID: "B", Role: "b", Task: task("cpus:1;mem:2500"), Join: 10 * time.Second},
 		},
 		Duration: 150 * time.Second,
 		Note: "B's 2500 MB fit only on an agent without an A task, so B waits until one of A's tasks ends. Offers\n" +
