@@ -46,7 +46,8 @@ func New(list ...Resource) (Resources, error) {
 }
 
 // AddResource validates r and adds it. Invalid resources give an error and
-// leave the receiver unchanged; empty ones are ignored.
+// leave the receiver unchanged; empty ones are ignored. The receiver may keep
+// r's slices and pointers (reservations, disk): do not change them after.
 func (rs *Resources) AddResource(r Resource) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -173,7 +174,8 @@ func (rs Resources) IsEmpty() bool { return len(rs.entries) == 0 }
 func (rs Resources) Len() int { return len(rs.entries) }
 
 // All yields every merged entry. A shared entry is yielded once; Copies
-// tells how many copies it stands for.
+// tells how many copies it stands for. The entries share slices and pointers
+// with rs: treat them as read-only.
 func (rs Resources) All() iter.Seq[Resource] {
 	return func(yield func(Resource) bool) {
 		for _, e := range rs.entries {
@@ -184,7 +186,8 @@ func (rs Resources) All() iter.Seq[Resource] {
 	}
 }
 
-// Slice returns the merged entries as a new slice.
+// Slice returns the merged entries as a new slice; like All's, the entries
+// share slices and pointers with rs and are read-only.
 func (rs Resources) Slice() []Resource {
 	out := make([]Resource, len(rs.entries))
 	for i, e := range rs.entries {
