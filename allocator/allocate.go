@@ -136,9 +136,10 @@ type run struct {
 	requiredHeadroom resources.Quantities
 	// quota: some role has a guarantee or a limit.
 	quota bool
-	// capped lists the roles deactivated in the role sorter for the rest of
-	// the run.
-	capped []string
+	// hidden lists the roles deactivated in the role sorter for the rest of
+	// the stage: in stage one those without unmet guarantees, in stage two
+	// the capped ones.
+	hidden []string
 	// names are the scalar resource names of the cluster.
 	names []string
 	// stable and until collect, while a role's frameworks are visited on
@@ -206,12 +207,16 @@ func (a *Allocator) allocate(candidates []string) Result {
 		for _, ag := range agents {
 			a.allocateGuarantees(r, ag)
 		}
+		for _, role := range r.hidden {
+			_ = a.roleSorter.Activate(role)
+		}
+		r.hidden = r.hidden[:0]
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	for _, ag := range agents {
 		a.allocateFairShare(r, ag)
 	}
-	for _, role := range r.capped {
+	for _, role := range r.hidden {
 		_ = a.roleSorter.Activate(role)
 	}
 
@@ -476,7 +481,14 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 			continue
 		}
 		unsatisfied := a.unsatisfiedGuarantees(node)
-		if unsatisfied.IsEmpty() || a.nobody(ag, node, r) {
+		if unsatisfied.IsEmpty() {
+			// Guarantees only get met within a run: hide the role from the
+			// role sorter for the rest of stage one.
+			_ = a.roleSorter.Deactivate(role)
+			r.hidden = append(r.hidden, role)
+			continue
+		}
+		if a.nobody(ag, node, r) {
 			continue
 		}
 		fs := a.frameworkSorters[role]
@@ -510,7 +522,7 @@ func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 		if a.capped(r, node) {
 			// Hide the role from the role sorter for the rest of the run.
 			_ = a.roleSorter.Deactivate(role)
-			r.capped = append(r.capped, role)
+			r.hidden = append(r.hidden, role)
 			r.stats.Capped++
 			continue
 		}
@@ -727,6 +739,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 		held.Add(offered)
 	}
 	ag.offered[fw.id] = held
+	// plain may share storage with ag.available: use it before available
+	// changes in place.
+	a.trackHeld(role, plain, true)
 	if whole {
 		ag.available = resources.Resources{}
 	} else {
@@ -737,7 +752,6 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	kept := offered.Clone()
 	_ = a.roleSorter.Allocated(role, ag.id, kept)
 	_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, kept)
-	a.trackHeld(role, plain, true)
 	a.refreshHeadroom(ag)
 }
 
