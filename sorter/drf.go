@@ -43,7 +43,7 @@ var _ Sorter = (*DRF)(nil)
 // fully determined by the calls made.
 func NewDRF(cfg Config) *DRF {
 	d := &DRF{t: newTree(true, cfg.FairnessExcluded)}
-	d.t.init()
+	d.t.bind()
 	d.visit = d.visitNode
 	return d
 }

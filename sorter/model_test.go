@@ -514,3 +514,26 @@ func TestPropertyMatchesReference(t *testing.T) {
 	))
 	properties.TestingRun(t)
 }
+
+// FuzzReference decodes the input into events (eight bytes each) and runs
+// them through the DRF sorter and the reference, as the property test does.
+func FuzzReference(f *testing.F) {
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte("add a, a/b and b; activate; allocate shared volumes; remove agents; reweight"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, r := NewDRF(Config{}), newRef(resources.NameSet{})
+		for i := 0; i+8 <= len(data); i += 8 {
+			var x uint64
+			for _, b := range data[i : i+8] {
+				x = x<<8 | uint64(b)
+			}
+			op := modelOp(x)
+			if err := op.apply(d, r); err != nil {
+				t.Fatalf("event %d %s: %v", i/8, op, err)
+			}
+			if err := compare(d, r); err != nil {
+				t.Fatalf("after event %d %s: %v\n%s", i/8, op, err, d.Describe())
+			}
+		}
+	})
+}

@@ -48,10 +48,12 @@ var _ Sorter = (*Random)(nil)
 // cfg.FairnessExcluded is not used.
 func NewRandom(cfg Config) *Random {
 	seed := uint64(cfg.Seed)
-	return &Random{
+	r := &Random{
 		t:   newTree(false, cfg.FairnessExcluded),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 	}
+	r.t.bind()
+	return r
 }
 
 // Add adds an inactive client with no allocation. It returns

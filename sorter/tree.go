@@ -123,9 +123,9 @@ func newTree(fair bool, excluded resources.NameSet) tree {
 	return t
 }
 
-// init finishes a tree in its final place: the iteration callbacks are
+// bind finishes a tree in its final place: the iteration callbacks are
 // bound to its address.
-func (t *tree) init() {
+func (t *tree) bind() {
 	t.findSucc = t.findSuccessor
 }
 
