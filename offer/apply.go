@@ -223,6 +223,18 @@ func step(cur, launched *resources.Resources, op Operation) error {
 		return err
 	}
 	before := amountsOf(*cur)
+	if len(convs) > 1 {
+		// Everything the operation names must be there before it starts: an
+		// UNRESERVE of a refined reservation and of its parent must not
+		// consume the parent it has just made.
+		var all resources.Resources
+		for _, c := range convs {
+			all.Add(c.Consumed)
+		}
+		if free := unused(); !fits(free, all) {
+			return fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, all)
+		}
+	}
 	for _, c := range convs {
 		if free := unused(); !fits(free, c.Consumed) {
 			return fmt.Errorf("%w: %s does not contain %s", ErrDoesNotContain, free, c.Consumed)

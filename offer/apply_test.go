@@ -160,6 +160,17 @@ func TestApplyDoesNotContain(t *testing.T) {
 	})
 }
 
+func TestApplyOperationConsumesOnlyWhatWasThere(t *testing.T) {
+	// Unreserving the refinement makes a reservation for the parent; the
+	// same UNRESERVE cannot then unreserve that parent too.
+	offered := rs(refinedCPUs)
+	_, err := Apply(offered, Unreserve{Resources: rs(refinedCPUs + ";" + parentCPUs)})
+	wantErr(t, err, ErrDoesNotContain)
+	got, err := Apply(offered, Unreserve{Resources: rs(refinedCPUs)}, Unreserve{Resources: rs(parentCPUs)})
+	must(t, err)
+	sameRes(t, got, rs("cpus(allocated: web/api):2"))
+}
+
 func TestApplyTwoIdenticalMountDisks(t *testing.T) {
 	// Two MOUNT disks with the same root never merge; one offered disk
 	// cannot be consumed twice.
@@ -247,6 +258,14 @@ func TestAcceptError(t *testing.T) {
 	_, err = Accept(offered, nilReserve)
 	wantErr(t, err, ErrUnsupported)
 	expect(t, strings.Contains(err.Error(), "operation 0 (RESERVE)"), "%q lacks %q", err.Error(), "operation 0 (RESERVE)")
+}
+
+func TestKindOf(t *testing.T) {
+	eq(t, KindOf(nil), Kind(0))
+	eq(t, KindOf((*Create)(nil)), KindCreate)
+	eq(t, KindOf(&GrowVolume{}), KindGrowVolume)
+	eq(t, KindOf(ShrinkVolume{}), KindShrinkVolume)
+	eq(t, (&OpError{Index: 1, Kind: KindLaunch}).Error(), "offer: operation 1 (LAUNCH): failed")
 }
 
 func TestApplyPointerOperations(t *testing.T) {

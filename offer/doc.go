@@ -212,6 +212,9 @@
 //     volumes of resource providers against the checkpointed resources too.
 //   - SHRINK_VOLUME is refused on every indivisible disk (MOUNT, BLOCK, RAW
 //     with an id), not only MOUNT.
+//   - All the conversions of one operation must apply to what was there
+//     before it; Mesos applies them one after the other, so that one
+//     UNRESERVE naming a refined reservation and its parent pops both levels.
 //   - A broken conservation invariant is an error, not a crash.
 //   - Authorization (Mesos's reserve, unreserve, create_volumes and
 //     destroy_volumes ACLs) and the rest of task validation (commands,

@@ -199,7 +199,11 @@ type OpError struct {
 
 // Error prints "offer: operation 2 (RESERVE): <why>".
 func (e *OpError) Error() string {
-	return fmt.Sprintf("offer: operation %d (%s): %s", e.Index, e.Kind, strings.TrimPrefix(e.Err.Error(), "offer: "))
+	why := "failed"
+	if e.Err != nil {
+		why = strings.TrimPrefix(e.Err.Error(), "offer: ")
+	}
+	return fmt.Sprintf("offer: operation %d (%s): %s", e.Index, e.Kind, why)
 }
 
 // Unwrap returns Err.

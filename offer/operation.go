@@ -233,6 +233,11 @@ func deref(op Operation) (Operation, error) {
 	return nil, fmt.Errorf("%w: %T", ErrUnsupported, op)
 }
 
+// KindOf returns the kind of op, and 0 for a nil operation. Unlike
+// op.Kind(), it is safe on a nil interface and on a nil pointer to an
+// operation, so error paths can name what they were given.
+func KindOf(op Operation) Kind { return kindOf(op) }
+
 // kindOf returns the kind of op without calling its methods (op may be a
 // nil pointer); 0 when unknown.
 func kindOf(op Operation) Kind {
