@@ -1,3 +1,16 @@
-// Package examples holds runnable programs, one per scenario; each lives in
-// its own directory and is run with go run ./examples/NAME.
+// Package examples holds runnable programs, one per scenario a user of a
+// Mesos-like allocator recognises; each lives in its own directory, runs
+// with go run ./examples/NAME, and has a test that checks its outcome:
+//
+//   - drf: Dominant Resource Fairness step by step (the DRF paper's
+//     example, a blog's offer trace) and over time on a virtual clock,
+//     with an SVG chart of the shares (-svg file).
+//   - tenants: reservation refinement on a cluster shared by two tenants.
+//   - stateful: a database on reserved disk with a persistent volume.
+//   - quota: guarantees and limits set once for the cluster; headroom.
+//   - customsorter: a DRF variant of one's own, run through sortertest
+//     and plugged into the allocator.
+//   - resources: parsing, adding, reserving and printing resources.
+//
+// The host loop of the README is Example_hostLoop in this package.
 package examples

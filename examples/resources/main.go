@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/allot-go/allot/reservation"
@@ -11,26 +12,26 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func run(w io.Writer) error {
 	agent, err := resources.Parse("cpus:4;mem:2048;disk:10000;ports:[31000-32000]", "*")
 	if err != nil {
 		return err
 	}
-	fmt.Println("agent:          ", agent)
+	fmt.Fprintln(w, "agent:          ", agent)
 
 	static, err := resources.Parse("cpus(analytics):2;mem(analytics):1024", "*")
 	if err != nil {
 		return err
 	}
 	total := agent.Plus(static)
-	fmt.Println("with static:    ", total)
-	fmt.Println("quantities:     ", total.Quantities())
+	fmt.Fprintln(w, "with static:    ", total)
+	fmt.Fprintln(w, "quantities:     ", total.Quantities())
 
 	wanted := resources.MustParse("cpus:1;mem:512", "*")
 	reserved, err := wanted.PushReservation(reservation.Reservation{
@@ -40,7 +41,7 @@ func run() error {
 		return err
 	}
 	total = total.Minus(wanted).Plus(reserved)
-	fmt.Println("reserved:       ", total)
+	fmt.Fprintln(w, "reserved:       ", total)
 
 	refined, err := reserved.PushReservation(reservation.Reservation{
 		Type: reservation.Dynamic, Role: "tenant1/private", Principal: "ops",
@@ -49,18 +50,18 @@ func run() error {
 		return err
 	}
 	total = total.Minus(reserved).Plus(refined)
-	fmt.Println("refined:        ", total)
-	fmt.Println("for tenant1:    ", total.AllocatableTo("tenant1"))
-	fmt.Println("for tenant1/private/db:", total.AllocatableTo("tenant1/private/db"))
+	fmt.Fprintln(w, "refined:        ", total)
+	fmt.Fprintln(w, "for tenant1:    ", total.AllocatableTo("tenant1"))
+	fmt.Fprintln(w, "for tenant1/private/db:", total.AllocatableTo("tenant1/private/db"))
 
 	popped, err := refined.PopReservation()
 	if err != nil {
 		return err
 	}
-	fmt.Println("unreserved once:", popped)
+	fmt.Fprintln(w, "unreserved once:", popped)
 
 	if _, err := resources.Parse("cpus:-1", "*"); err != nil {
-		fmt.Println("rejected:       ", err)
+		fmt.Fprintln(w, "rejected:       ", err)
 	}
 	return nil
 }
