@@ -9,12 +9,15 @@ import (
 // client tree, ties broken by allocation count and then by path. The package
 // documentation describes the rules in full.
 //
-// The order is maintained incrementally: Allocated, Unallocated, Update,
-// Activate, Deactivate and UpdateWeight queue the changed node and its
-// ancestors, and the next Sort re-files each of them in its parent's order
-// (O(depth · log siblings) per node) and walks the active part of the tree
-// once. Sort with nothing changed returns the previous result. AddAgent and
-// RemoveAgent change every share, so the next Sort rebuilds every order.
+// The order is maintained incrementally. Allocated, Unallocated, Update and
+// UpdateWeight update the client's and its ancestors' figures and queue
+// them; the next Sort re-files each queued node in its parent's order
+// (O(log siblings)) and moves the clients of its subtree to their new place
+// in the previous result. After Add, Remove, Activate or Deactivate, the
+// next Sort also walks the active part of the tree (O(active clients)).
+// Sort with nothing changed returns the previous result. AddAgent and
+// RemoveAgent change every share, so the next Sort rebuilds every order
+// (O(n log n)).
 //
 // A DRF is not safe for concurrent use.
 type DRF struct {

@@ -153,12 +153,19 @@ func (r *Random) Sort() []string {
 }
 
 // collect appends the active leaves below n with their relative weights;
-// rel is n's own.
+// rel is n's own. Weights are divided by the largest among the siblings
+// before summing, so that huge weights cannot overflow the sum.
 func (r *Random) collect(n *node, rel float64) {
-	sum := 0.0
+	top, sum := 0.0, 0.0
 	n.order.Ascend(func(c *node) bool {
 		if c.activeLeaves > 0 {
-			sum += c.weight
+			top = max(top, c.weight)
+		}
+		return true
+	})
+	n.order.Ascend(func(c *node) bool {
+		if c.activeLeaves > 0 {
+			sum += c.weight / top
 		}
 		return true
 	})
@@ -166,7 +173,7 @@ func (r *Random) collect(n *node, rel float64) {
 		if c.activeLeaves == 0 {
 			return true
 		}
-		w := rel * c.weight / sum
+		w := rel * (c.weight / top / sum)
 		if c.leaf {
 			r.leaves = append(r.leaves, c)
 			r.rel = append(r.rel, w)

@@ -109,3 +109,18 @@ func TestRandomIgnoresAllocations(t *testing.T) {
 		t.Fatalf("a first %.3f of the time, want 0.5 whatever it holds", got["a"])
 	}
 }
+
+func TestRandomExtremeWeights(t *testing.T) {
+	s := NewRandom(Config{Seed: testSeed(t)})
+	for _, c := range []string{"a", "b", "c"} {
+		_ = s.Add(c)
+		_ = s.Activate(c)
+	}
+	_ = s.UpdateWeight("a", math.MaxFloat64)
+	_ = s.UpdateWeight("b", math.MaxFloat64)
+	_ = s.UpdateWeight("c", math.SmallestNonzeroFloat64)
+	got := firstShares(s, 4000)
+	if math.Abs(got["a"]-0.5) > 6*math.Sqrt(0.25/4000) || got["c"] != 0 {
+		t.Fatalf("first: %v, want a and b half each, c never", got)
+	}
+}
