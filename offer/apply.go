@@ -257,33 +257,10 @@ func step(cur, launched *resources.Resources, op Operation) error {
 	return conserved(before, amountsOf(*cur))
 }
 
-// fits reports whether b can be taken from a. It is a.Contains(b), except
-// that identical MOUNT or BLOCK disks, which never merge, each need one of
-// their own (Contains lets several fit in one).
-func fits(a, b resources.Resources) bool {
-	if !a.Contains(b) {
-		return false
-	}
-	var rest resources.Resources
-	cloned := false
-	for r := range b.All() {
-		if r.Disk == nil || r.Disk.Divisible() || r.IsPersistentVolume() {
-			continue
-		}
-		if !cloned {
-			rest, cloned = a.Clone(), true
-		}
-		if !rest.ContainsResource(r) {
-			return false
-		}
-		one, err := resources.New(r)
-		if err != nil {
-			return false
-		}
-		rest.Subtract(one)
-	}
-	return true
-}
+// fits reports whether b can be taken from a: every entry of b within one
+// of a, each persistent volume and each MOUNT or BLOCK disk (which never
+// merge) needing one of its own.
+func fits(a, b resources.Resources) bool { return a.Contains(b) }
 
 // checkNewVolumes refuses volumes whose persistence id the role already
 // uses in cur.
