@@ -641,6 +641,10 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			return x.Type != resources.ScalarType || x.IsReserved() || x.Revocable
 		})
 		if st == stageGuarantees {
+			// Guarantees never take the role or an ancestor past a limit.
+			if limited {
+				unsatisfied = limits.Cap(unsatisfied)
+			}
 			guaranteed = quotaPart.Shrink(unsatisfied, a.rng)
 			if guaranteed.IsEmpty() {
 				return passed, resources.Quantities{}
@@ -732,13 +736,14 @@ func (a *Allocator) record(r *run, key offerKey, res resources.Resources, st sta
 // the agent's available resources.
 func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
 	fw.agents[ag.id] = struct{}{}
-	held := ag.offered[fw.id]
-	if held.IsEmpty() {
-		held = offered.Clone()
+	// offered is the host's copy; the agent's records and the sorters share
+	// one more, which none of them changes in place.
+	kept := offered.Clone()
+	if held := ag.offered[fw.id]; held.IsEmpty() {
+		ag.offered[fw.id] = kept
 	} else {
-		held.Add(offered)
+		ag.offered[fw.id] = held.Plus(kept)
 	}
-	ag.offered[fw.id] = held
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
 	a.trackHeld(role, plain, true)
@@ -747,9 +752,6 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	} else {
 		ag.available.Subtract(plain.NonShared())
 	}
-	// The sorters keep what they are given; they share one copy, apart from
-	// the offer handed to the host.
-	kept := offered.Clone()
 	_ = a.roleSorter.Allocated(role, ag.id, kept)
 	_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, kept)
 	a.refreshHeadroom(ag)

@@ -49,6 +49,9 @@ type Allocator struct {
 	paused     bool
 	whitelist  map[string]struct{} // nil: every agent
 
+	// scratch is reused by computations on the hot path.
+	scratch resources.Quantities
+
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.
 	revocableOrSharedAgents int
@@ -95,7 +98,9 @@ type agent struct {
 	total  resources.Resources
 	active bool
 	// offered and allocated hold, per framework, resources tagged with
-	// their allocation role: offered and not yet used, and in use.
+	// their allocation role: offered and not yet used, and in use. Their
+	// values are never changed in place (they are shared with the sorters):
+	// every change stores a new value.
 	offered   map[string]resources.Resources
 	allocated map[string]resources.Resources
 	// available is what is neither offered nor allocated (shared volumes
@@ -524,22 +529,8 @@ func checkTotal(total resources.Resources) error {
 func (a *Allocator) addTotal(ag *agent) {
 	a.totals.Add(ag.total.Quantities())
 	a.totalsVersion++
-	ag.hasReserved, ag.hasShared, ag.hasRevocable, ag.hasRefined, ag.hasGPUs = false, false, false, false, false
-	for r := range ag.total.All() {
-		ag.hasReserved = ag.hasReserved || r.IsReserved()
-		ag.hasShared = ag.hasShared || r.Shared
-		ag.hasRevocable = ag.hasRevocable || r.Revocable
-		ag.hasRefined = ag.hasRefined || r.Reservations.IsRefined()
-		ag.hasGPUs = ag.hasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
-	}
-	if ag.hasRevocable || ag.hasShared {
-		a.revocableOrSharedAgents++
-	}
-	for r := range ag.total.Reserved("").All() {
-		if r.Type == resources.ScalarType {
-			a.roles.trackReserved(r.Role(), quantityOf(r), true)
-		}
-	}
+	a.setFlags(ag)
+	a.trackReservations(ag.total, true)
 	a.recomputeAvailable(ag)
 }
 
@@ -549,13 +540,42 @@ func (a *Allocator) removeTotal(ag *agent) {
 	if ag.hasRevocable || ag.hasShared {
 		a.revocableOrSharedAgents--
 	}
-	for r := range ag.total.Reserved("").All() {
-		if r.Type == resources.ScalarType {
-			a.roles.trackReserved(r.Role(), quantityOf(r), false)
-		}
-	}
+	ag.hasRevocable, ag.hasShared = false, false
+	a.trackReservations(ag.total, false)
 	a.freeHeadroom.Subtract(ag.headroom)
 	ag.headroom = resources.Quantities{}
+}
+
+// trackReservations adds (or removes) the scalar reservations of res to the
+// role tree, under their current reservation roles.
+func (a *Allocator) trackReservations(res resources.Resources, add bool) {
+	if !res.IsEmpty() {
+		for r := range res.All() {
+			if r.IsReserved() && r.Type == resources.ScalarType {
+				a.roles.trackReserved(r.Role(), quantityOf(r), add)
+			}
+		}
+	}
+}
+
+// setFlags records what the agent's total holds, for the hot path, and
+// keeps the count of agents with revocable or shared resources.
+func (a *Allocator) setFlags(ag *agent) {
+	before := ag.hasRevocable || ag.hasShared
+	ag.hasReserved, ag.hasShared, ag.hasRevocable, ag.hasRefined, ag.hasGPUs = false, false, false, false, false
+	for r := range ag.total.All() {
+		ag.hasReserved = ag.hasReserved || r.IsReserved()
+		ag.hasShared = ag.hasShared || r.Shared
+		ag.hasRevocable = ag.hasRevocable || r.Revocable
+		ag.hasRefined = ag.hasRefined || r.Reservations.IsRefined()
+		ag.hasGPUs = ag.hasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
+	}
+	switch after := ag.hasRevocable || ag.hasShared; {
+	case after && !before:
+		a.revocableOrSharedAgents++
+	case before && !after:
+		a.revocableOrSharedAgents--
+	}
 }
 
 func quantityOf(r resources.Resource) resources.Quantities {
@@ -567,14 +587,19 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // recomputeAvailable derives available from total minus everything offered
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *agent) {
-	var used resources.Resources
-	for _, fwID := range sortedKeys(ag.offered) {
-		used.Add(ag.offered[fwID].NonShared().Unallocate())
-	}
-	for _, fwID := range sortedKeys(ag.allocated) {
-		used.Add(ag.allocated[fwID].NonShared().Unallocate())
+	var used, shared resources.Resources
+	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
+		for _, fwID := range sortedKeys(held) {
+			used.Add(held[fwID].NonShared().Unallocate())
+			shared.Add(held[fwID].Shared().Unallocate())
+		}
 	}
 	ag.overAllocated = !ag.total.Contains(used)
+	// A shared volume held by anyone must still be part of the total (one
+	// copy of it, however many hold it).
+	for r := range shared.All() {
+		ag.overAllocated = ag.overAllocated || !ag.total.ContainsResource(r)
+	}
 	ag.available = ag.total.Minus(used)
 	ag.version++
 	a.refreshHeadroom(ag)
@@ -599,7 +624,7 @@ func headroomOf(res resources.Resources) resources.Quantities {
 	var q resources.Quantities
 	for r := range res.All() {
 		if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
-			q.Add(quantityOf(r))
+			q.AddScalar(r.Name, r.Scalar)
 		}
 	}
 	return q
@@ -778,9 +803,7 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 		if inUse {
 			held = ag.allocated
 		}
-		cur := held[fw.id]
-		cur.Add(part)
-		held[fw.id] = cur
+		held[fw.id] = held[fw.id].Plus(part)
 		plain := part.Unallocate()
 		if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
 			ag.available.Subtract(nonShared)
@@ -840,12 +863,33 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 
 // trackHeld records in the role tree that plain (allocation role stripped)
 // was offered or allocated to role, or given back: unreserved non-revocable
-// scalars under the allocation role, reservations under their own role.
+// scalars under the allocation role, reservations (but shared volumes)
+// under their own role.
 func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) {
-	a.roles.trackAllocatedUnreserved(role, headroomOf(plain), add)
+	q := &a.scratch
+	q.Subtract(*q)
+	reserved := false
 	for r := range plain.All() {
-		if r.IsReserved() && r.Type == resources.ScalarType {
-			a.roles.trackAllocatedReserved(r.Role(), quantityOf(r), add)
+		if r.Type != resources.ScalarType {
+			continue
+		}
+		if r.IsReserved() {
+			reserved = true
+		} else if !r.Revocable {
+			q.AddScalar(r.Name, r.Scalar)
+		}
+	}
+	a.roles.trackAllocatedUnreserved(role, *q, add)
+	if !reserved {
+		return
+	}
+	for r := range plain.All() {
+		// Shared volumes stay available while held and may be held many
+		// times over; they are not counted as allocated reservations.
+		if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
+			q.Subtract(*q)
+			q.AddScalar(r.Name, r.Scalar)
+			a.roles.trackAllocatedReserved(r.Role(), *q, add)
 		}
 	}
 }
@@ -854,14 +898,15 @@ func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) 
 // from second[key].
 func takeFrom(first, second map[string]resources.Resources, key string, part resources.Resources) {
 	held := first[key]
+	if held.Contains(part) {
+		setOrDelete(first, key, held.Minus(part))
+		return
+	}
 	// part ∩ held, with Mesos's subtraction: part − (part − held).
 	fromFirst := part.Minus(part.Minus(held))
-	held.Subtract(fromFirst)
-	setOrDelete(first, key, held)
+	setOrDelete(first, key, held.Minus(fromFirst))
 	if rest := part.Minus(fromFirst); !rest.IsEmpty() {
-		other := second[key]
-		other.Subtract(rest)
-		setOrDelete(second, key, other)
+		setOrDelete(second, key, second[key].Minus(rest))
 	}
 }
 
@@ -1021,8 +1066,9 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 
 // UpdateQuota sets a role's quota; the zero Quota removes it. Quota may be
 // set on nested roles: a child's consumption counts against every ancestor's
-// guarantee and limit. Guarantees above the role's own limits, or above an
-// ancestor's, are rejected. No allocation is triggered.
+// guarantee and limit. Guarantees above the role's own limits or an
+// ancestor's, and limits below a descendant's guarantees, are rejected. No
+// allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	if err := reservation.ValidateRole(role); err != nil || role == reservation.Any {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
@@ -1033,6 +1079,12 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	for _, anc := range reservation.Ancestors(role) {
 		if n := a.roles.get(anc); n != nil && !n.quota.Limits.Contains(q.Guarantees) {
 			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.quota.Limits, anc)
+		}
+	}
+	for _, path := range sortedKeys(a.roles.nodes) {
+		n := a.roles.nodes[path]
+		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.quota.Guarantees) {
+			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.quota.Guarantees, path)
 		}
 	}
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}

@@ -80,7 +80,7 @@ func (a *Allocator) CheckInvariants() error {
 				aq.Add(headroomOf(part.Unallocate()))
 				allocated[role] = aq
 				for r := range part.All() {
-					if r.IsReserved() && r.Type == resources.ScalarType {
+					if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
 						q := allocatedReserved[r.Role()]
 						q.Add(quantityOf(r))
 						allocatedReserved[r.Role()] = q
@@ -93,7 +93,13 @@ func (a *Allocator) CheckInvariants() error {
 			q.Add(held.Quantities())
 			roleHeld[role] = q
 		}
-		if over := !ag.total.Contains(used); over != ag.overAllocated {
+		over := !ag.total.Contains(used)
+		for _, fwID := range ag.frameworkIDs() {
+			for r := range ag.held(fwID).Shared().Unallocate().All() {
+				over = over || !ag.total.ContainsResource(r)
+			}
+		}
+		if over != ag.overAllocated {
 			fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
 		}
 		if !ag.overAllocated {

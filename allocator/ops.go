@@ -71,7 +71,8 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	if !ag.held(fwID).Contains(offered) {
 		return offer.Accepted{}, fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, offered)
 	}
-	total := ag.total.Clone()
+	total := ag.total
+	var removed, added resources.Resources
 	ctx := offer.Context{
 		Principal:             fw.info.Principal,
 		Roles:                 fw.info.Roles,
@@ -82,10 +83,10 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	for i, op := range ops {
 		ctx.Checkpointed = total
 		if err := offer.Validate(op, ctx); err != nil {
-			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, op.Kind(), err)
+			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
-		if total, err = applyToTotal(total, op); err != nil {
-			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, op.Kind(), err)
+		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
+			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 	}
 	accepted, err := offer.Accept(offered, ops...)
@@ -97,34 +98,39 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	// part first), and put back what they became.
 	takeFrom(ag.offered, ag.allocated, fwID, offered)
 	if !accepted.Unused.IsEmpty() {
-		cur := ag.offered[fwID]
-		cur.Add(accepted.Unused)
-		ag.offered[fwID] = cur
+		ag.offered[fwID] = ag.offered[fwID].Plus(accepted.Unused)
 	}
 	if !accepted.Launched.IsEmpty() {
-		cur := ag.allocated[fwID]
-		cur.Add(accepted.Launched)
-		ag.allocated[fwID] = cur
+		ag.allocated[fwID] = ag.allocated[fwID].Plus(accepted.Launched)
 	}
 	_ = a.roleSorter.Update(role, agentID, offered, accepted.Resources)
 	_ = a.frameworkSorters[role].Update(fwID, agentID, offered, accepted.Resources)
 	a.trackHeld(role, offered.Unallocate(), false)
 	a.trackHeld(role, accepted.Resources.Unallocate(), true)
 
-	if !total.Equal(ag.total) {
-		a.removeTotal(ag)
+	if !removed.IsEmpty() || !added.IsEmpty() {
+		// Conversions keep every quantity: the cluster totals stay, only
+		// reservations move in the role tree. What the framework holds
+		// changed as the total did, so available stays too, unless shared
+		// volumes (which stay available while held) were made or destroyed.
+		// Add before removing: quantities saturate at zero, and what one
+		// operation makes the next may consume.
+		a.trackReservations(added, true)
+		a.trackReservations(removed, false)
 		ag.total = total
-		a.addTotal(ag)
-	} else {
-		a.recomputeAvailable(ag)
+		a.setFlags(ag)
+		if !removed.Shared().IsEmpty() || !added.Shared().IsEmpty() {
+			a.recomputeAvailable(ag)
+		}
 	}
 	return accepted, nil
 }
 
 // applyToTotal applies an operation's conversions, allocation roles
-// stripped, to an agent's total. Conversions with nothing consumed (extra
-// copies of a shared volume) leave the total alone.
-func applyToTotal(total resources.Resources, op offer.Operation) (resources.Resources, error) {
+// stripped, to an agent's total, and adds what they took and made to
+// removed and added. Conversions with nothing consumed (extra copies of a
+// shared volume) leave the total alone. The total passed in is not changed.
+func applyToTotal(total resources.Resources, op offer.Operation, removed, added *resources.Resources) (resources.Resources, error) {
 	conversions, err := offer.Conversions(op)
 	if err != nil {
 		return total, err
@@ -137,7 +143,10 @@ func applyToTotal(total resources.Resources, op offer.Operation) (resources.Reso
 		if !total.Contains(consumed) {
 			return total, fmt.Errorf("%w: agent total does not contain %s", ErrNotHeld, consumed)
 		}
-		total = total.Minus(consumed).Plus(c.Converted.Unallocate())
+		converted := c.Converted.Unallocate()
+		total = total.Minus(consumed).Plus(converted)
+		removed.Add(consumed)
+		added.Add(converted)
 	}
 	return total, nil
 }
@@ -158,21 +167,33 @@ func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error
 		InUse:             ag.inUse(),
 	}
 	total, available := ag.total.Clone(), ag.available.Clone()
+	// Shared volumes stay available while frameworks hold them, but an
+	// operator may not convert one that anybody holds.
+	var heldShared resources.Resources
+	for _, fwID := range ag.frameworkIDs() {
+		heldShared.Add(ag.held(fwID).Shared().Unallocate())
+	}
 	for i, op := range ops {
-		if op.Kind() == offer.KindLaunch {
+		if offer.KindOf(op) == offer.KindLaunch {
 			return fmt.Errorf("%w: operation %d: operators cannot launch tasks", ErrOperation, i)
 		}
 		ctx.Checkpointed = total
 		if err := offer.Validate(op, ctx); err != nil {
-			return fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, op.Kind(), err)
+			return fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 		next, err := offer.Apply(available, op)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrNotAvailable, err)
 		}
 		available = next
-		if total, err = applyToTotal(total, op); err != nil {
-			return fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, op.Kind(), err)
+		var removed, added resources.Resources
+		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
+			return fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+		}
+		for r := range removed.Shared().All() {
+			if heldShared.ContainsResource(r) {
+				return fmt.Errorf("%w: operation %d (%s): shared volume %s is offered or in use", ErrNotAvailable, i, offer.KindOf(op), r)
+			}
 		}
 	}
 	a.removeTotal(ag)

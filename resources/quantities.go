@@ -146,6 +146,12 @@ func (q *Quantities) Set(name string, v float64) {
 	q.SetScalar(name, s)
 }
 
+// AddScalar adds v to the amount of name in place (a negative v subtracts,
+// saturating at zero). It allocates nothing when name is already present.
+func (q *Quantities) AddScalar(name string, v Scalar) {
+	q.addID(names.Intern(name), v)
+}
+
 // SetScalar sets the amount of name; zero or negative removes it.
 func (q *Quantities) SetScalar(name string, v Scalar) {
 	q.setID(names.Intern(name), v)

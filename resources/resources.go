@@ -334,10 +334,15 @@ func (rs Resources) ContainsQuantities(q Quantities) bool {
 // Filter returns the entries for which keep returns true.
 func (rs Resources) Filter(keep func(Resource) bool) Resources {
 	var out Resources
-	for _, e := range rs.entries {
-		if keep(e.Resource) {
-			out.entries = append(out.entries, e)
+	for i := range rs.entries {
+		if !keep(rs.entries[i].Resource) {
+			continue
 		}
+		if out.entries == nil {
+			// One allocation: room for every entry from here on.
+			out.entries = make([]entry, 0, len(rs.entries)-i)
+		}
+		out.entries = append(out.entries, rs.entries[i])
 	}
 	return out
 }
@@ -482,10 +487,24 @@ func (rs Resources) ToUnreserved() Resources {
 // Allocate returns rs tagged as allocated to role. It does not validate
 // role; callers pass roles they have validated.
 func (rs Resources) Allocate(role string) Resources {
-	out, _ := rs.mapEntries(func(x *Resource) error {
-		x.AllocationRole = role
-		return nil
-	})
+	if len(rs.entries) == 0 {
+		return Resources{}
+	}
+	// Entries that share one allocation role stay distinct under another:
+	// retag a copy instead of merging again.
+	for i := range rs.entries {
+		if rs.entries[i].AllocationRole != rs.entries[0].AllocationRole {
+			out, _ := rs.mapEntries(func(x *Resource) error {
+				x.AllocationRole = role
+				return nil
+			})
+			return out
+		}
+	}
+	out := Resources{entries: slices.Clone(rs.entries)}
+	for i := range out.entries {
+		out.entries[i].AllocationRole = role
+	}
 	return out
 }
 
