@@ -50,6 +50,11 @@ func (l Labels) Equal(o Labels) bool {
 	if len(l) == 0 || slices.Equal(l, o) {
 		return true
 	}
+	if slices.IsSortedFunc(l, compareLabel) && slices.IsSortedFunc(o, compareLabel) {
+		// Canonical labels (as Resources keeps them) differ element-wise
+		// exactly when they differ as sets: no copies needed.
+		return false
+	}
 	a, b := slices.Clone(l), slices.Clone(o)
 	slices.SortFunc(a, compareLabel)
 	slices.SortFunc(b, compareLabel)
