@@ -1,0 +1,521 @@
+package allocatortest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// Snapshot is what an allocator shows through its views at one moment:
+// agents, roles, frameworks and the refusal filters in force.
+type Snapshot struct {
+	Agents     []allocator.AgentView
+	Roles      []allocator.RoleView
+	Frameworks []allocator.FrameworkView
+	Filters    []allocator.FilterView
+}
+
+// Take returns a snapshot of a's views.
+func Take(a *allocator.Allocator) Snapshot {
+	return Snapshot{Agents: a.Agents(), Roles: a.Roles(), Frameworks: a.Frameworks(), Filters: a.Filters()}
+}
+
+// Agent returns the view of one agent of the snapshot.
+func (s Snapshot) Agent(id string) (allocator.AgentView, bool) {
+	i, ok := slices.BinarySearchFunc(s.Agents, id, func(v allocator.AgentView, id string) int { return strings.Compare(v.ID, id) })
+	if !ok {
+		return allocator.AgentView{}, false
+	}
+	return s.Agents[i], true
+}
+
+// Framework returns the view of one framework of the snapshot.
+func (s Snapshot) Framework(id string) (allocator.FrameworkView, bool) {
+	i, ok := slices.BinarySearchFunc(s.Frameworks, id, func(v allocator.FrameworkView, id string) int { return strings.Compare(v.ID, id) })
+	if !ok {
+		return allocator.FrameworkView{}, false
+	}
+	return s.Frameworks[i], true
+}
+
+// Role returns the view of one role of the snapshot.
+func (s Snapshot) Role(path string) (allocator.RoleView, bool) {
+	i, ok := slices.BinarySearchFunc(s.Roles, path, func(v allocator.RoleView, p string) int { return strings.Compare(v.Role, p) })
+	if !ok {
+		return allocator.RoleView{}, false
+	}
+	return s.Roles[i], true
+}
+
+// Check reports every way the allocator's state breaks the accounting that
+// users rely on. It runs the allocator's own recomputation of its
+// bookkeeping (Allocator.CheckInvariants, which also compares the sorters'
+// allocations with the agents') and then re-derives, from the views alone:
+//
+//   - for every agent that is not over-allocated, available + offered +
+//     allocated == total (shared volumes are counted once, in available),
+//     and frameworks hold only shared volumes the agent has; an agent
+//     marked over-allocated really holds more than its total;
+//   - shared volumes stay available;
+//   - held resources carry an allocation role under which the framework
+//     is known, and reserved resources are held only by their role's
+//     subtree;
+//   - each framework's totals are the sums over agents;
+//   - each role's reservations and allocations are those of its subtree on
+//     the agents, and its consumption is their sum; weights are positive;
+//   - refusal filters name only known frameworks and agents.
+//
+// Over-allocation of a role (a limit set below what it already consumes)
+// is not an error here; CheckRun checks that no allocation run adds to it.
+// The error joins every violation found; nil means none.
+func Check(a *allocator.Allocator) error {
+	var errs []error
+	if err := a.CheckInvariants(); err != nil {
+		errs = append(errs, fmt.Errorf("invariants: %w", err))
+	}
+	errs = append(errs, checkSnapshot(Take(a))...)
+	return errors.Join(errs...)
+}
+
+// used returns what frameworks hold on the agent, without allocation roles
+// and without shared volumes.
+func used(v allocator.AgentView) resources.Resources {
+	var out resources.Resources
+	for _, fw := range sortedKeys(v.Offered) {
+		out.Add(v.Offered[fw].NonShared().Unallocate())
+	}
+	for _, fw := range sortedKeys(v.Allocated) {
+		out.Add(v.Allocated[fw].NonShared().Unallocate())
+	}
+	return out
+}
+
+// missingShared returns the shared volumes frameworks hold on the agent
+// that its total lacks, one copy each.
+func missingShared(v allocator.AgentView) resources.Resources {
+	var out resources.Resources
+	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+		for _, fw := range sortedKeys(m) {
+			for r := range m[fw].Shared().All() {
+				r.AllocationRole = ""
+				if !v.Total.ContainsResource(r) && !out.ContainsResource(r) {
+					_ = out.AddResource(r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func checkSnapshot(s Snapshot) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	frameworks := map[string]allocator.FrameworkView{}
+	for i, f := range s.Frameworks {
+		if i > 0 && s.Frameworks[i-1].ID >= f.ID {
+			fail("frameworks out of order: %q before %q", s.Frameworks[i-1].ID, f.ID)
+		}
+		frameworks[f.ID] = f
+		for _, role := range f.Suppressed {
+			if !slices.Contains(f.Roles, role) {
+				fail("framework %s: suppressed role %q is not one of its roles %q", f.ID, role, f.Roles)
+			}
+		}
+	}
+	roles := map[string]allocator.RoleView{}
+	for i, r := range s.Roles {
+		if i > 0 && s.Roles[i-1].Role >= r.Role {
+			fail("roles out of order: %q before %q", s.Roles[i-1].Role, r.Role)
+		}
+		roles[r.Role] = r
+	}
+
+	var totals resources.Quantities
+	fwOffered := map[string]resources.Resources{}
+	fwAllocated := map[string]resources.Resources{}
+	// reserved and allocated by role (not yet summed over subtrees).
+	reserved := map[string]resources.Quantities{}
+	allocated := map[string]resources.Quantities{}
+	for i, v := range s.Agents {
+		if i > 0 && s.Agents[i-1].ID >= v.ID {
+			fail("agents out of order: %q before %q", s.Agents[i-1].ID, v.ID)
+		}
+		totals.Add(v.Total.Quantities())
+		if roles := v.Total.AllocationRoles(); len(roles) > 0 && (len(roles) > 1 || roles[0] != "") {
+			fail("agent %s: total carries allocation roles %q", v.ID, roles)
+		}
+		if roles := v.Available.AllocationRoles(); len(roles) > 0 && (len(roles) > 1 || roles[0] != "") {
+			fail("agent %s: available carries allocation roles %q", v.ID, roles)
+		}
+		for r := range v.Total.Reserved("").Scalars().All() {
+			q := reserved[r.Role()]
+			q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
+			reserved[r.Role()] = q
+		}
+		u := used(v)
+		missing := missingShared(v)
+		if v.OverAllocated {
+			if v.Total.Contains(u) && missing.IsEmpty() {
+				fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
+			}
+			if !v.Total.Contains(v.Available) {
+				fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
+			}
+		} else if sum := v.Available.Plus(u); !sum.Equal(v.Total) {
+			fail("agent %s: available + offered + allocated = %s, total %s", v.ID, sum, v.Total)
+		}
+		if !v.OverAllocated && !missing.IsEmpty() {
+			fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
+		}
+		if shared, avail := v.Total.Shared(), v.Available.Shared(); !shared.Equal(avail) {
+			fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
+		}
+		held := func(kind string, m map[string]resources.Resources, sums map[string]resources.Resources) {
+			for _, fwID := range sortedKeys(m) {
+				res := m[fwID]
+				f, ok := frameworks[fwID]
+				if !ok {
+					fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
+					continue
+				}
+				if res.IsEmpty() {
+					fail("agent %s: empty %s entry for framework %s", v.ID, kind, fwID)
+				}
+				sum := sums[fwID]
+				sum.Add(res)
+				sums[fwID] = sum
+				for r := range res.All() {
+					if r.AllocationRole == "" {
+						fail("agent %s: %s to %s without an allocation role: %s", v.ID, kind, fwID, r)
+						continue
+					}
+					if !r.Reservations.AllocatableTo(r.AllocationRole) {
+						fail("agent %s: %s to %s in role %q, outside the reservation's subtree: %s", v.ID, kind, fwID, r.AllocationRole, r)
+					}
+					if rv, ok := roles[r.AllocationRole]; !ok || !slices.Contains(rv.Frameworks, fwID) {
+						fail("agent %s: %s to %s in role %q, under which the framework is not known (it subscribes to %q)", v.ID, kind, fwID, r.AllocationRole, f.Roles)
+					}
+					if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
+						q := allocated[r.AllocationRole]
+						q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
+						allocated[r.AllocationRole] = q
+					}
+				}
+			}
+		}
+		held("offered", v.Offered, fwOffered)
+		held("allocated", v.Allocated, fwAllocated)
+	}
+
+	for _, f := range s.Frameworks {
+		if !f.Offered.Equal(fwOffered[f.ID]) {
+			fail("framework %s: offered %s, agents say %s", f.ID, f.Offered, fwOffered[f.ID])
+		}
+		if !f.Allocated.Equal(fwAllocated[f.ID]) {
+			fail("framework %s: allocated %s, agents say %s", f.ID, f.Allocated, fwAllocated[f.ID])
+		}
+		for _, role := range f.Roles {
+			if rv, ok := roles[role]; !ok || !slices.Contains(rv.Frameworks, f.ID) {
+				fail("framework %s: subscribed role %q does not list it", f.ID, role)
+			}
+		}
+	}
+
+	subtree := func(m map[string]resources.Quantities, path string) resources.Quantities {
+		var q resources.Quantities
+		for _, role := range sortedKeys(m) {
+			if reservation.IsSubroleOrSelf(role, path) {
+				q.Add(m[role])
+			}
+		}
+		return q
+	}
+	for _, r := range s.Roles {
+		if !(r.Weight > 0) {
+			fail("role %s: weight %v", r.Role, r.Weight)
+		}
+		if parent, ok := reservation.Parent(r.Role); ok {
+			if _, ok := roles[parent]; !ok {
+				fail("role %s: parent %s is not in the role tree", r.Role, parent)
+			}
+		}
+		if want := subtree(reserved, r.Role); !r.Reserved.Equal(want) {
+			fail("role %s: reserved %s, agents say %s", r.Role, r.Reserved, want)
+		}
+		if want := subtree(allocated, r.Role); !r.Allocated.Equal(want) {
+			fail("role %s: allocated %s, agents say %s", r.Role, r.Allocated, want)
+		}
+		if want := r.Reserved.Plus(r.Allocated); !r.Consumed.Equal(want) {
+			fail("role %s: consumed %s, reserved + allocated = %s", r.Role, r.Consumed, want)
+		}
+		if !r.Quota.Limits.Contains(r.Quota.Guarantees) {
+			fail("role %s: guarantees %s above limits %s", r.Role, r.Quota.Guarantees, r.Quota.Limits)
+		}
+		for _, fwID := range r.Frameworks {
+			if _, ok := frameworks[fwID]; !ok {
+				fail("role %s lists unknown framework %s", r.Role, fwID)
+			}
+		}
+	}
+	for role, q := range reserved {
+		if _, ok := roles[role]; !ok && !q.IsEmpty() {
+			fail("reservations for role %s, which is not in the role tree", role)
+		}
+	}
+	for role, q := range allocated {
+		if _, ok := roles[role]; !ok && !q.IsEmpty() {
+			fail("allocations to role %s, which is not in the role tree", role)
+		}
+	}
+
+	agents := map[string]bool{}
+	for _, v := range s.Agents {
+		agents[v.ID] = true
+	}
+	for _, f := range s.Filters {
+		if _, ok := frameworks[f.Framework]; !ok {
+			fail("filter of unknown framework %s (role %s, agent %s)", f.Framework, f.Role, f.Agent)
+		}
+		if !agents[f.Agent] {
+			fail("filter of framework %s for unknown agent %s", f.Framework, f.Agent)
+		}
+		if f.Refused.IsEmpty() {
+			fail("filter of framework %s on %s refuses nothing", f.Framework, f.Agent)
+		}
+		if roles := f.Refused.AllocationRoles(); len(roles) > 1 || (len(roles) == 1 && roles[0] != "") {
+			fail("filter of framework %s on %s keeps allocation roles: %s", f.Framework, f.Agent, f.Refused)
+		}
+	}
+	return errs
+}
+
+// CheckRun checks one allocation run: before is a snapshot taken just
+// before the run (with the clock where the run read it), res what the run
+// returned, and a the allocator after it. It checks that:
+//
+//   - offers are grouped by framework and role in name order, at most one
+//     per framework, role and agent, with distinct ids, and counted in the
+//     run's statistics;
+//   - each offer goes to an active framework subscribed to the offer's
+//     role and not suppressed in it, on an active agent that is not
+//     over-allocated, and every resource carries exactly the offer's role
+//     and is allocatable to it (reserved for the role or an ancestor);
+//   - shared volumes, revocable resources and refined reservations go only
+//     to frameworks with the capability;
+//   - nothing is offered twice: the union of a run's offers on an agent is
+//     contained in what was available before the run, and each copy of a
+//     shared volume is offered at most once;
+//   - the agents' books changed by exactly the offers: each framework's
+//     offered resources grew by its offers, nothing else moved;
+//   - no offer is covered by a refusal filter in force before the run;
+//   - no run adds unreserved resources to a role, or any ancestor, beyond
+//     a quota limit;
+//   - inverse offers go to active frameworks holding resources on agents
+//     with a maintenance window.
+//
+// The error joins every violation found, followed by Check's.
+func CheckRun(before Snapshot, res allocator.Result, a *allocator.Allocator) error {
+	after := Take(a)
+	errs := checkRun(before, res, after)
+	if err := Check(a); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if res.Stats.Offers != len(res.Offers) {
+		fail("run %d: stats count %d offers, the result holds %d", res.Stats.Run, res.Stats.Offers, len(res.Offers))
+	}
+	if res.Stats.InverseOffers != len(res.InverseOffers) {
+		fail("run %d: stats count %d inverse offers, the result holds %d", res.Stats.Run, res.Stats.InverseOffers, len(res.InverseOffers))
+	}
+	ids := map[string]bool{}
+	type key struct{ fw, role, agent string }
+	byAgent := map[string][]offer.Offer{}
+	byHolder := map[key]resources.Resources{}
+	for i, o := range res.Offers {
+		if o.ID == "" || ids[o.ID] {
+			fail("offer %d: id %q empty or repeated", i, o.ID)
+		}
+		ids[o.ID] = true
+		if i > 0 {
+			if p := res.Offers[i-1]; cmpGroup(p, o) > 0 {
+				fail("offers out of order: %s/%s before %s/%s", p.FrameworkID, p.Role, o.FrameworkID, o.Role)
+			}
+		}
+		if _, dup := byHolder[key{o.FrameworkID, o.Role, o.AgentID}]; dup {
+			fail("two offers to %s in role %s on agent %s in one run", o.FrameworkID, o.Role, o.AgentID)
+		}
+		where := fmt.Sprintf("offer %s to %s in role %s on %s", o.ID, o.FrameworkID, o.Role, o.AgentID)
+		if o.Resources.IsEmpty() {
+			fail("%s: empty", where)
+		}
+		f, ok := before.Framework(o.FrameworkID)
+		switch {
+		case !ok:
+			fail("%s: unknown framework", where)
+		case !f.Active:
+			fail("%s: framework inactive", where)
+		case !slices.Contains(f.Roles, o.Role):
+			fail("%s: framework subscribes to %q only", where, f.Roles)
+		case slices.Contains(f.Suppressed, o.Role):
+			fail("%s: framework suppressed the role", where)
+		}
+		v, ok := before.Agent(o.AgentID)
+		switch {
+		case !ok:
+			fail("%s: unknown agent", where)
+		case !v.Active:
+			fail("%s: agent inactive", where)
+		case v.OverAllocated:
+			fail("%s: agent over-allocated", where)
+		}
+		for r := range o.Resources.All() {
+			if r.AllocationRole != o.Role {
+				fail("%s: %s carries allocation role %q", where, r, r.AllocationRole)
+			}
+			if !r.Reservations.AllocatableTo(o.Role) {
+				fail("%s: %s is reserved outside the role's ancestry", where, r)
+			}
+			if r.Shared && !f.Capabilities.Has(offer.SharedResources) {
+				fail("%s: shared %s to a framework without SHARED_RESOURCES", where, r)
+			}
+			if r.Revocable && !f.Capabilities.Has(offer.RevocableResources) {
+				fail("%s: revocable %s to a framework without REVOCABLE_RESOURCES", where, r)
+			}
+			if r.Reservations.IsRefined() && !f.Capabilities.Has(offer.ReservationRefinement) {
+				fail("%s: refined %s to a framework without RESERVATION_REFINEMENT", where, r)
+			}
+		}
+		plain := o.Resources.Unallocate()
+		for _, fl := range before.Filters {
+			if fl.Framework == o.FrameworkID && fl.Role == o.Role && fl.Agent == o.AgentID && fl.Refused.Contains(plain) {
+				fail("%s: covered by a refusal of %s until %s", where, fl.Refused, fl.Expires)
+			}
+		}
+		byAgent[o.AgentID] = append(byAgent[o.AgentID], o)
+		k := key{o.FrameworkID, o.Role, o.AgentID}
+		cur := byHolder[k]
+		cur.Add(o.Resources)
+		byHolder[k] = cur
+	}
+
+	// Nothing offered twice; the books moved by exactly the offers.
+	for _, v := range before.Agents {
+		w, ok := after.Agent(v.ID)
+		if !ok {
+			fail("agent %s disappeared during a run", v.ID)
+			continue
+		}
+		var nonShared, shared resources.Resources
+		grown := map[string]resources.Resources{}
+		for _, o := range byAgent[v.ID] {
+			nonShared.Add(o.Resources.NonShared().Unallocate())
+			shared.Add(o.Resources.Shared().Unallocate())
+			g := grown[o.FrameworkID]
+			g.Add(o.Resources)
+			grown[o.FrameworkID] = g
+		}
+		if !v.Available.NonShared().Contains(nonShared) {
+			fail("agent %s: the run offered %s, more than was available, %s", v.ID, nonShared, v.Available.NonShared())
+		}
+		if !v.Available.Shared().Contains(shared) {
+			fail("agent %s: the run offered shared volumes %s, available once each: %s", v.ID, shared, v.Available.Shared())
+		}
+		if !w.Total.Equal(v.Total) {
+			fail("agent %s: total changed during a run: %s, was %s", v.ID, w.Total, v.Total)
+		}
+		for _, fwID := range union(v.Offered, w.Offered, grown) {
+			want := v.Offered[fwID].Plus(grown[fwID])
+			if !w.Offered[fwID].Equal(want) {
+				fail("agent %s: offered to %s %s after the run, want %s before plus the run's offers %s", v.ID, fwID, w.Offered[fwID], v.Offered[fwID], grown[fwID])
+			}
+		}
+		for _, fwID := range union(v.Allocated, w.Allocated, nil) {
+			if !w.Allocated[fwID].Equal(v.Allocated[fwID]) {
+				fail("agent %s: allocated to %s changed during a run: %s, was %s", v.ID, fwID, w.Allocated[fwID], v.Allocated[fwID])
+			}
+		}
+	}
+	for _, o := range res.Offers {
+		if _, ok := before.Agent(o.AgentID); !ok {
+			fail("offer %s on agent %s, which did not exist", o.ID, o.AgentID)
+		}
+	}
+
+	// Quota limits: no run adds unreserved resources beyond a limit.
+	for _, r := range after.Roles {
+		if r.Quota.Limits.IsEmpty() {
+			continue
+		}
+		prev, _ := before.Role(r.Role)
+		for _, name := range r.Quota.Limits.Names() {
+			limit, _ := r.Quota.Limits.Get(name)
+			if r.Allocated.Scalar(name) > prev.Allocated.Scalar(name) && r.Consumed.Scalar(name) > limit {
+				fail("role %s: the run raised %s to %s (allocated %s, was %s), above its limit %s",
+					r.Role, name, r.Consumed.Scalar(name), r.Allocated.Scalar(name), prev.Allocated.Scalar(name), limit)
+			}
+		}
+	}
+
+	// Inverse offers.
+	seen := map[[2]string]bool{}
+	for _, io := range res.InverseOffers {
+		k := [2]string{io.FrameworkID, io.AgentID}
+		if seen[k] {
+			fail("two inverse offers to %s for agent %s in one run", io.FrameworkID, io.AgentID)
+		}
+		seen[k] = true
+		v, ok := after.Agent(io.AgentID)
+		if !ok || v.Unavailability == nil {
+			fail("inverse offer %s for agent %s, which has no maintenance window", io.ID, io.AgentID)
+		} else if v.Unavailability.Start != io.Unavailability.Start || v.Unavailability.Duration != io.Unavailability.Duration {
+			fail("inverse offer %s: window %v, the agent's is %v", io.ID, io.Unavailability, *v.Unavailability)
+		}
+		if f, ok := after.Framework(io.FrameworkID); !ok || !f.Active {
+			fail("inverse offer %s to unknown or inactive framework %s", io.ID, io.FrameworkID)
+		}
+		if ok && v.Offered[io.FrameworkID].IsEmpty() && v.Allocated[io.FrameworkID].IsEmpty() {
+			fail("inverse offer %s to %s, which holds nothing on %s", io.ID, io.FrameworkID, io.AgentID)
+		}
+	}
+	return errs
+}
+
+func cmpGroup(a, b offer.Offer) int {
+	if c := strings.Compare(a.FrameworkID, b.FrameworkID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Role, b.Role)
+}
+
+// union returns the sorted keys of the maps.
+func union(a, b, c map[string]resources.Resources) []string {
+	set := map[string]bool{}
+	for _, m := range []map[string]resources.Resources{a, b, c} {
+		for k := range m {
+			set[k] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,260 @@
+package allocatortest
+
+import (
+	"errors"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+func res(text string) resources.Resources { return resources.MustParse(text, "") }
+
+// agentView is an agent of 4 cpus and 4096 mem with what is given offered
+// to framework f.
+func agentView(offered string) allocator.AgentView {
+	v := allocator.AgentView{
+		ID: "a1", Active: true, Total: res("cpus:4;mem:4096"),
+		Offered: map[string]resources.Resources{}, Allocated: map[string]resources.Resources{},
+	}
+	v.Available = v.Total
+	if offered != "" {
+		o := res(offered)
+		v.Offered["f"] = o
+		v.Available = v.Total.Minus(o.Unallocate())
+	}
+	return v
+}
+
+func snapshot(agent allocator.AgentView) Snapshot {
+	return Snapshot{
+		Agents:     []allocator.AgentView{agent},
+		Frameworks: []allocator.FrameworkView{{ID: "f", Active: true, Roles: []string{"r"}, Offered: agent.Offered["f"]}},
+		Roles:      []allocator.RoleView{{Role: "r", Weight: 1, Frameworks: []string{"f"}}},
+	}
+}
+
+func wantViolation(t *testing.T, errs []error, fragment string) {
+	t.Helper()
+	err := errors.Join(errs...)
+	if err == nil || !strings.Contains(err.Error(), fragment) {
+		t.Fatalf("want a violation with %q, got %v", fragment, err)
+	}
+}
+
+func TestCheckSnapshotConservation(t *testing.T) {
+	v := agentView("cpus(allocated: r):1")
+	s := snapshot(v)
+	s.Roles[0].Allocated = resources.MustParseQuantities("cpus:1")
+	s.Roles[0].Consumed = s.Roles[0].Allocated
+	if errs := checkSnapshot(s); len(errs) > 0 {
+		t.Fatalf("consistent snapshot: %v", errs)
+	}
+	s.Agents[0].Available = res("cpus:2;mem:4096") // a cpu lost
+	wantViolation(t, checkSnapshot(s), "available + offered + allocated")
+	s.Roles[0].Consumed = resources.Quantities{}
+	wantViolation(t, checkSnapshot(s), "consumed {}, reserved + allocated = cpus:1")
+}
+
+func TestCheckSnapshotReservationOutsideSubtree(t *testing.T) {
+	v := agentView("cpus(allocated: r)(reservations: [(DYNAMIC,other,p)]):1")
+	v.Total = res("cpus:3;mem:4096;cpus(reservations: [(DYNAMIC,other,p)]):1")
+	v.Available = res("cpus:3;mem:4096")
+	wantViolation(t, checkSnapshot(snapshot(v)), "outside the reservation's subtree")
+}
+
+func TestCheckSnapshotFilters(t *testing.T) {
+	s := snapshot(agentView(""))
+	s.Filters = []allocator.FilterView{{Framework: "gone", Role: "r", Agent: "a1", Refused: res("cpus:1")}}
+	wantViolation(t, checkSnapshot(s), "unknown framework gone")
+	s.Filters = []allocator.FilterView{{Framework: "f", Role: "r", Agent: "a9", Refused: res("cpus:1")}}
+	wantViolation(t, checkSnapshot(s), "unknown agent a9")
+}
+
+func run(offers ...offer.Offer) allocator.Result {
+	return allocator.Result{Offers: offers, Stats: allocator.RunStats{Offers: len(offers)}}
+}
+
+func TestCheckRunOfferedTwice(t *testing.T) {
+	before := snapshot(agentView(""))
+	before.Frameworks = append(before.Frameworks, allocator.FrameworkView{ID: "g", Active: true, Roles: []string{"r"}})
+	after := snapshot(agentView(""))
+	after.Agents[0].Offered = map[string]resources.Resources{"f": res("cpus(allocated: r):3"), "g": res("cpus(allocated: r):3")}
+	res := run(
+		offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
+		offer.Offer{ID: "o2", FrameworkID: "g", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
+	)
+	wantViolation(t, checkRun(before, res, after), "more than was available")
+}
+
+func TestCheckRunRules(t *testing.T) {
+	before := snapshot(agentView(""))
+	after := snapshot(agentView("cpus(allocated: r):1"))
+	ok := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):1")}
+	if errs := checkRun(before, run(ok), after); len(errs) > 0 {
+		t.Fatalf("a good run: %v", errs)
+	}
+
+	wrongRole := ok
+	wrongRole.Resources = res("cpus(allocated: s):1")
+	wantViolation(t, checkRun(before, run(wrongRole), after), `carries allocation role "s"`)
+
+	suppressed := before
+	suppressed.Frameworks = []allocator.FrameworkView{{ID: "f", Active: true, Roles: []string{"r"}, Suppressed: []string{"r"}}}
+	wantViolation(t, checkRun(suppressed, run(ok), after), "suppressed the role")
+
+	filtered := before
+	filtered.Filters = []allocator.FilterView{{Framework: "f", Role: "r", Agent: "a1", Refused: res("cpus:2"), Expires: time.Unix(1, 0)}}
+	wantViolation(t, checkRun(filtered, run(ok), after), "covered by a refusal")
+
+	unchanged := snapshot(agentView(""))
+	wantViolation(t, checkRun(before, run(ok), unchanged), "plus the run's offers")
+
+	twice := run(ok, ok)
+	twice.Offers[1].ID = "o2"
+	wantViolation(t, checkRun(before, twice, after), "two offers to f in role r on agent a1")
+}
+
+func TestCheckRunLimits(t *testing.T) {
+	before := snapshot(agentView(""))
+	after := snapshot(agentView("cpus(allocated: r):3"))
+	limited := allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}
+	before.Roles[0].Quota = limited
+	after.Roles[0].Quota = limited
+	after.Roles[0].Allocated = resources.MustParseQuantities("cpus:3")
+	after.Roles[0].Consumed = after.Roles[0].Allocated
+	o := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")}
+	wantViolation(t, checkRun(before, run(o), after), "above its limit")
+
+	// A role already above its limit before the run is not the run's doing.
+	before = after
+	if errs := checkRun(before, run(), after); len(errs) > 0 {
+		t.Fatalf("no offer, no violation: %v", errs)
+	}
+}
+
+// leakySorter forgets what is given back, as a sorter with a bookkeeping
+// bug would.
+type leakySorter struct{ sorter.Sorter }
+
+func (leakySorter) Unallocated(string, string, resources.Resources) error { return nil }
+
+// The harness catches an allocator whose bookkeeping goes wrong.
+func TestHarnessCatchesBrokenBookkeeping(t *testing.T) {
+	leaky := func(c sorter.Config) sorter.Sorter { return leakySorter{sorter.NewDRF(c)} }
+	opts := Options{Allocator: allocator.Options{RoleSorter: leaky}}
+	s, err := ParseSequence(`seed 1
+add-agent 0 0 0 0
+add-framework 0 1 0 0
+allocate 0 0 0 0
+decline 0 0 0 0
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = RunSequence(opts, s)
+	var v *Violation
+	if !errors.As(err, &v) || v.Step != 4 || !strings.Contains(err.Error(), "role sorter") {
+		t.Fatalf("want a violation at step 4 about the role sorter, got %v", err)
+	}
+}
+
+func TestSequenceText(t *testing.T) {
+	p := gopter.DefaultGenParameters()
+	p.Rng = rand.New(rand.NewSource(1))
+	for range 50 {
+		v, _ := GenSequence(DefaultMix(), 40)(p).Retrieve()
+		s := v.(Sequence)
+		back, err := ParseSequence(s.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.String() != s.String() {
+			t.Fatalf("text round trip:\n%s\nbecame\n%s", s, back)
+		}
+		if d := Decode(Encode(s)); d.String() != s.String() {
+			t.Fatalf("byte round trip:\n%s\nbecame\n%s", s, d)
+		}
+	}
+	for _, bad := range []string{"seed x", "allocate 1 2 3", "explode 0 0 0 0", "allocate 0 0 0 256"} {
+		if _, err := ParseSequence(bad); err == nil {
+			t.Errorf("ParseSequence(%q) took it", bad)
+		}
+	}
+}
+
+func TestDecodeAnyBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for range 200 {
+		data := make([]byte, rng.Intn(64))
+		rng.Read(data)
+		s := Decode(data)
+		if want := max(len(data)-2, 0) / eventBytes; len(s.Events) != want {
+			t.Fatalf("%d bytes gave %d events, want %d", len(data), len(s.Events), want)
+		}
+		for _, e := range s.Events {
+			if e.Kind >= NumKinds {
+				t.Fatalf("kind %d out of range", e.Kind)
+			}
+		}
+	}
+}
+
+func TestShrinkSequence(t *testing.T) {
+	s := Sequence{Seed: 3, Events: make([]Event, 8)}
+	for i := range s.Events {
+		s.Events[i] = Event{Kind: Kind(i), Args: [4]uint8{uint8(i)}}
+	}
+	shrink := shrinkSequence(s)
+	var lens []int
+	for {
+		v, ok := shrink()
+		if !ok {
+			break
+		}
+		c := v.(Sequence)
+		if c.Seed != s.Seed {
+			t.Fatal("shrinking changed the seed")
+		}
+		lens = append(lens, len(c.Events))
+	}
+	// Halves, then quarters, then single events.
+	want := []int{4, 4, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7}
+	if len(lens) != len(want) {
+		t.Fatalf("shrunk lengths %v, want %v", lens, want)
+	}
+	for i := range want {
+		if lens[i] != want[i] {
+			t.Fatalf("shrunk lengths %v, want %v", lens, want)
+		}
+	}
+}
+
+func TestMix(t *testing.T) {
+	only := Only(Decline, Advance)
+	p := gopter.DefaultGenParameters()
+	p.Rng = rand.New(rand.NewSource(4))
+	seen := map[Kind]int{}
+	for range 200 {
+		v, _ := GenEvent(only)(p).Retrieve()
+		seen[v.(Event).Kind]++
+	}
+	if len(seen) != 2 || seen[Decline] == 0 || seen[Advance] == 0 {
+		t.Fatalf("kinds drawn: %v", seen)
+	}
+	for k := range NumKinds {
+		if DefaultMix()[k] <= 0 {
+			t.Errorf("the default mix leaves out %s", k)
+		}
+		if got, ok := ParseKind(k.String()); !ok || got != k {
+			t.Errorf("kind %d does not round-trip through %q", k, k)
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package allocatortest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind is the kind of an Event.
+type Kind uint8
+
+// The event kinds. Each names the allocator call a Harness makes for it;
+// what the arguments choose is documented with each.
+const (
+	// AddAgent adds an agent of the pool (Args[0]) with a total drawn from
+	// Args[1..3]: cpus, mem, disk and ports, and by bits of Args[2] gpus,
+	// revocable cpus, static, dynamic (labelled) and refined reservations,
+	// a MOUNT disk, a persistent volume and a shared volume, reserved for a
+	// role of the pool (Args[3]). Sometimes (Args[3]) a known framework
+	// already runs tasks on part of it.
+	AddAgent Kind = iota
+	// RemoveAgent removes an agent (Args[0]).
+	RemoveAgent
+	// UpdateAgent changes an agent (Args[0]): its attributes, its
+	// capabilities, or its total (a new one, grown, or shrunk, possibly
+	// below what is in use), by Args[1].
+	UpdateAgent
+	// ActivateAgent activates an agent (Args[0]).
+	ActivateAgent
+	// DeactivateAgent deactivates an agent (Args[0]).
+	DeactivateAgent
+	// AddResourceProvider grows an agent (Args[0]) by a provider's disk.
+	AddResourceProvider
+	// AddFramework adds a framework of the pool (Args[0]) subscribed to the
+	// roles of the pool chosen by the bits of Args[1], with capabilities
+	// from Args[2] and, by bits of Args[3], inactive, with a principal, a
+	// suppressed role, a minimum allocatable override, offer constraints,
+	// or tasks already running on an agent.
+	AddFramework
+	// RemoveFramework removes a framework (Args[0]).
+	RemoveFramework
+	// ActivateFramework activates a framework (Args[0]).
+	ActivateFramework
+	// DeactivateFramework deactivates a framework (Args[0]).
+	DeactivateFramework
+	// UpdateFramework changes a framework's (Args[0]) roles (Args[1]),
+	// capabilities (Args[2]) and suppressed roles (Args[3]).
+	UpdateFramework
+	// Allocate runs Allocate; AllocateAll runs AllocateAll.
+	Allocate
+	AllocateAll
+	// Decline gives back an outstanding offer (Args[0]), whole or in part
+	// (Args[1]), with a refusal filter chosen by Args[2].
+	Decline
+	// Accept launches a task on part of an outstanding offer (Args[0],
+	// amount Args[1], volumes by Args[2]) and gives back the rest with a
+	// filter (Args[3]).
+	Accept
+	// Operate applies a framework's operations to an outstanding offer
+	// (Args[0]) with UpdateAllocation: reserve, refine, unreserve, create
+	// (shared or not), destroy, grow, shrink, launch, or reserve and create
+	// in one call (Args[1]), on an amount (Args[2]); Args[3] picks labels,
+	// a wrong principal, shared volumes and reused persistence ids. The
+	// rest of the offer stays outstanding.
+	Operate
+	// OperatorOperate applies operator operations to an agent's (Args[0])
+	// unallocated resources with UpdateAvailable, chosen like Operate's,
+	// for a role of the pool (Args[3]).
+	OperatorOperate
+	// Recover gives back part (Args[2]) of what a framework uses on an
+	// agent (the pair chosen by Args[0]) with RecoverAllocated, as when
+	// tasks end, sometimes with a filter (Args[3]).
+	Recover
+	// Suppress suppresses offers to a framework (Args[0]) in all its roles
+	// or one (Args[1]).
+	Suppress
+	// Revive revives offers to a framework (Args[0]) in all its roles or one
+	// (Args[1]).
+	Revive
+	// SetQuota sets the quota of a role (Args[0]): guarantees (Args[1]) and
+	// limits (Args[2]), or removes it (Args[3]).
+	SetQuota
+	// SetWeights sets the weights of one or two roles (Args[0], Args[1]).
+	SetWeights
+	// Advance moves the virtual clock by a duration chosen from a table
+	// around the refusal filters' expiry (Args[0]).
+	Advance
+	// Maintenance sets or clears an agent's (Args[0]) maintenance window.
+	Maintenance
+	// RespondInverse answers an outstanding inverse offer (Args[0]),
+	// accepting or declining (Args[1]) with a filter (Args[2]).
+	RespondInverse
+	// Whitelist sets the whitelist: none, empty, or some agents' hostnames.
+	Whitelist
+	// PauseResume pauses (rarely) or resumes allocation.
+	PauseResume
+	// BadInput sends an event that must fail (Args[0] picks one of the
+	// cases: unknown ids, duplicates, invalid roles, weights and quota,
+	// resources not held or not available, operators launching tasks): it
+	// must return the named error and change nothing.
+	BadInput
+
+	// NumKinds is the number of event kinds.
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{
+	AddAgent: "add-agent", RemoveAgent: "remove-agent", UpdateAgent: "update-agent",
+	ActivateAgent: "activate-agent", DeactivateAgent: "deactivate-agent",
+	AddResourceProvider: "add-resource-provider",
+	AddFramework:        "add-framework", RemoveFramework: "remove-framework",
+	ActivateFramework: "activate-framework", DeactivateFramework: "deactivate-framework",
+	UpdateFramework: "update-framework",
+	Allocate:        "allocate", AllocateAll: "allocate-all",
+	Decline: "decline", Accept: "accept", Operate: "operate", OperatorOperate: "operator-operate",
+	Recover: "recover", Suppress: "suppress", Revive: "revive",
+	SetQuota: "quota", SetWeights: "weights", Advance: "advance",
+	Maintenance: "maintenance", RespondInverse: "respond-inverse",
+	Whitelist: "whitelist", PauseResume: "pause-resume", BadInput: "bad-input",
+}
+
+// String returns the kind's name in event text, such as "add-agent".
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind returns the kind with the given name.
+func ParseKind(name string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return Kind(k), true
+		}
+	}
+	return 0, false
+}
+
+// Event is one thing that happens to an allocator, as plain data: a kind
+// and four small numbers that a Harness interprets against the state it
+// finds ("decline outstanding offer number Args[0] modulo their count").
+// The same events on the same state always mean the same calls, so a
+// sequence of events can be generated, shrunk, written down and replayed.
+type Event struct {
+	Kind Kind
+	Args [4]uint8
+}
+
+// String prints the event as "kind a b c d".
+func (e Event) String() string {
+	return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Args[0], e.Args[1], e.Args[2], e.Args[3])
+}
+
+// ParseEvent reads what Event.String prints.
+func ParseEvent(line string) (Event, error) {
+	f := strings.Fields(line)
+	if len(f) != 5 {
+		return Event{}, fmt.Errorf("allocatortest: event %q: want a kind and four numbers", line)
+	}
+	k, ok := ParseKind(f[0])
+	if !ok {
+		return Event{}, fmt.Errorf("allocatortest: event %q: unknown kind %q", line, f[0])
+	}
+	e := Event{Kind: k}
+	for i := range e.Args {
+		n, err := strconv.ParseUint(f[i+1], 10, 8)
+		if err != nil {
+			return Event{}, fmt.Errorf("allocatortest: event %q: argument %d: %w", line, i, err)
+		}
+		e.Args[i] = uint8(n)
+	}
+	return e, nil
+}
+
+// Sequence is a seed for the allocator (Options.Seed) and the events to
+// feed it.
+type Sequence struct {
+	Seed   int64
+	Events []Event
+}
+
+// String prints the sequence as text: "seed N" and then one event a line.
+// ParseSequence reads it back.
+func (s Sequence) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d\n", s.Seed)
+	for _, e := range s.Events {
+		b.WriteString(e.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ParseSequence reads what Sequence.String prints. Blank lines and lines
+// starting with '#' are skipped.
+func ParseSequence(text string) (Sequence, error) {
+	var s Sequence
+	seenSeed := false
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "seed "); ok && !seenSeed {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			if err != nil {
+				return Sequence{}, fmt.Errorf("allocatortest: seed line %q: %w", line, err)
+			}
+			s.Seed, seenSeed = n, true
+			continue
+		}
+		e, err := ParseEvent(line)
+		if err != nil {
+			return Sequence{}, err
+		}
+		s.Events = append(s.Events, e)
+	}
+	return s, nil
+}
+
+// eventBytes is the size of one event in the byte coding.
+const eventBytes = 5
+
+// Decode reads a sequence from bytes, as a fuzzer produces them: two bytes
+// of seed, then five bytes an event (a kind, taken modulo NumKinds, and the
+// four arguments). A trailing partial event is ignored. Every byte string
+// decodes to some sequence.
+func Decode(data []byte) Sequence {
+	var s Sequence
+	if len(data) >= 2 {
+		s.Seed = int64(binary.LittleEndian.Uint16(data))
+		data = data[2:]
+	}
+	for len(data) >= eventBytes {
+		e := Event{Kind: Kind(data[0] % uint8(NumKinds))}
+		copy(e.Args[:], data[1:eventBytes])
+		s.Events = append(s.Events, e)
+		data = data[eventBytes:]
+	}
+	return s
+}
+
+// Encode writes a sequence in the byte coding Decode reads. Only the low
+// 16 bits of the seed are kept.
+func Encode(s Sequence) []byte {
+	out := make([]byte, 2, 2+eventBytes*len(s.Events))
+	binary.LittleEndian.PutUint16(out, uint16(s.Seed))
+	for _, e := range s.Events {
+		out = append(out, byte(e.Kind))
+		out = append(out, e.Args[:]...)
+	}
+	return out
+}

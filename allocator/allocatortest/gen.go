@@ -1,0 +1,162 @@
+package allocatortest
+
+import (
+	"fmt"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
+)
+
+// Mix weighs the event kinds for GenEvent and GenSequence: a kind is drawn
+// with probability proportional to its weight; kinds of weight zero never
+// appear. Index it by Kind:
+//
+//	mix := allocatortest.Mix{allocatortest.AddAgent: 1, allocatortest.Allocate: 3}
+type Mix [NumKinds]int
+
+// DefaultMix exercises every kind: offers are answered (declined with
+// filters, accepted, operated on) about as often as they are made, the
+// cluster changes slowly, and bad input appears now and then.
+func DefaultMix() Mix {
+	return Mix{
+		AddAgent: 5, RemoveAgent: 2, UpdateAgent: 3, ActivateAgent: 2, DeactivateAgent: 1,
+		AddResourceProvider: 1,
+		AddFramework:        5, RemoveFramework: 2, ActivateFramework: 2, DeactivateFramework: 1,
+		UpdateFramework: 2,
+		Allocate:        10, AllocateAll: 6,
+		Decline: 14, Accept: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
+		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
+		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
+	}
+}
+
+// Only returns a mix of the given kinds, each of weight 1.
+func Only(kinds ...Kind) Mix {
+	var m Mix
+	for _, k := range kinds {
+		if k < NumKinds {
+			m[k] = 1
+		}
+	}
+	return m
+}
+
+func (m Mix) pick(n int) Kind {
+	for k, w := range m {
+		if w <= 0 {
+			continue
+		}
+		if n < w {
+			return Kind(k)
+		}
+		n -= w
+	}
+	return Allocate
+}
+
+func (m Mix) total() int {
+	t := 0
+	for _, w := range m {
+		if w > 0 {
+			t += w
+		}
+	}
+	return t
+}
+
+// GenEvent generates events with kinds weighed by mix and random
+// arguments. A mix of all zeros generates Allocate events.
+func GenEvent(mix Mix) gopter.Gen {
+	total := mix.total()
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		return gopter.NewGenResult(randomEvent(p, mix, total), gopter.NoShrinker)
+	}
+}
+
+func randomEvent(p *gopter.GenParameters, mix Mix, total int) Event {
+	e := Event{Kind: Allocate}
+	if total > 0 {
+		e.Kind = mix.pick(p.Rng.Intn(total))
+	}
+	for i := range e.Args {
+		e.Args[i] = uint8(p.Rng.Intn(256))
+	}
+	return e
+}
+
+// GenSequence generates a Sequence: a 16-bit allocator seed and between
+// maxEvents/2 and maxEvents events: one to three AddAgent and AddFramework
+// events each first (when the mix has them), then events weighed by mix.
+// A failing sequence shrinks by dropping runs of events, halves first,
+// then single ones.
+func GenSequence(mix Mix, maxEvents int) gopter.Gen {
+	maxEvents = max(maxEvents, 1)
+	total := mix.total()
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		n := (maxEvents+1)/2 + p.Rng.Intn(maxEvents/2+1)
+		s := Sequence{Seed: int64(p.Rng.Intn(1 << 16)), Events: make([]Event, 0, n)}
+		// Start with a few agents and frameworks, if the mix has them.
+		for _, k := range []Kind{AddAgent, AddFramework} {
+			if mix[k] <= 0 {
+				continue
+			}
+			for range min(1+p.Rng.Intn(3), n-len(s.Events)) {
+				e := randomEvent(p, Only(k), 1)
+				s.Events = append(s.Events, e)
+			}
+		}
+		for len(s.Events) < n {
+			s.Events = append(s.Events, randomEvent(p, mix, total))
+		}
+		return gopter.NewGenResult(s, shrinkSequence)
+	}
+}
+
+// shrinkSequence offers the sequence with one run of events removed: runs
+// of half the length first, down to single events.
+func shrinkSequence(v interface{}) gopter.Shrink {
+	s := v.(Sequence)
+	n := len(s.Events)
+	chunk, start := n/2, 0
+	if chunk == 0 && n > 0 {
+		chunk = 1
+	}
+	return func() (interface{}, bool) {
+		for chunk > 0 {
+			if start < n {
+				end := min(start+chunk, n)
+				events := make([]Event, 0, n-(end-start))
+				events = append(events, s.Events[:start]...)
+				events = append(events, s.Events[end:]...)
+				start += chunk
+				return Sequence{Seed: s.Seed, Events: events}, true
+			}
+			chunk, start = chunk/2, 0
+		}
+		return nil, false
+	}
+}
+
+// RunSequence runs s through a new Harness made with opts, its allocator
+// seeded with s.Seed, and returns the first violation, if any.
+func RunSequence(opts Options, s Sequence) error {
+	opts.Allocator.Seed = s.Seed
+	h, err := New(opts)
+	if err != nil {
+		return err
+	}
+	return h.Run(s.Events)
+}
+
+// Property returns a gopter property that runs every generated sequence
+// (GenSequence(mix, maxEvents)) through RunSequence. A failure is labelled
+// with the violation and shrunk; gopter prints the shrunk sequence in the
+// text ParseSequence reads, and the seed to generate it again.
+func Property(opts Options, mix Mix, maxEvents int) gopter.Prop {
+	return prop.ForAll(func(s Sequence) string {
+		if err := RunSequence(opts, s); err != nil {
+			return fmt.Sprintf("%v\nsequence:\n%s", err, s)
+		}
+		return ""
+	}, GenSequence(mix, maxEvents))
+}

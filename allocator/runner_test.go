@@ -1,0 +1,152 @@
+package allocator_test
+
+import (
+	"errors"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/allocatortest"
+)
+
+// manualTicker is a Ticker the test drives.
+type manualTicker struct{ c chan time.Time }
+
+func (m *manualTicker) C() <-chan time.Time { return m.c }
+func (m *manualTicker) Stop()               {}
+
+// TestRunnerConcurrentEvents drives a Runner from many goroutines for a
+// bounded time: some send random events (each checked by a Harness after
+// it is applied), one answers the runner's offers, some read views and
+// check the invariants, and one ticks the interval as fast as it can.
+// Afterwards the allocator must still keep its accounting. Run it with
+// -race.
+func TestRunnerConcurrentEvents(t *testing.T) {
+	h, err := allocatortest.New(allocatortest.Options{
+		QuotaRoles: topLevel, NoSharedVolumes: true,
+		Allocator: allocator.Options{Seed: 11},
+	})
+	must(t, err)
+
+	ticker := &manualTicker{c: make(chan time.Time)}
+	stop := make(chan struct{})
+	results := make(chan allocator.Result, 64)
+	var runs, offers atomic.Int64
+	r := allocator.NewRunner(h.Allocator(), allocator.RunnerOptions{
+		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+		OnResult: func(res allocator.Result) {
+			runs.Add(1)
+			offers.Add(int64(len(res.Offers)))
+			select {
+			case results <- res:
+			case <-stop:
+			}
+		},
+	})
+
+	var (
+		mu         sync.Mutex
+		violations []error
+		events     atomic.Int64
+	)
+	report := func(err error) {
+		if err != nil {
+			mu.Lock()
+			violations = append(violations, err)
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	spawn := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
+	running := func() bool {
+		select {
+		case <-stop:
+			return false
+		default:
+			return true
+		}
+	}
+
+	// Event senders.
+	mix := allocatortest.DefaultMix()
+	for i := range 4 {
+		spawn(func() {
+			p := gopter.DefaultGenParameters()
+			p.Rng = rand.New(rand.NewSource(int64(i + 1)))
+			g := allocatortest.GenEvent(mix)
+			for running() {
+				v, _ := g(p).Retrieve()
+				ev := v.(allocatortest.Event)
+				report(r.Do(func(*allocator.Allocator) error { return h.Step(ev) }))
+				events.Add(1)
+			}
+		})
+	}
+	// The runner's offers join the harness's outstanding offers, where the
+	// senders' Decline, Accept and Operate events find them.
+	spawn(func() {
+		for {
+			select {
+			case res := <-results:
+				report(r.Do(func(*allocator.Allocator) error { h.Observe(res); return nil }))
+			case <-stop:
+				return
+			}
+		}
+	})
+	// Readers.
+	for range 2 {
+		spawn(func() {
+			for running() {
+				report(r.Do(func(a *allocator.Allocator) error {
+					_ = a.Describe()
+					_ = a.Filters()
+					return allocatortest.Check(a)
+				}))
+			}
+		})
+	}
+	// The interval.
+	spawn(func() {
+		for {
+			select {
+			case ticker.c <- time.Time{}:
+			case <-stop:
+				return
+			}
+		}
+	})
+
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+
+	must(t, r.Do(func(a *allocator.Allocator) error { return allocatortest.Check(a) }))
+	r.Close()
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
+		t.Errorf("Do after Close = %v, want %v", err, allocator.ErrClosed)
+	}
+	must(t, allocatortest.Check(h.Allocator()))
+	for i, err := range violations {
+		if i == 5 {
+			t.Errorf("... and %d more", len(violations)-5)
+			break
+		}
+		t.Error(err)
+	}
+	t.Logf("%d events, %d runs with offers, %d offers", events.Load(), runs.Load(), offers.Load())
+	if events.Load() < 100 || runs.Load() == 0 || offers.Load() == 0 {
+		t.Errorf("too little happened: %d events, %d runs, %d offers", events.Load(), runs.Load(), offers.Load())
+	}
+}
