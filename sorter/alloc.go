@@ -124,10 +124,18 @@ func (t *tree) release(a *agent, i int, r resources.Resources) {
 	t.drop(a, i) // r was all of it
 }
 
-// charge adds r on agent to the figures of l and its ancestors.
+// charge adds r on agent to the figures of l and its ancestors (the root
+// keeps none).
 func (t *tree) charge(l *node, agent string, r resources.Resources) {
-	sh := t.load(r)
-	for n := l; n != nil; n = n.parent {
+	sh := r.Shared()
+	if sh.IsEmpty() {
+		for n := l; n != t.root; n = n.parent {
+			r.AddQuantitiesTo(&n.total)
+		}
+		return
+	}
+	sh = t.load(r)
+	for n := l; n != t.root; n = n.parent {
 		t.addTo(n, agent, sh)
 	}
 }
@@ -135,7 +143,7 @@ func (t *tree) charge(l *node, agent string, r resources.Resources) {
 // discharge subtracts r on agent from the figures of l and its ancestors.
 func (t *tree) discharge(l *node, agent string, r resources.Resources) {
 	sh := t.load(r)
-	for n := l; n != nil; n = n.parent {
+	for n := l; n != t.root; n = n.parent {
 		t.subtract(n, agent, sh)
 	}
 }
@@ -149,7 +157,7 @@ func (t *tree) allocated(client, agent string, r resources.Resources) error {
 		t.charge(l, agent, r)
 		t.hold(l, agent, r)
 	}
-	for n := l; n != nil; n = n.parent {
+	for n := l; n != t.root; n = n.parent {
 		n.count++
 	}
 	t.touch(l)

@@ -88,7 +88,7 @@ type tree struct {
 	fair     bool
 	excluded resources.NameSet
 
-	root    *node
+	root    *node                // keeps activeLeaves only, not allocation figures
 	clients map[string]*node     // client -> leaf
 	weights map[string]float64   // path -> weight, for weights other than 1
 	agents  map[string]*agent    // agents with a total or a holding
@@ -413,7 +413,7 @@ func (t *tree) remove(client string) error {
 		a := l.held[len(l.held)-1]
 		i := a.find(l)
 		sh := t.load(a.holders[i].res)
-		for n := p; n != nil; n = n.parent {
+		for n := p; n != t.root; n = n.parent {
 			t.subtract(n, a.name, sh)
 		}
 		t.drop(a, i)
