@@ -270,6 +270,20 @@ func catalogue() []badCall {
 			task := offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: res("gpus:0.5").Allocate(role)}}}
 			return a.Accept("db", "a2", offered, []offer.Operation{task}, nil)
 		}, op(offer.ErrInvalidResources)},
+		{"nil operation", func(t *testing.T, a *allocator.Allocator) error {
+			held, _ := dbHolding(t, a, dbDisk)
+			return a.UpdateAllocation("db", "a1", held, []offer.Operation{nil})
+		}, op(offer.ErrUnsupported)},
+		{"nil pointer to an operation", dbOps(func(t *testing.T, a *allocator.Allocator) (resources.Resources, []offer.Operation) {
+			held, _ := dbHolding(t, a, dbDisk)
+			return held, []offer.Operation{(*offer.Reserve)(nil)}
+		}), op(offer.ErrUnsupported)},
+		{"nil operation, operator", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.UpdateAvailable("a1", []offer.Operation{nil})
+		}, op(offer.ErrUnsupported)},
+		{"nil pointer to a launch, operator", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.UpdateAvailable("a1", []offer.Operation{(*offer.Launch)(nil)})
+		}, []error{allocator.ErrOperation}},
 		{"empty reservation", func(t *testing.T, a *allocator.Allocator) error {
 			held, _ := dbHolding(t, a, dbDisk)
 			return a.UpdateAllocation("db", "a1", held, []offer.Operation{offer.Reserve{}})
@@ -350,6 +364,19 @@ func catalogue() []badCall {
 		{"guarantees above limits", quota("db", "cpus:4;mem:1024", "cpus:2"), []error{allocator.ErrInvalidQuota}},
 		{"guarantee of a name limited to zero", quota("db", "gpus:1", "gpus:0"), []error{allocator.ErrInvalidQuota}},
 		{"guarantee above an ancestor's limit", quota("web/api", "cpus:8", ""), []error{allocator.ErrInvalidQuota}},
+		{"limit below a descendant's guarantee", func(t *testing.T, a *allocator.Allocator) error {
+			// The guarantee is set in another cluster's history; here the
+			// limit comes second.
+			must(t, a.UpdateQuota("db/replica", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
+			before := a.Describe()
+			err := a.UpdateQuota("db", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")})
+			if after := a.Describe(); after != before {
+				t.Fatalf("state changed:\n%s\nwas:\n%s", after, before)
+			}
+			// Undo the guarantee so the row leaves the catalogue's state.
+			must(t, a.UpdateQuota("db/replica", allocator.Quota{}))
+			return err
+		}, []error{allocator.ErrInvalidQuota}},
 
 		// Reservations and volumes.
 		{"refinement to a non-descendant role, operator", operator(func(t *testing.T) []offer.Operation {

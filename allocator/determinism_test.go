@@ -56,9 +56,9 @@ func firstDifference(a, b string) string {
 // however often they are replayed, and after a round trip through the
 // sequence's text and byte forms.
 func TestDeterminismReplay(t *testing.T) {
-	n := 40
+	n := 15
 	if raceEnabled {
-		n = 8
+		n = 4
 	}
 	for _, c := range propertyConfigs {
 		t.Run(c.name, func(t *testing.T) {

@@ -47,10 +47,6 @@ func parameters(t *testing.T) *gopter.TestParameters {
 	return p
 }
 
-// topLevel are the roles quota is set on in the property tests, as Mesos
-// allows.
-var topLevel = []string{"a", "b", "c"}
-
 // propertyConfigs are the harness configurations the property tests run.
 var propertyConfigs = []struct {
 	name string
@@ -58,17 +54,34 @@ var propertyConfigs = []struct {
 	mix  allocatortest.Mix
 }{
 	{
-		// Every kind of event; shared volumes stay out.
+		// Every kind of event: quota on nested roles, shared volumes made,
+		// offered and destroyed while other offers hold them, agents whose
+		// new totals drop what is in use.
 		name: "all events",
-		opts: allocatortest.Options{QuotaRoles: topLevel, NoSharedVolumes: true},
+		opts: allocatortest.Options{},
 		mix:  allocatortest.DefaultMix(),
 	},
 	{
+		// Mostly operations on offers: reservations, refinements, volumes
+		// and shared volumes, resizes. Before a shared volume is destroyed,
+		// the harness rescinds the offers that hold it, as Mesos's master
+		// does.
+		name: "operations",
+		opts: allocatortest.Options{RescindSharedVolumes: true},
+		mix: func() allocatortest.Mix {
+			m := allocatortest.DefaultMix()
+			m[allocatortest.Operate] = 30
+			m[allocatortest.OperatorOperate] = 10
+			return m
+		}(),
+	},
+	{
 		// The random sorter, fairness exclusions, a region, GPUs offered to
-		// all, no minimum allocatable resources and a longer interval.
+		// all, no minimum allocatable resources and a longer interval; quota
+		// on top-level roles only, as in Mesos.
 		name: "random sorter",
 		opts: allocatortest.Options{
-			QuotaRoles: topLevel, NoSharedVolumes: true, Agents: 4, Frameworks: 3,
+			QuotaRoles: []string{"a", "b", "c"}, Agents: 4, Frameworks: 3,
 			Allocator: allocator.Options{
 				RoleSorter:                func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
 				FrameworkSorter:           func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
@@ -82,10 +95,10 @@ var propertyConfigs = []struct {
 		mix: allocatortest.DefaultMix(),
 	},
 	{
-		// DRF with fairness exclusions and a single deep role family.
+		// DRF with fairness exclusions and one deep family of roles, each
+		// with quota now and then.
 		name: "nested roles",
 		opts: allocatortest.Options{
-			QuotaRoles: []string{"a"}, NoSharedVolumes: true,
 			Roles:     []string{"a", "a/b", "a/b/c", "a/b/c/d", "a/e"},
 			Allocator: allocator.Options{FairnessExcludedResources: []string{"gpus", "disk"}},
 		},

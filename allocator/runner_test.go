@@ -27,10 +27,7 @@ func (m *manualTicker) Stop()               {}
 // Afterwards the allocator must still keep its accounting. Run it with
 // -race.
 func TestRunnerConcurrentEvents(t *testing.T) {
-	h, err := allocatortest.New(allocatortest.Options{
-		QuotaRoles: topLevel, NoSharedVolumes: true,
-		Allocator: allocator.Options{Seed: 11},
-	})
+	h, err := allocatortest.New(allocatortest.Options{Allocator: allocator.Options{Seed: 11}})
 	must(t, err)
 
 	ticker := &manualTicker{c: make(chan time.Time)}

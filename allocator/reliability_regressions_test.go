@@ -1,0 +1,113 @@
+package allocator_test
+
+// Regression tests for accounting bugs found by the property tests, each
+// reduced to the few events that showed it.
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// An ancestor's limit binds the guarantees of its descendants: stage one
+// must not take "a" past cpus:2 to meet the guarantee of "a/c".
+func TestQuotaAncestorLimitBindsGuarantees(t *testing.T) {
+	a := newAllocator(t, allocator.Options{Seed: 1})
+	must(t, a.UpdateQuota("a", allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}))
+	must(t, a.UpdateQuota("a/c", allocator.Quota{
+		Guarantees: resources.MustParseQuantities("cpus:2"), Limits: resources.MustParseLimits("cpus:2")}))
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:8;mem:8192", ""), nil))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"a/b"}}, nil, true))
+	before := allocatortest.Take(a)
+	must(t, allocatortest.CheckRun(before, a.Allocate(), a))
+
+	// "a" is at its limit through a/b; a/c's guarantee must wait.
+	must(t, a.AddFramework("fc", allocator.FrameworkInfo{Roles: []string{"a/c"}}, nil, true))
+	before = allocatortest.Take(a)
+	res := a.Allocate()
+	must(t, allocatortest.CheckRun(before, res, a))
+	for _, o := range res.Offers {
+		if o.FrameworkID == "fc" {
+			t.Errorf("offer to fc beyond a's limit: %s", o.Resources)
+		}
+	}
+}
+
+// A limit set on a role may not fall below a guarantee of a descendant,
+// as a guarantee may not exceed an ancestor's limit when it is set.
+func TestQuotaLimitBelowDescendantGuarantee(t *testing.T) {
+	a := newAllocator(t, allocator.Options{})
+	must(t, a.UpdateQuota("a/c", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4")}))
+	before := a.Describe()
+	err := a.UpdateQuota("a", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")})
+	if !errors.Is(err, allocator.ErrInvalidQuota) {
+		t.Fatalf("UpdateQuota = %v, want %v", err, allocator.ErrInvalidQuota)
+	}
+	if after := a.Describe(); after != before {
+		t.Fatalf("state changed:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// sharedAgent has an agent with a shared volume offered to "db".
+func sharedAgent(t *testing.T) *allocator.Allocator {
+	t.Helper()
+	a := newAllocator(t, allocator.Options{Seed: 1})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse(
+		"cpus:4;mem:4096;disk(reservations: [(DYNAMIC,db,ops)])[id:s1,principal:ops,path:data]<SHARED>:300", ""), nil))
+	must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Capabilities: offer.SharedResources}, nil, true))
+	res := a.Allocate()
+	if len(res.Offers) != 1 || res.Offers[0].Resources.Shared().IsEmpty() {
+		t.Fatalf("want one offer with the shared volume, got %v", res.Offers)
+	}
+	return a
+}
+
+// An operator cannot destroy a shared volume a framework was offered: the
+// offer would hold a volume the agent no longer has.
+func TestOperatorDestroyOfOfferedSharedVolume(t *testing.T) {
+	a := sharedAgent(t)
+	before := a.Describe()
+	vol := resources.MustParse("disk(reservations: [(DYNAMIC,db,ops)])[id:s1,principal:ops,path:data]<SHARED>:300", "")
+	err := a.UpdateAvailable("a1", []offer.Operation{offer.Destroy{Volumes: vol}})
+	if !errors.Is(err, allocator.ErrNotAvailable) {
+		t.Errorf("UpdateAvailable = %v, want %v", err, allocator.ErrNotAvailable)
+	}
+	if after := a.Describe(); after != before {
+		t.Errorf("state changed:\n%s\nwas:\n%s", after, before)
+	}
+	must(t, allocatortest.Check(a))
+}
+
+// An agent whose new total lacks a shared volume a framework holds is
+// over-allocated until the framework gives the volume back, as it is for
+// any other resource in use.
+func TestAgentTotalWithoutHeldSharedVolume(t *testing.T) {
+	a := sharedAgent(t)
+	total := resources.MustParse("cpus:4;mem:4096", "")
+	must(t, a.UpdateAgent("a1", allocator.AgentInfo{}, &total))
+	if v, _ := a.Agent("a1"); !v.OverAllocated {
+		t.Errorf("agent not over-allocated: offered %s, total %s", v.Offered, v.Total)
+	}
+	must(t, allocatortest.Check(a))
+}
+
+// A shared volume in use by a task is offered again to the same framework;
+// the bookkeeping of the role's allocated reservations must agree with its
+// recomputation.
+func TestSharedVolumeInUseOfferedAgain(t *testing.T) {
+	a := sharedAgent(t)
+	v, _ := a.Agent("a1")
+	offered := v.Offered["db"]
+	task := offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: offered.Shared()}}}
+	must(t, a.Accept("db", "a1", offered, []offer.Operation{task}, nil))
+	must(t, allocatortest.Check(a))
+	res := a.AllocateAll()
+	if len(res.Offers) != 1 || res.Offers[0].Resources.Shared().IsEmpty() {
+		t.Fatalf("want the shared volume offered again, got %v", res.Offers)
+	}
+	must(t, allocatortest.Check(a))
+}
