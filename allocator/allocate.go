@@ -831,6 +831,9 @@ func (a *Allocator) inverseOffers(candidates []string, now time.Time) []offer.In
 			}
 			st := ag.inverse[fwID]
 			if st == nil {
+				if ag.inverse == nil {
+					ag.inverse = map[string]*inverseState{}
+				}
 				st = &inverseState{}
 				ag.inverse[fwID] = st
 			}

@@ -211,8 +211,6 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 		roles:          setOf(info.Roles),
 		suppressed:     setOf(info.SuppressedRoles),
 		tracked:        map[string]struct{}{},
-		filters:        map[string]map[string][]refusal{},
-		inverseFilters: map[string]time.Time{},
 		agents:         map[string]struct{}{},
 	}
 	a.frameworks[id] = fw
@@ -350,6 +348,9 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
+		if fw.suppressed == nil {
+			fw.suppressed = map[string]struct{}{}
+		}
 		fw.suppressed[role] = struct{}{}
 		a.syncActivation(fw, role)
 	}
@@ -500,7 +501,6 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 		active:    true,
 		offered:   map[string]resources.Resources{},
 		allocated: map[string]resources.Resources{},
-		inverse:   map[string]*inverseState{},
 	}
 	a.agents[id] = ag
 	i, _ := slices.BinarySearch(a.agentIDs, id)
@@ -759,7 +759,10 @@ func (a *Allocator) UpdateWhitelist(hostnames []string) {
 		a.whitelist = nil
 		return
 	}
-	a.whitelist = setOf(hostnames)
+	a.whitelist = make(map[string]struct{}, len(hostnames))
+	for _, h := range hostnames {
+		a.whitelist[h] = struct{}{}
+	}
 }
 
 func (a *Allocator) agent(id string) (*agent, error) {
@@ -992,6 +995,9 @@ func (a *Allocator) addRefusal(fw *framework, agentID string, res resources.Reso
 	for _, role := range res.AllocationRoles() {
 		byAgent := fw.filters[role]
 		if byAgent == nil {
+			if fw.filters == nil {
+				fw.filters = map[string]map[string][]refusal{}
+			}
 			byAgent = map[string][]refusal{}
 			fw.filters[role] = byAgent
 		}
@@ -1139,6 +1145,9 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 	}
 	st := ag.inverse[fwID]
 	if st == nil {
+		if ag.inverse == nil {
+			ag.inverse = map[string]*inverseState{}
+		}
 		st = &inverseState{}
 		ag.inverse[fwID] = st
 	}
@@ -1146,6 +1155,9 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 	st.status = status
 	if filter != nil {
 		if d := a.refuseDuration(filter.Refuse); d > 0 {
+			if fw.inverseFilters == nil {
+				fw.inverseFilters = map[string]time.Time{}
+			}
 			fw.inverseFilters[agentID] = a.opts.Clock().Add(d)
 		}
 	}
@@ -1183,6 +1195,9 @@ func (a *Allocator) Paused() bool { return a.paused }
 // ---- helpers ----
 
 func setOf(list []string) map[string]struct{} {
+	if len(list) == 0 {
+		return nil
+	}
 	m := make(map[string]struct{}, len(list))
 	for _, s := range list {
 		m[s] = struct{}{}

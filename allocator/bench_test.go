@@ -241,6 +241,7 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 	var placed, rounds int
 	var spread float64
 	var cpu cpuClock
+	var fl time.Duration
 	b.ReportAllocs()
 	for range b.N {
 		b.StopTimer()
@@ -269,6 +270,7 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 			}
 		}
 		a.Resume()
+		fl = timeFloor(a)
 		b.StartTimer()
 		placed, rounds = 0, 0
 		for {
@@ -326,26 +328,51 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 	b.ReportMetric(float64(placed), "tasks")
 	b.ReportMetric(float64(rounds), "rounds")
 	b.ReportMetric(spread, "share-spread")
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(rounds)/float64(fl), "x-floor")
 	cpu.report(b)
 }
 
-// BenchmarkMemory reports the bytes held per agent and per framework after
-// a DeclineOffers setup.
+// BenchmarkMemory reports the heap held per agent after a DeclineOffers
+// setup (agents with used resources), and per framework for frameworks
+// subscribed to roles of their own with no agents.
 func BenchmarkMemory(b *testing.B) {
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
 	for _, shape := range [][2]int{{10000, 1}, {10000, 1000}} {
 		b.Run(fmt.Sprintf("agents=%d/frameworks=%d", shape[0], shape[1]), func(b *testing.B) {
-			var before, after runtime.MemStats
-			var keep *Allocator
+			var perAgent float64
 			for range b.N {
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				keep, _ = declineSetup(b, shape[0], shape[1], "r", "")
-				runtime.GC()
-				runtime.ReadMemStats(&after)
+				before := heap()
+				a, _ := declineSetup(b, shape[0], shape[1], "r", "")
+				perAgent = float64(heap()-before) / float64(shape[0])
+				runtime.KeepAlive(a)
 			}
-			perAgent := float64(after.HeapAlloc-before.HeapAlloc) / float64(shape[0])
 			b.ReportMetric(perAgent, "B/agent")
-			runtime.KeepAlive(keep)
+		})
+	}
+	for _, roles := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("frameworks=1000/roles=%d", roles), func(b *testing.B) {
+			var perFramework float64
+			for range b.N {
+				before := heap()
+				a, err := New(Options{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for f := range 1000 {
+					role := fmt.Sprintf("role-%04d", f%roles)
+					if err := a.AddFramework(fmt.Sprintf("fw-%04d", f), FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+				perFramework = float64(heap()-before) / 1000
+				runtime.KeepAlive(a)
+			}
+			b.ReportMetric(perFramework, "B/framework")
 		})
 	}
 }
