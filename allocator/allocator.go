@@ -806,7 +806,13 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 		if inUse {
 			held = ag.allocated
 		}
-		held[fw.id] = held[fw.id].Plus(part)
+		// The sorters and the agent's records share part; none changes it
+		// in place.
+		if cur := held[fw.id]; cur.IsEmpty() {
+			held[fw.id] = part
+		} else {
+			held[fw.id] = cur.Plus(part)
+		}
 		plain := part.Unallocate()
 		if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
 			ag.available.Subtract(nonShared)
