@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
 )
 
 // SkipReason says why a framework was passed over for an agent in a run.
@@ -471,14 +472,37 @@ const (
 	stageFairShare
 )
 
-func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
-	for _, role := range a.roleSorter.Sort() {
-		if ag.available.IsEmpty() {
+// walker is implemented by sorters that can visit their order without
+// building it (sorter.DRF): visit is called for the active clients in Sort's
+// order until it returns false. A run usually stops at the first client
+// that takes the agent, so walking costs far less than a full order.
+type walker interface {
+	Walk(visit func(client string) bool)
+}
+
+// walk visits s's clients in order until visit returns false. Changes made
+// to s during the walk (allocations, deactivations) apply from the next
+// walk on, as they would from the next Sort.
+func walk(s sorter.Sorter, visit func(string) bool) {
+	if w, ok := s.(walker); ok {
+		w.Walk(visit)
+		return
+	}
+	for _, client := range s.Sort() {
+		if !visit(client) {
 			return
+		}
+	}
+}
+
+func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
+	walk(a.roleSorter.Sorter, func(role string) bool {
+		if ag.available.IsEmpty() {
+			return false
 		}
 		node := a.roles.get(role)
 		if node == nil {
-			continue
+			return true
 		}
 		unsatisfied := a.unsatisfiedGuarantees(node)
 		if unsatisfied.IsEmpty() {
@@ -486,64 +510,63 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 			// role sorter for the rest of stage one.
 			_ = a.roleSorter.Deactivate(role)
 			r.hidden = append(r.hidden, role)
-			continue
-		}
-		if a.nobody(ag, node, r) {
-			continue
+			return true
 		}
 		fs := a.frameworkSorters[role]
-		if fs == nil {
-			continue
+		if fs == nil || a.nobody(ag, node, r) {
+			return true
 		}
-		for _, fwID := range fs.Sort() {
+		walk(fs.Sorter, func(fwID string) bool {
 			if unsatisfied.IsEmpty() {
-				break
+				return false
 			}
 			out, got := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageGuarantees, unsatisfied)
 			if out == exhausted {
-				break
+				return false
 			}
 			unsatisfied.Subtract(got)
-		}
-	}
+			return true
+		})
+		return true
+	})
 }
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
-	roles := a.roleSorter.Sort()
-	for _, role := range roles {
+	walk(a.roleSorter.Sorter, func(role string) bool {
 		if ag.available.IsEmpty() {
-			return
+			return false
 		}
 		node := a.roles.get(role)
 		fs := a.frameworkSorters[role]
 		if node == nil || fs == nil {
-			continue
+			return true
 		}
 		if a.capped(r, node) {
 			// Hide the role from the role sorter for the rest of the run.
 			_ = a.roleSorter.Deactivate(role)
 			r.hidden = append(r.hidden, role)
 			r.stats.Capped++
-			continue
+			return true
 		}
 		if a.nobody(ag, node, r) {
-			continue
+			return true
 		}
 		r.stable, r.until = true, time.Time{}
-		complete := true
-		madeOffer := false
-		for _, fwID := range fs.Sort() {
+		complete, madeOffer := true, false
+		walk(fs.Sorter, func(fwID string) bool {
 			out, _ := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageFairShare, resources.Quantities{})
 			if out == exhausted {
 				complete = false
-				break
+				return false
 			}
 			madeOffer = madeOffer || out == offered
-		}
+			return true
+		})
 		if complete && !madeOffer && r.stable {
 			a.rememberNobody(ag, node, r.until)
 		}
-	}
+		return true
+	})
 }
 
 // nobody reports whether every framework of the role was passed over on
