@@ -14,7 +14,13 @@ type agent struct {
 	added   bool      // AddAgent'ed and not removed: total counts in the pool
 	holders []holding // one per client holding something here
 	inline  [1]holding
+	// index maps a leaf to its holding's place in holders, once there are
+	// more holders than a scan should visit.
+	index map[*node]int
 }
+
+// indexAbove is the number of holders beyond which an agent indexes them.
+const indexAbove = 8
 
 // holding is one client's allocation on one agent.
 //
@@ -38,12 +44,45 @@ func (t *tree) newAgent(name string) *agent {
 
 // find returns the index of l's holding in a.holders, or -1.
 func (a *agent) find(l *node) int {
+	if a.index != nil {
+		if i, ok := a.index[l]; ok {
+			return i
+		}
+		return -1
+	}
 	for i := range a.holders {
 		if a.holders[i].leaf == l {
 			return i
 		}
 	}
 	return -1
+}
+
+// rekey hands from's holding over to leaf to.
+func (a *agent) rekey(from, to *node) {
+	i := a.find(from)
+	if i < 0 {
+		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", from.client, a.name))
+	}
+	a.holders[i].leaf = to
+	if a.index != nil {
+		delete(a.index, from)
+		a.index[to] = i
+	}
+}
+
+// push appends a holding.
+func (a *agent) push(h holding) {
+	a.holders = append(a.holders, h)
+	switch {
+	case a.index != nil:
+		a.index[h.leaf] = len(a.holders) - 1
+	case len(a.holders) > indexAbove:
+		a.index = make(map[*node]int, len(a.holders))
+		for i := range a.holders {
+			a.index[a.holders[i].leaf] = i
+		}
+	}
 }
 
 // holding returns l's holding on a, which must exist.
@@ -71,9 +110,18 @@ func (t *tree) drop(a *agent, i int) {
 	l.view = nil
 
 	last = len(a.holders) - 1
+	if a.index != nil {
+		delete(a.index, l)
+		if i != last {
+			a.index[a.holders[last].leaf] = i
+		}
+	}
 	a.holders[i] = a.holders[last]
 	a.holders[last] = holding{}
 	a.holders = a.holders[:last]
+	if len(a.holders) == 0 {
+		a.index = nil
+	}
 	t.forget(a)
 }
 
@@ -103,7 +151,7 @@ func (t *tree) hold(l *node, name string, r resources.Resources) {
 		h.own()
 		h.res.Add(r)
 	} else {
-		a.holders = append(a.holders, holding{leaf: l, res: r, at: len(l.held)})
+		a.push(holding{leaf: l, res: r, at: len(l.held)})
 		l.held = append(l.held, a)
 	}
 	l.view = nil

@@ -243,3 +243,46 @@ c share=0 dominant=cpus weight=1 count=0 alloc={} inactive
 		t.Fatalf("Describe() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestManyHoldersOnOneAgent: an agent indexes its holders once there are
+// many; the bookkeeping must not change.
+func TestManyHoldersOnOneAgent(t *testing.T) {
+	seed := testSeed(t)
+	rng := newRand(seed)
+	d, r := NewDRF(Config{}), newRef(resources.NameSet{})
+	total := mustQty("cpus:1000;disk:1000")
+	d.AddAgent("s1", total)
+	r.AddAgent("s1", total)
+	paths := []string{"a", "a/b", "c"}
+	for i := range 30 {
+		paths = append(paths, fmt.Sprintf("r%d/f%d", i%3, i))
+	}
+	vol := mustRes("disk(role1)[id:v,path:p]<SHARED>:10")
+	for step := range runs(3000) {
+		p := paths[rng.IntN(len(paths))]
+		var got, want error
+		switch rng.IntN(6) {
+		case 0:
+			got, want = d.Add(p), r.Add(p)
+		case 1:
+			got, want = d.Remove(p), r.Remove(p)
+		case 2:
+			got, want = d.Activate(p), r.setActive(p, true)
+		case 3:
+			got, want = d.Allocated(p, "s1", vol), r.Allocated(p, "s1", vol)
+		case 4:
+			got, want = d.Allocated(p, "s1", mustRes("cpus:1")), r.Allocated(p, "s1", mustRes("cpus:1"))
+		case 5:
+			got, want = d.Unallocated(p, "s1", mustRes("cpus:1")), r.Unallocated(p, "s1", mustRes("cpus:1"))
+		}
+		if (got == nil) != (want == nil) {
+			t.Fatalf("seed %d step %d: %v, reference %v", seed, step, got, want)
+		}
+		if err := compare(d, r); err != nil {
+			t.Fatalf("seed %d step %d: %v", seed, step, err)
+		}
+	}
+	if a := d.t.agents["s1"]; a == nil || (len(a.holders) > indexAbove && a.index == nil) {
+		t.Fatalf("agent s1 not indexed")
+	}
+}

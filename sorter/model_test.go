@@ -476,6 +476,25 @@ func checkTree(t *tree) error {
 	if err := walk(t.root); err != nil {
 		return err
 	}
+	for name, a := range t.agents {
+		if a.name != name || (!a.added && len(a.holders) == 0) {
+			return fmt.Errorf("agent %q kept with nothing", name)
+		}
+		if a.index != nil && len(a.index) != len(a.holders) {
+			return fmt.Errorf("agent %q: %d holders, %d indexed", name, len(a.holders), len(a.index))
+		}
+		for i, h := range a.holders {
+			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a {
+				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client)
+			}
+			if a.index != nil && a.index[h.leaf] != i {
+				return fmt.Errorf("agent %q: holding %d of %q indexed at %d", name, i, h.leaf.client, a.index[h.leaf])
+			}
+			if h.res.IsEmpty() {
+				return fmt.Errorf("agent %q: empty holding of %q", name, h.leaf.client)
+			}
+		}
+	}
 	if nodes != t.nodes {
 		return fmt.Errorf("%d nodes counted, %d found", t.nodes, nodes)
 	}

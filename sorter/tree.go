@@ -466,7 +466,7 @@ func (t *tree) join(n *node) {
 	n.activeLeaves = v.activeLeaves
 	n.held, n.view = v.held, nil
 	for _, a := range n.held {
-		a.holding(v).leaf = n
+		a.rekey(v, n)
 	}
 	n.total = v.total
 	n.shared = v.shared
