@@ -109,7 +109,8 @@
 // A sorter hands out indivisible tasks through offers: the allocator offers
 // an agent to the first client in order, and a client that cannot use it
 // declines and the next one is offered. With one pool and one task per
-// offer this is the discrete DRF the notes call "DRF-Skip". There the
+// offer this is discrete DRF in which a client whose next task does not fit
+// is skipped ("DRF-Skip"). There the
 // properties hold only up to the size of a task, in these precise forms,
 // which the package's tests check through the sorter:
 //
@@ -193,8 +194,8 @@
 // resources.Quantities.DominantShare).
 //
 // Allocations are kept per agent: each agent has the list of clients
-// holding something on it, and each client the list of agents it holds
-// something on. Allocated keeps the caller's Resources without copying it;
+// holding something on it (indexed by client once there are more than a
+// few), and each client the list of agents it holds something on. Allocated keeps the caller's Resources without copying it;
 // the copy is made only if the holding is later changed in place. So the
 // caller must not change a Resources in place (Add, Subtract) after handing
 // it to the sorter; Clone it first, as the resources package asks of any

@@ -15,10 +15,13 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// The fairness tests follow drf-theory.md (sections 2 and 3). The sorter
-// hands out indivisible tasks through offers, which is the "DRF-Skip"
-// model of the notes, so each property is asserted in the form the notes
-// prove for that model:
+// The fairness tests check the properties of the DRF paper (Ghodsi et al.,
+// NSDI 2011) and of its follow-ups on indivisible tasks (Parkes et al.,
+// EC 2012) and hierarchies (Bhattacharya et al., SoCC 2013). The sorter
+// hands out indivisible tasks through offers, the discrete DRF in which a
+// client whose task does not fit is skipped ("DRF-Skip"), so each property
+// is asserted in the form that holds for that model. With σ a weighted
+// dominant share, δ a per-task dominant share and w a weight:
 //
 //	sharing incentive   bound B1: σ_i > (1 − Σ_j δ_j) / Σ_j w_j for every
 //	                    user below its cap (TestPropertyFillingBounds);
@@ -38,10 +41,14 @@ import (
 //	hierarchy           per level: the subtree of least share among those
 //	                    with a task that fits is served
 //	                    (TestPropertySubtreeShares); starvation under churn
-//	                    (TestHierarchyStarvation)
+//	                    (TestHierarchy)
 //
-// ε = 1e-9 absorbs the float rounding of the sorter's shares, in the
-// direction that weakens each assertion.
+// B1 holds because when the least-share user's task first fails to fit,
+// some resource has less than that task free, and no user is more than one
+// of its tasks ahead of that user at that point; afterwards shares only
+// grow. B3 is the rule the sorter implements. ε = 1e-9 absorbs the float
+// rounding of the sorter's shares, in the direction that weakens each
+// assertion.
 const epsilon = 1e-9
 
 // genSpec says what kind of instances to generate.
@@ -53,8 +60,7 @@ type genSpec struct {
 
 var resourceNames = []string{"cpus", "mem", "disk", "gpus"}
 
-// generate builds an instance from the recipe of drf-theory.md §2.3:
-// capacities 5..200 (or 100..2000 for small tasks), demands 0..10 with
+// generate builds a random one-pool instance: capacities 5..200 (or 100..2000 for small tasks), demands 0..10 with
 // about 30% zeros but never all zero, weights from {1, 2, 3, 1/2, 3/2},
 // caps from 1..20 or none.
 func generate(rng *rand.Rand, spec genSpec) experiment {
@@ -306,7 +312,7 @@ func checkLevels(e experiment, st step, weights map[string]float64) error {
 	return nil
 }
 
-// TestGoldenPaper is the DRF paper's example (drf-theory §3.1): 9 CPUs and
+// TestGoldenPaper is the DRF paper's example (its section 4): 9 CPUs and
 // 18 GB; A runs tasks of <1 CPU, 4 GB>, B of <3 CPUs, 1 GB>. Ties go to A
 // by path, so the order is A, B, A, B, A, and both end at share 2/3.
 func TestGoldenPaper(t *testing.T) {
@@ -361,8 +367,11 @@ func TestGoldenPaper(t *testing.T) {
 	}
 }
 
-// TestGoldenOfferTrace is the offer trace of drf-theory §3.2, corrected:
-// 10 CPUs and 20 GB on one agent; A runs <3 CPUs, 2 GB>, B <1 CPU, 5 GB>.
+// TestGoldenOfferTrace is the offer trace of the post "Resource Allocation
+// in Mesos: Dominant Resource Fairness" (datastrophic.io, 2016), with its
+// arithmetic corrected (A's task is 30% of the CPUs, not 33%, and A holds
+// 60% after its second task): 10 CPUs and 20 GB on one agent; A runs
+// <3 CPUs, 2 GB>, B <1 CPU, 5 GB>.
 // Each offer holds everything free and goes to the first client in Sort
 // order; the client launches one task if it fits, or declines and the
 // offer goes to the next one.
@@ -427,7 +436,7 @@ func TestGoldenOfferTrace(t *testing.T) {
 	}
 }
 
-// TestGoldenWeighted is drf-theory §3.3: 10 CPUs and 10 GB; A <1 CPU, 2 GB>
+// TestGoldenWeighted is weighted DRF: 10 CPUs and 10 GB; A <1 CPU, 2 GB>
 // with weight 2, B <2 CPUs, 1 GB> with weight 1. A runs 4 tasks and B 2;
 // both end at weighted share 0.4, and their plain dominant shares 0.8 and
 // 0.4 stand in the ratio of their weights.
@@ -476,16 +485,16 @@ func times(d resources.Quantities, k float64) resources.Quantities {
 	return out
 }
 
-// TestCounterexamples shows, through the sorter, each property that the
-// notes say fails for indivisible tasks (drf-theory §3.4-§3.6). Each case
-// asserts that the property fails; where the notes give the outcome, it is
-// checked too.
+// TestCounterexamples shows, through the sorter, each property that fails
+// for indivisible tasks. Each case asserts that the property fails; where
+// the outcome follows from hand computation under this sorter's tie rule,
+// it is checked too.
 func TestCounterexamples(t *testing.T) {
 	q := resources.MustParseQuantities
 	run := func(e experiment) []int { return e.tasksOf(e.run(t, NewDRF(Config{}))) }
 
 	t.Run("SharingIncentiveWholeTasks", func(t *testing.T) {
-		// §3.6: 115 units, A <1>, B <6>. Half the pool runs 57 of A's
+		// 115 units, A <1>, B <6>. Half the pool runs 57 of A's
 		// tasks, but DRF gives A only 55. B1 still holds.
 		e := experiment{q("cpus:115"), users("cpus:1", "cpus:6")}
 		f := e.run(t, NewDRF(Config{}))
@@ -501,7 +510,7 @@ func TestCounterexamples(t *testing.T) {
 	})
 
 	t.Run("SharingIncentiveWeighted", func(t *testing.T) {
-		// §3.6: 15 units, tasks 6, 1, 3, 5 with weights 3, 3, 1, 3. The
+		// 15 units, tasks 6, 1, 3, 5 with weights 3, 3, 1, 3. The
 		// user with tasks of 1 is entitled to 4.5 units, 4 tasks, and runs 1.
 		e := experiment{q("cpus:15"), users("cpus:6", "cpus:1", "cpus:3", "cpus:5")}
 		for i, w := range []float64{3, 3, 1, 3} {
@@ -517,7 +526,7 @@ func TestCounterexamples(t *testing.T) {
 	})
 
 	t.Run("StrategyProofness", func(t *testing.T) {
-		// §3.6: 4 units, A and B run tasks of 1. Truthful, each runs 2. If
+		// 4 units, A and B run tasks of 1. Truthful, each runs 2. If
 		// A claims tasks of 3, its one "task" holds 3 units: 3 real tasks.
 		truthful := run(experiment{q("cpus:4"), users("cpus:1", "cpus:1")})
 		if !slices.Equal(truthful, []int{2, 2}) {
@@ -533,8 +542,8 @@ func TestCounterexamples(t *testing.T) {
 
 	t.Run("WeightedEnvyFreenessUpToOneTask", func(t *testing.T) {
 		// 8 units; A <1>, B <3>, C <2> with weight 2 (found by search with
-		// this sorter's tie rule; the notes' §3.6 instance depends on
-		// theirs). C values A's bundle, less one task, scaled by C's
+		// this sorter's tie rule; the published instance, 68 units and
+		// tasks 5, 1, 3 with weights 1, 2, 3, relies on another). C values A's bundle, less one task, scaled by C's
 		// weight over A's, above its own.
 		e := experiment{q("cpus:8"), users("cpus:1", "cpus:3", "cpus:2")}
 		e.users[2].weight = 2
@@ -550,7 +559,7 @@ func TestCounterexamples(t *testing.T) {
 	})
 
 	t.Run("PopulationMonotonicity", func(t *testing.T) {
-		// §3.6: 13 units; A <4>, B <5>, C <6> give (2, 1, 0); without B,
+		// 13 units; A <4>, B <5>, C <6> give (2, 1, 0); without B,
 		// (1, 1): A loses a task when B leaves.
 		with := run(experiment{q("cpus:13"), users("cpus:4", "cpus:5", "cpus:6")})
 		without := run(experiment{q("cpus:13"), users("cpus:4", "cpus:6")})
@@ -560,7 +569,7 @@ func TestCounterexamples(t *testing.T) {
 	})
 
 	t.Run("PopulationMonotonicityZeroDemands", func(t *testing.T) {
-		// §3.5: 12 CPUs, 12 GB; u0 <0, 1>, u1 <1, 0>, u2 <1, 2>. When u0
+		// 12 CPUs, 12 GB; u0 <0, 1>, u1 <1, 0>, u2 <1, 2>. When u0
 		// leaves, u2 grows and takes CPU from u1: 9 tasks become 8. This
 		// one also fails for divisible tasks.
 		with := run(experiment{q("cpus:12;mem:12"), users("mem:1", "cpus:1", "cpus:1;mem:2")})
@@ -572,8 +581,8 @@ func TestCounterexamples(t *testing.T) {
 
 	t.Run("ResourceMonotonicity", func(t *testing.T) {
 		// More memory, and B runs fewer tasks (found by search with this
-		// sorter's tie rule; §3.4's instance gives (3, 2) either way under
-		// it). RM fails in every model, divisible ones included.
+		// sorter's tie rule; the paper's example with doubled memory
+		// gives (3, 2) either way under it). RM fails in every model, divisible ones included.
 		us := users("cpus:3;mem:5", "cpus:2;mem:1")
 		before := run(experiment{q("cpus:18;mem:21"), us})
 		after := run(experiment{q("cpus:18;mem:29"), us})
@@ -583,8 +592,9 @@ func TestCounterexamples(t *testing.T) {
 	})
 
 	t.Run("ResourceMonotonicityPaper", func(t *testing.T) {
-		// §3.4 in the divisible model: doubling the memory of the paper's
-		// example moves B from 2 tasks to 3/2 (closed form of §1.3). This
+		// In the divisible model, doubling the memory of the paper's
+		// example moves B from 2 tasks to 3/2 (closed form for positive
+		// demands: t* = 1 / max_r Σ_j a_jr/δ_j, x_i = t*/δ_i). This
 		// is arithmetic, shown for reference; the discrete outcome above
 		// is what the sorter does.
 		closed := func(cpu, mem int64) (*big.Rat, *big.Rat) {
@@ -612,8 +622,9 @@ func maxRat(a, b *big.Rat) *big.Rat {
 	return b
 }
 
-// TestHierarchy checks the tree examples of drf-theory §3.8 against the
-// per-level semantics of Mesos's sorter, which this sorter shares.
+// TestHierarchy checks the H-DRF paper's two motivating trees (EX1, EX2)
+// and a third (EX3) against the per-level semantics of Mesos's sorter,
+// which this sorter shares. Tasks are unit CPU or GPU demands.
 func TestHierarchy(t *testing.T) {
 	q := resources.MustParseQuantities
 	mk := func(capacity string, pairs ...string) experiment {
@@ -646,7 +657,7 @@ func TestHierarchy(t *testing.T) {
 	// Under churn (tasks end at random and what is freed is handed out
 	// again), a subtree whose aggregate share is inflated by one child's
 	// resource loses the other child's share to its siblings: the
-	// starvation that H-DRF fixes and per-level DRF does not (§4.1). This
+	// starvation that H-DRF fixes and per-level DRF does not. This
 	// shows the hierarchical share guarantee failing; it is not a
 	// fairness assertion.
 	t.Run("StarvationUnderChurn", func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 )
 
 // This file drives progressive filling through a Sorter: the discrete DRF
-// of drf-theory's "DRF-Skip", which is what an offer-based allocator does
+// known as "DRF-Skip", which is what an offer-based allocator does
 // when every framework launches one task per offer and declines the rest.
 // One agent is the whole pool. At each step the users are taken in Sort
 // order and the first one whose next task fits the free resources (and who
@@ -211,5 +210,3 @@ func users(demands ...string) []user {
 	}
 	return out
 }
-
-func sameInts(a, b []int) bool { return slices.Equal(a, b) }
