@@ -189,6 +189,12 @@
 // a change of structure or activity it walks the active part of the tree.
 // Steady-state Allocated, Unallocated, Sort and ShareOf allocate nothing.
 //
+// Both sorters also implement Walker. Walk visits the order without
+// building it, for a caller that usually stops at the first client (an
+// allocator offering an agent to the first framework that can take it): the
+// DRF sorter re-files what changed and goes down the sorted tree only as far
+// as the caller goes.
+//
 // Shares are never updated incrementally as floats: each is computed from
 // the node's integer quantities when it is re-filed (see
 // resources.Quantities.DominantShare).

@@ -18,16 +18,23 @@ var _ Walker = (*DRF)(nil)
 var _ Walker = (*Random)(nil)
 
 // Walk visits the active clients in Sort's order until visit returns false.
-// It re-files what changed since the last Sort or Walk (O(depth · log
-// siblings) per changed node) and then goes down the sorted tree only as
-// far as visit goes.
+// With nothing changed since the last Sort it reads Sort's result;
+// otherwise it re-files what changed (O(depth · log siblings) per changed
+// node) and then goes down the sorted tree only as far as visit goes.
 func (d *DRF) Walk(visit func(client string) bool) {
-	if d.stale {
-		d.t.settle()
-		// The cached order no longer matches the tree: the next Sort walks
-		// the whole tree again.
-		d.exact = false
+	if !d.stale {
+		// Nothing changed since the last Sort or Walk: read Sort's result.
+		for _, c := range d.sorted {
+			if !visit(c) {
+				return
+			}
+		}
+		return
 	}
+	d.t.settle()
+	// The cached order no longer matches the tree: the next Sort walks the
+	// whole tree again.
+	d.exact = false
 	d.walkNode(d.t.root, visit)
 }
 

@@ -107,3 +107,22 @@ func BenchmarkDRFWalkFirst(b *testing.B) {
 		})
 	}
 }
+
+// After a Sort, a Walk with nothing changed reads Sort's result.
+func TestDRFWalkAfterSort(t *testing.T) {
+	d := NewDRF(Config{})
+	d.AddAgent("pool", resources.MustParseQuantities("cpus:10"))
+	for _, c := range []string{"a", "b", "c/d", "c/e"} {
+		_ = d.Add(c)
+		_ = d.Activate(c)
+	}
+	_ = d.Allocated("a", "pool", resources.MustParse("cpus:2", ""))
+	_ = d.Allocated("c/e", "pool", resources.MustParse("cpus:1", ""))
+	sorted := slices.Clone(d.Sort())
+	if got := walkAll(d); !slices.Equal(got, sorted) {
+		t.Fatalf("walk %v, sort %v", got, sorted)
+	}
+	if n := testing.AllocsPerRun(100, func() { d.Walk(func(string) bool { return true }) }); n != 0 {
+		t.Fatalf("a walk of the cached order allocates %v times", n)
+	}
+}
