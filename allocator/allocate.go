@@ -202,6 +202,17 @@ func (a *Allocator) allocate(candidates []string) Result {
 		r.requiredHeadroom = a.requiredHeadroom()
 		r.names = a.totals.Names()
 	}
+	var capped []string
+	if r.quota && len(agents) > 0 {
+		// Roles capped from the start stay out of both stages.
+		for _, role := range sortedKeys(a.frameworkSorters) {
+			if node := a.roles.get(role); node != nil && a.capped(r, node) {
+				_ = a.roleSorter.Deactivate(role)
+				capped = append(capped, role)
+				r.stats.Capped++
+			}
+		}
+	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
 		r.stage1 = map[offerKey]int{}
@@ -217,7 +228,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 	for _, ag := range agents {
 		a.allocateFairShare(r, ag)
 	}
-	for _, role := range r.hidden {
+	for _, role := range append(r.hidden, capped...) {
 		_ = a.roleSorter.Activate(role)
 	}
 
