@@ -204,9 +204,11 @@ func (a *Allocator) allocate(candidates []string) Result {
 	}
 	var capped []string
 	if r.quota && len(agents) > 0 {
-		// Roles capped from the start stay out of both stages.
+		// Roles capped from the start stay out of both stages, unless a
+		// guarantee is unmet in their ancestry: guaranteed resources are not
+		// held back as headroom.
 		for _, role := range sortedKeys(a.frameworkSorters) {
-			if node := a.roles.get(role); node != nil && a.capped(r, node) {
+			if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 				_ = a.roleSorter.Deactivate(role)
 				capped = append(capped, role)
 				r.stats.Capped++
