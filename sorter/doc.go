@@ -52,7 +52,7 @@
 // child, and so on, and returns the active clients in that order (a
 // pre-order walk), so every subtree's clients come out together. This is
 // how a share is delegated: "eng" competes with "ops" with what its whole
-// organisation holds, and whatever "eng" is due is shared among its teams
+// organisation holds, and whatever "eng" is due is shared among its groups
 // by the same rule one level down.
 //
 // A client can have children of its own: with "eng" and "eng/web" both
