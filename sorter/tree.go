@@ -67,17 +67,19 @@ type node struct {
 // lessNode orders siblings: subtrees with an active leaf first, then by
 // ascending weighted share, allocation count and name. Siblings share their
 // parent's path, so the name order is the path order.
-func lessNode(a, b *node) bool {
-	if a.key.idle != b.key.idle {
-		return !a.key.idle
+func lessNode(a, b *node) bool { return lessKey(a.key, a.name, b.key, b.name) }
+
+func lessKey(a key, aName string, b key, bName string) bool {
+	if a.idle != b.idle {
+		return !a.idle
 	}
-	if a.key.share != b.key.share {
-		return a.key.share < b.key.share
+	if a.share != b.share {
+		return a.share < b.share
 	}
-	if a.key.count != b.key.count {
-		return a.key.count < b.key.count
+	if a.count != b.count {
+		return a.count < b.count
 	}
-	return a.name < b.name
+	return aName < bName
 }
 
 // tree is the client hierarchy with allocation bookkeeping, shared by the
@@ -103,6 +105,8 @@ type tree struct {
 	// rebuild is set instead and every order is rebuilt from scratch.
 	pending []*node
 	rebuild bool
+	kidBuf  []*node // refile's scratch
+	keyBuf  []key
 
 	// after's iteration state, kept here so that the iteration allocates
 	// nothing.
@@ -290,16 +294,45 @@ func (t *tree) findSuccessor(c *node) bool {
 	return false
 }
 
-// refile rebuilds the order of every internal node below n.
+// refile brings the order of every internal node below n up to date with
+// fresh keys. When the children's order under their fresh keys is the one
+// they are filed in (a change of the pool often scales shares without
+// reordering them), the keys are updated in place in one pass; otherwise
+// the order is rebuilt.
 func (t *tree) refile(n *node) {
-	n.order.Clear(true)
-	for _, c := range n.kids {
+	start := len(t.kidBuf)
+	n.order.Ascend(func(c *node) bool {
+		t.kidBuf = append(t.kidBuf, c)
+		return true
+	})
+	for _, c := range t.kidBuf[start:] {
 		if !c.leaf {
-			t.refile(c)
+			t.refile(c) // uses kidBuf beyond this node's children only
 		}
-		c.key = t.keyOf(c)
-		n.order.ReplaceOrInsert(c)
 	}
+	kids := t.kidBuf[start:]
+	keys := t.keyBuf[:0]
+	inOrder := true
+	for i, c := range kids {
+		keys = append(keys, t.keyOf(c))
+		if i > 0 && !lessKey(keys[i-1], kids[i-1].name, keys[i], c.name) {
+			inOrder = false
+		}
+	}
+	if inOrder {
+		for i, c := range kids {
+			c.key = keys[i]
+		}
+	} else {
+		n.order.Clear(true)
+		for i, c := range kids {
+			c.key = keys[i]
+			n.order.ReplaceOrInsert(c)
+		}
+	}
+	t.keyBuf = keys[:0]
+	clear(kids)
+	t.kidBuf = t.kidBuf[:start]
 }
 
 // find returns the node at path: a client's leaf, an internal node, or with
