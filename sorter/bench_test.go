@@ -24,7 +24,7 @@ import (
 //	addagents-us   adding the agents
 //	allocate-us    one Allocated per agent
 //	activate-us    activating every client
-//	sort-us        the first Sort (rebuilds every order)
+//	sort-us        the first Sort (re-keys every node after the agents came)
 //	sortagain-ns   a Sort with nothing changed
 //	resort-ns      one Allocated on an agent the client already holds, then Sort
 //	unallocate-us  one Unallocated per agent

@@ -182,8 +182,11 @@
 // and its ancestors (O(depth) quantity additions) and queue those nodes;
 // the next Sort re-files each queued node in its parent's btree (O(log
 // siblings) each). When many nodes are queued, or a change of the pool
-// (AddAgent, RemoveAgent) has changed every share, Sort rebuilds every
-// btree instead (O(n log n)). Sort keeps its result: with nothing changed it
+// (AddAgent, RemoveAgent) has changed every share, Sort re-keys every node
+// instead: in one pass where the children's order stands under their new
+// keys (a larger pool often scales shares without reordering them), by
+// rebuilding the btree (O(n log n)) where it does not. Sort keeps its
+// result: with nothing changed it
 // returns it at once; after a change of shares or counts it moves the block
 // of clients of each re-filed subtree to its new place (a memmove); after
 // a change of structure or activity it walks the active part of the tree.

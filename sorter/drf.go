@@ -16,8 +16,8 @@ import (
 // in the previous result. After Add, Remove, Activate or Deactivate, the
 // next Sort also walks the active part of the tree (O(active clients)).
 // Sort with nothing changed returns the previous result. AddAgent and
-// RemoveAgent change every share, so the next Sort rebuilds every order
-// (O(n log n)).
+// RemoveAgent change every share, so the next Sort re-keys every node
+// (O(n), or O(n log n) where the order changed).
 //
 // A DRF is not safe for concurrent use.
 type DRF struct {
