@@ -608,3 +608,31 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeclineOffersFiltered times the runs after every framework has
+// declined every agent with a year-long filter: the steady state of
+// DeclineOffers, where no framework can take anything. (With one framework
+// one round of declines gets there; with many it takes a round per
+// framework, too long to set up here.)
+func BenchmarkDeclineOffersFiltered(b *testing.B) {
+	for _, agents := range benchAgents {
+		b.Run(fmt.Sprintf("agents=%d/frameworks=1", agents), func(b *testing.B) {
+			a, clock := declineSetup(b, agents, 1, "r", "")
+			declineAll(b, a, a.AllocateAll())
+			clock.now = clock.now.Add(time.Second)
+			fl := timeFloor(a)
+			var cpu cpuClock
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				var res Result
+				cpu.measure(func() { res = a.AllocateAll() })
+				if len(res.Offers) != 0 {
+					b.Fatalf("%d offers to a framework that refused everything", len(res.Offers))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(fl), "x-floor")
+			cpu.report(b)
+		})
+	}
+}
