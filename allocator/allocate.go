@@ -865,15 +865,7 @@ func (a *Allocator) inverseOffers(candidates []string, now time.Time) []offer.In
 				}
 				delete(fw.inverseFilters, id)
 			}
-			st := ag.inverse[fwID]
-			if st == nil {
-				if ag.inverse == nil {
-					ag.inverse = map[string]*inverseState{}
-				}
-				st = &inverseState{}
-				ag.inverse[fwID] = st
-			}
-			st.outstanding = true
+			ag.inverseState(fwID).outstanding = true
 			out = append(out, offer.InverseOffer{
 				ID: a.inverseOfferIDs.Next(), FrameworkID: fwID, AgentID: id,
 				Unavailability: *ag.info.Unavailability,

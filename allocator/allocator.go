@@ -142,6 +142,20 @@ type inverseState struct {
 	status      InverseOfferStatus
 }
 
+// inverseState returns the inverse-offer state of a framework on the agent,
+// making it on first use.
+func (ag *agent) inverseState(fwID string) *inverseState {
+	st := ag.inverse[fwID]
+	if st == nil {
+		if ag.inverse == nil {
+			ag.inverse = map[string]*inverseState{}
+		}
+		st = &inverseState{}
+		ag.inverse[fwID] = st
+	}
+	return st
+}
+
 // New returns an allocator with no agents and no frameworks.
 func New(opts Options) (*Allocator, error) {
 	if opts.AllocationInterval < 0 {
@@ -339,11 +353,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 // SuppressOffers stops offers to a framework in the given roles (all its
 // roles when none are given) until ReviveOffers. No allocation is triggered.
 func (a *Allocator) SuppressOffers(id string, roles ...string) error {
-	fw, err := a.framework(id)
-	if err != nil {
-		return err
-	}
-	roles, err = fw.pickRoles(roles)
+	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
 	}
@@ -361,11 +371,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 // given roles (all its roles when none are given), clears all its
 // inverse-offer filters, and triggers an allocation over all agents.
 func (a *Allocator) ReviveOffers(id string, roles ...string) error {
-	fw, err := a.framework(id)
-	if err != nil {
-		return err
-	}
-	roles, err = fw.pickRoles(roles)
+	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
 	}
@@ -377,6 +383,17 @@ func (a *Allocator) ReviveOffers(id string, roles ...string) error {
 	clear(fw.inverseFilters)
 	a.pendingAll = true
 	return nil
+}
+
+// frameworkRoles looks up a framework and the roles an event names: all its
+// roles when none are named; a role it is not subscribed to is an error.
+func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []string, error) {
+	fw, err := a.framework(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	roles, err = fw.pickRoles(roles)
+	return fw, roles, err
 }
 
 func (fw *framework) pickRoles(roles []string) ([]string, error) {
@@ -1149,14 +1166,7 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 	if status != Accept && status != Decline {
 		return fmt.Errorf("%w: %d", ErrInvalidStatus, status)
 	}
-	st := ag.inverse[fwID]
-	if st == nil {
-		if ag.inverse == nil {
-			ag.inverse = map[string]*inverseState{}
-		}
-		st = &inverseState{}
-		ag.inverse[fwID] = st
-	}
+	st := ag.inverseState(fwID)
 	st.outstanding = false
 	st.status = status
 	if filter != nil {

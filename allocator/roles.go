@@ -89,24 +89,36 @@ func (t *roleTree) prune(path string) {
 	}
 }
 
-// trackReserved adds (or removes) reservations whose current role is path.
-func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) {
+// adjust adds by to q, or subtracts it (saturating at zero).
+func adjust(q *resources.Quantities, by resources.Quantities, add bool) {
+	if add {
+		q.Add(by)
+	} else {
+		q.Subtract(by)
+	}
+}
+
+// track adds q to (or removes it from) one figure of the node of path, its
+// own part (when own is not nil) and the subtree aggregate of the node and
+// every ancestor.
+func (t *roleTree) track(path string, q resources.Quantities, add bool, own, subtree func(*roleNode) *resources.Quantities) {
 	if q.IsEmpty() {
 		return
 	}
 	n := t.ensure(path)
-	if add {
-		n.ownReserved.Add(q)
-	} else {
-		n.ownReserved.Subtract(q)
+	if own != nil {
+		adjust(own(n), q, add)
 	}
 	for ; n != t.root; n = n.parent {
-		if add {
-			n.reserved.Add(q)
-		} else {
-			n.reserved.Subtract(q)
-		}
+		adjust(subtree(n), q, add)
 	}
+}
+
+// trackReserved adds (or removes) reservations whose current role is path.
+func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) {
+	t.track(path, q, add,
+		func(n *roleNode) *resources.Quantities { return &n.ownReserved },
+		func(n *roleNode) *resources.Quantities { return &n.reserved })
 	if !add {
 		t.prune(path)
 	}
@@ -115,35 +127,16 @@ func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) 
 // trackAllocatedReserved adds (or removes) offered or allocated
 // reservations whose current role is path.
 func (t *roleTree) trackAllocatedReserved(path string, q resources.Quantities, add bool) {
-	if q.IsEmpty() {
-		return
-	}
-	for n := t.ensure(path); n != t.root; n = n.parent {
-		if add {
-			n.allocatedReserved.Add(q)
-		} else {
-			n.allocatedReserved.Subtract(q)
-		}
-	}
+	t.track(path, q, add, nil,
+		func(n *roleNode) *resources.Quantities { return &n.allocatedReserved })
 }
 
+// trackAllocatedUnreserved adds (or removes) unreserved non-revocable
+// scalars offered or allocated to frameworks under role path.
 func (t *roleTree) trackAllocatedUnreserved(path string, q resources.Quantities, add bool) {
-	if q.IsEmpty() {
-		return
-	}
-	n := t.ensure(path)
-	if add {
-		n.ownAllocated.Add(q)
-	} else {
-		n.ownAllocated.Subtract(q)
-	}
-	for ; n != t.root; n = n.parent {
-		if add {
-			n.allocatedUnreserved.Add(q)
-		} else {
-			n.allocatedUnreserved.Subtract(q)
-		}
-	}
+	t.track(path, q, add,
+		func(n *roleNode) *resources.Quantities { return &n.ownAllocated },
+		func(n *roleNode) *resources.Quantities { return &n.allocatedUnreserved })
 }
 
 // consumed returns what counts against a role's quota: every reservation in
