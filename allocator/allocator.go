@@ -219,13 +219,13 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 		}
 	}
 	fw := &framework{
-		id:             id,
-		info:           info.clone(),
-		active:         active,
-		roles:          setOf(info.Roles),
-		suppressed:     setOf(info.SuppressedRoles),
-		tracked:        map[string]struct{}{},
-		agents:         map[string]struct{}{},
+		id:         id,
+		info:       info.clone(),
+		active:     active,
+		roles:      setOf(info.Roles),
+		suppressed: setOf(info.SuppressedRoles),
+		tracked:    map[string]struct{}{},
+		agents:     map[string]struct{}{},
 	}
 	a.frameworks[id] = fw
 	for _, role := range info.Roles {
