@@ -626,7 +626,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 // place.
 func (a *Allocator) refreshHeadroom(ag *agent) {
 	a.freeHeadroom.Subtract(ag.headroom)
-	ag.headroom.Subtract(ag.headroom)
+	ag.headroom.Reset()
 	if !ag.hasReserved && !ag.hasRevocable {
 		ag.available.AddQuantitiesTo(&ag.headroom)
 	} else {
@@ -893,7 +893,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 // under their own role.
 func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) {
 	q := &a.scratch
-	q.Subtract(*q)
+	q.Reset()
 	reserved := false
 	for r := range plain.All() {
 		if r.Type != resources.ScalarType {
@@ -913,7 +913,7 @@ func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) 
 		// Shared volumes stay available while held and may be held many
 		// times over; they are not counted as allocated reservations.
 		if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
-			q.Subtract(*q)
+			q.Reset()
 			q.AddScalar(r.Name, r.Scalar)
 			a.roles.trackAllocatedReserved(r.Role(), *q, add)
 		}

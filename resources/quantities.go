@@ -183,6 +183,12 @@ func (q *Quantities) addID(id names.ID, v Scalar) {
 	}
 }
 
+// Reset makes q empty, keeping its storage for reuse.
+func (q *Quantities) Reset() {
+	clear(q.items)
+	q.items = q.items[:0]
+}
+
 // Len returns the number of names with a positive amount.
 func (q Quantities) Len() int { return len(q.items) }
 

@@ -234,6 +234,10 @@ func (rs Resources) containsEntry(e *entry) bool {
 // identical volumes in o need two in rs. It allocates nothing unless o holds
 // such items.
 func (rs Resources) Contains(o Resources) bool {
+	if len(o.entries) == 0 || (len(rs.entries) == len(o.entries) && &rs.entries[0] == &o.entries[0]) {
+		// Nothing, or the very same entries.
+		return true
+	}
 	var remaining Resources
 	cloned := false
 	for i := range o.entries {
@@ -410,6 +414,16 @@ func (rs Resources) Revocable() Resources {
 // NonRevocable returns the resources that are not revocable.
 func (rs Resources) NonRevocable() Resources {
 	return rs.Filter(func(r Resource) bool { return !r.Revocable })
+}
+
+// HasShared reports whether rs holds a shared resource, without copying.
+func (rs Resources) HasShared() bool {
+	for i := range rs.entries {
+		if rs.entries[i].Shared {
+			return true
+		}
+	}
+	return false
 }
 
 // Shared returns the shared resources.

@@ -175,14 +175,13 @@ func (t *tree) release(a *agent, i int, r resources.Resources) {
 // charge adds r on agent to the figures of l and its ancestors (the root
 // keeps none).
 func (t *tree) charge(l *node, agent string, r resources.Resources) {
-	sh := r.Shared()
-	if sh.IsEmpty() {
+	if !r.HasShared() {
 		for n := l; n != t.root; n = n.parent {
 			r.AddQuantitiesTo(&n.total)
 		}
 		return
 	}
-	sh = t.load(r)
+	sh := t.load(r)
 	for n := l; n != t.root; n = n.parent {
 		t.addTo(n, agent, sh)
 	}

@@ -552,13 +552,12 @@ func (t *tree) updateWeight(path string, w float64) error {
 // load sets t.scratch to the scalar quantities of r's non-shared part and
 // returns r's shared part. It allocates nothing in the steady state.
 func (t *tree) load(r resources.Resources) resources.Resources {
-	// Subtracting the scratch from itself empties it but keeps its storage.
-	t.scratch.Subtract(t.scratch)
-	sh := r.Shared()
-	if sh.IsEmpty() {
+	t.scratch.Reset()
+	if !r.HasShared() {
 		r.AddQuantitiesTo(&t.scratch)
-		return sh
+		return resources.Resources{}
 	}
+	sh := r.Shared()
 	r.NonShared().AddQuantitiesTo(&t.scratch)
 	return sh
 }
