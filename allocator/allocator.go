@@ -854,25 +854,35 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 	if res.IsEmpty() {
 		return
 	}
-	for _, role := range res.AllocationRoles() {
-		part := res.AllocatedTo(role)
+	roles := res.AllocationRoles()
+	for _, role := range roles {
+		part := res
+		if len(roles) > 1 {
+			part = res.AllocatedTo(role)
+		}
 		first, second := ag.offered, ag.allocated
 		if allocatedFirst {
 			first, second = second, first
 		}
-		takeFrom(first, second, fw.id, part)
-		_ = a.roleSorter.Unallocated(role, ag.id, part)
-		if s := a.frameworkSorters[role]; s != nil {
-			_ = s.Unallocated(fw.id, ag.id, part)
+		// When part is all the framework holds there, hand the sorters the
+		// value they were given (they find it by identity, in O(1)).
+		given := part
+		if whole := first[fw.id]; whole.Len() == part.Len() && whole.Equal(part) {
+			given = whole
 		}
-		a.trackHeld(role, part.Unallocate(), false)
+		takeFrom(first, second, fw.id, part)
+		_ = a.roleSorter.Unallocated(role, ag.id, given)
+		if s := a.frameworkSorters[role]; s != nil {
+			_ = s.Unallocated(fw.id, ag.id, given)
+		}
+		a.trackHeld(role, part, false)
 	}
 	if _, ok := ag.offered[fw.id]; !ok {
 		if _, ok := ag.allocated[fw.id]; !ok {
 			delete(fw.agents, ag.id)
 		}
 	}
-	for _, role := range res.AllocationRoles() {
+	for _, role := range roles {
 		if _, subscribed := fw.roles[role]; !subscribed && a.heldInRole(fw.id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
@@ -887,7 +897,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 	a.refreshHeadroom(ag)
 }
 
-// trackHeld records in the role tree that plain (allocation role stripped)
+// trackHeld records in the role tree that plain (allocation roles ignored)
 // was offered or allocated to role, or given back: unreserved non-revocable
 // scalars under the allocation role, reservations (but shared volumes)
 // under their own role.

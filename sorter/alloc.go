@@ -28,12 +28,59 @@ const indexAbove = 8
 // recorded far more often than they change in place, and a copy of a
 // Resources costs as much as the rest of Allocated. Before its first change
 // in place the holding takes a copy of its own (owned).
+//
+// Further allocations on the same agent are kept as chunks in more, without
+// merging: the allocator usually gives back exactly what it allocated, and
+// such a chunk is found by identity and dropped in O(1). The holding is
+// merged into res (see merged) only when something else is asked of it.
 type holding struct {
 	leaf  *node
 	res   resources.Resources
+	more  []resources.Resources
 	owned bool
 	at    int // index of the agent in leaf.held
 }
+
+// merged folds the chunks into res and returns it.
+func (h *holding) merged() resources.Resources {
+	if len(h.more) > 0 {
+		h.own()
+		for _, c := range h.more {
+			h.res.Add(c)
+		}
+		clear(h.more)
+		h.more = h.more[:0]
+	}
+	return h.res
+}
+
+// takeChunk drops the chunk identical to r, if there is one, and reports
+// whether it did. The holding may be left empty.
+func (h *holding) takeChunk(r resources.Resources) bool {
+	for i := len(h.more) - 1; i >= 0; i-- {
+		if h.more[i].Identical(r) {
+			last := len(h.more) - 1
+			h.more[i] = h.more[last]
+			h.more[last] = resources.Resources{}
+			h.more = h.more[:last]
+			return true
+		}
+	}
+	if h.res.Identical(r) {
+		if n := len(h.more); n > 0 {
+			h.res, h.owned = h.more[n-1], false
+			h.more[n-1] = resources.Resources{}
+			h.more = h.more[:n-1]
+		} else {
+			h.res, h.owned = resources.Resources{}, false
+		}
+		return true
+	}
+	return false
+}
+
+// empty reports whether the holding holds nothing.
+func (h *holding) empty() bool { return h.res.IsEmpty() && len(h.more) == 0 }
 
 func (t *tree) newAgent(name string) *agent {
 	a := &agent{name: name}
@@ -148,8 +195,7 @@ func (t *tree) hold(l *node, name string, r resources.Resources) {
 	}
 	if i := a.find(l); i >= 0 {
 		h := &a.holders[i]
-		h.own()
-		h.res.Add(r)
+		h.more = append(h.more, r)
 	} else {
 		a.push(holding{leaf: l, res: r, at: len(l.held)})
 		l.held = append(l.held, a)
@@ -162,14 +208,18 @@ func (t *tree) hold(l *node, name string, r resources.Resources) {
 func (t *tree) release(a *agent, i int, r resources.Resources) {
 	h := &a.holders[i]
 	h.leaf.view = nil
-	if r.Len() != h.res.Len() || !r.Contains(h.res) {
-		h.own()
-		h.res.Subtract(r)
-		if !h.res.IsEmpty() {
-			return
+	if !h.takeChunk(r) {
+		all := h.merged()
+		if r.Len() != all.Len() || !r.Contains(all) {
+			h.own()
+			h.res.Subtract(r)
+		} else {
+			h.res = resources.Resources{} // r was all of it
 		}
 	}
-	t.drop(a, i) // r was all of it
+	if h.empty() {
+		t.drop(a, i)
+	}
 }
 
 // charge adds r on agent to the figures of l and its ancestors (the root
@@ -218,7 +268,16 @@ func (t *tree) check(l *node, name string, r resources.Resources) (*agent, int, 
 	a, i := t.agents[name], -1
 	if a != nil {
 		if i = a.find(l); i >= 0 {
-			cur = a.holders[i].res
+			h := &a.holders[i]
+			if h.res.Identical(r) {
+				return a, i, nil
+			}
+			for _, c := range h.more {
+				if c.Identical(r) {
+					return a, i, nil
+				}
+			}
+			cur = h.merged()
 		}
 	}
 	if !cur.Contains(r) {
@@ -271,7 +330,7 @@ func (t *tree) allocation(client string) map[string]resources.Resources {
 	if l.view == nil {
 		l.view = make(map[string]resources.Resources, len(l.held))
 		for _, a := range l.held {
-			l.view[a.name] = a.holding(l).res
+			l.view[a.name] = a.holding(l).merged()
 		}
 	}
 	return l.view

@@ -445,7 +445,7 @@ func (t *tree) remove(client string) error {
 	for len(l.held) > 0 {
 		a := l.held[len(l.held)-1]
 		i := a.find(l)
-		sh := t.load(a.holders[i].res)
+		sh := t.load(a.holders[i].merged())
 		for n := p; n != t.root; n = n.parent {
 			t.subtract(n, a.name, sh)
 		}
