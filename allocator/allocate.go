@@ -508,78 +508,115 @@ func walk(s sorter.Sorter, visit func(string) bool) {
 	}
 }
 
+// cursor is where an allocation run is while it walks the sorters: the
+// agent being allocated and the role whose frameworks are being visited.
+// The walk callbacks are methods bound once (see New), so walking allocates
+// nothing.
+type cursor struct {
+	r           *run
+	ag          *agent
+	role        string
+	node        *roleNode
+	unsatisfied resources.Quantities
+	// complete: every framework of the role was visited; madeOffer: one of
+	// them was offered something.
+	complete, madeOffer bool
+}
+
 func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
-	walk(a.roleSorter.Sorter, func(role string) bool {
-		if ag.available.IsEmpty() {
-			return false
-		}
-		node := a.roles.get(role)
-		if node == nil {
-			return true
-		}
-		unsatisfied := a.unsatisfiedGuarantees(node)
-		if unsatisfied.IsEmpty() {
-			// Guarantees only get met within a run: hide the role from the
-			// role sorter for the rest of stage one.
-			_ = a.roleSorter.Deactivate(role)
-			r.hidden = append(r.hidden, role)
-			return true
-		}
-		fs := a.frameworkSorters[role]
-		if fs == nil || a.nobody(ag, node, r) {
-			return true
-		}
-		walk(fs.Sorter, func(fwID string) bool {
-			if unsatisfied.IsEmpty() {
-				return false
-			}
-			out, got := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageGuarantees, unsatisfied)
-			if out == exhausted {
-				return false
-			}
-			unsatisfied.Subtract(got)
-			return true
-		})
+	a.cur = cursor{r: r, ag: ag}
+	walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
+	a.cur = cursor{}
+}
+
+// guaranteeRole is stage one's visit of a role on the cursor's agent.
+func (a *Allocator) guaranteeRole(role string) bool {
+	c := &a.cur
+	if c.ag.available.IsEmpty() {
+		return false
+	}
+	node := a.roles.get(role)
+	if node == nil {
 		return true
-	})
+	}
+	unsatisfied := a.unsatisfiedGuarantees(node)
+	if unsatisfied.IsEmpty() {
+		// Guarantees only get met within a run: hide the role from the
+		// role sorter for the rest of stage one.
+		_ = a.roleSorter.Deactivate(role)
+		c.r.hidden = append(c.r.hidden, role)
+		return true
+	}
+	fs := a.frameworkSorters[role]
+	if fs == nil || a.nobody(c.ag, node, c.r) {
+		return true
+	}
+	c.role, c.node, c.unsatisfied = role, node, unsatisfied
+	walk(fs.Sorter, a.visitGuaranteeFramework)
+	return true
+}
+
+// guaranteeFramework is stage one's visit of a framework of the cursor's
+// role.
+func (a *Allocator) guaranteeFramework(fwID string) bool {
+	c := &a.cur
+	if c.unsatisfied.IsEmpty() {
+		return false
+	}
+	out, got := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, stageGuarantees, c.unsatisfied)
+	if out == exhausted {
+		return false
+	}
+	c.unsatisfied.Subtract(got)
+	return true
 }
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
-	walk(a.roleSorter.Sorter, func(role string) bool {
-		if ag.available.IsEmpty() {
-			return false
-		}
-		node := a.roles.get(role)
-		fs := a.frameworkSorters[role]
-		if node == nil || fs == nil {
-			return true
-		}
-		if a.capped(r, node) {
-			// Hide the role from the role sorter for the rest of the run.
-			_ = a.roleSorter.Deactivate(role)
-			r.hidden = append(r.hidden, role)
-			r.stats.Capped++
-			return true
-		}
-		if a.nobody(ag, node, r) {
-			return true
-		}
-		r.stable, r.until = true, time.Time{}
-		complete, madeOffer := true, false
-		walk(fs.Sorter, func(fwID string) bool {
-			out, _ := a.offerTo(r, ag, a.frameworks[fwID], role, node, stageFairShare, resources.Quantities{})
-			if out == exhausted {
-				complete = false
-				return false
-			}
-			madeOffer = madeOffer || out == offered
-			return true
-		})
-		if complete && !madeOffer && r.stable {
-			a.rememberNobody(ag, node, r.until)
-		}
+	a.cur = cursor{r: r, ag: ag}
+	walk(a.roleSorter.Sorter, a.visitFairRole)
+	a.cur = cursor{}
+}
+
+// fairRole is stage two's visit of a role on the cursor's agent.
+func (a *Allocator) fairRole(role string) bool {
+	c := &a.cur
+	if c.ag.available.IsEmpty() {
+		return false
+	}
+	node := a.roles.get(role)
+	fs := a.frameworkSorters[role]
+	if node == nil || fs == nil {
 		return true
-	})
+	}
+	if a.capped(c.r, node) {
+		// Hide the role from the role sorter for the rest of the run.
+		_ = a.roleSorter.Deactivate(role)
+		c.r.hidden = append(c.r.hidden, role)
+		c.r.stats.Capped++
+		return true
+	}
+	if a.nobody(c.ag, node, c.r) {
+		return true
+	}
+	c.r.stable, c.r.until = true, time.Time{}
+	c.role, c.node, c.complete, c.madeOffer = role, node, true, false
+	walk(fs.Sorter, a.visitFairFramework)
+	if c.complete && !c.madeOffer && c.r.stable {
+		a.rememberNobody(c.ag, node, c.r.until)
+	}
+	return true
+}
+
+// fairFramework is stage two's visit of a framework of the cursor's role.
+func (a *Allocator) fairFramework(fwID string) bool {
+	c := &a.cur
+	out, _ := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, stageFairShare, resources.Quantities{})
+	if out == exhausted {
+		c.complete = false
+		return false
+	}
+	c.madeOffer = c.madeOffer || out == offered
+	return true
 }
 
 // nobody reports whether every framework of the role was passed over on

@@ -56,6 +56,11 @@ type Allocator struct {
 	// shared resources, which quota neither limits nor holds back.
 	revocableOrSharedAgents int
 
+	// cur and the bound visit methods are the state of a run's walks.
+	cur                                         cursor
+	visitGuaranteeRole, visitGuaranteeFramework func(string) bool
+	visitFairRole, visitFairFramework           func(string) bool
+
 	offerIDs, inverseOfferIDs offer.IDs
 	runs                      uint64
 	last                      RunStats
@@ -175,6 +180,8 @@ func New(opts Options) (*Allocator, error) {
 		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
 	}
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
+	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
 	return a, nil
 }
 

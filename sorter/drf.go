@@ -35,6 +35,12 @@ type DRF struct {
 	exact bool
 
 	visit func(*node) bool
+
+	// Walk's state: the caller's visit, whether to go on, and walkStep
+	// bound once.
+	walkVisit func(string) bool
+	walkMore  bool
+	walkStepF func(*node) bool
 	// Buffers for moving blocks of the cached order.
 	bufS []string
 	bufN []*node
@@ -48,6 +54,7 @@ func NewDRF(cfg Config) *DRF {
 	d := &DRF{t: newTree(true, cfg.FairnessExcluded)}
 	d.t.bind()
 	d.visit = d.visitNode
+	d.walkStepF = d.walkStep
 	return d
 }
 

@@ -35,23 +35,23 @@ func (d *DRF) Walk(visit func(client string) bool) {
 	// The cached order no longer matches the tree: the next Sort walks the
 	// whole tree again.
 	d.exact = false
-	d.walkNode(d.t.root, visit)
+	d.walkVisit, d.walkMore = visit, true
+	d.t.root.order.Ascend(d.walkStepF)
+	d.walkVisit = nil
 }
 
-func (d *DRF) walkNode(n *node, visit func(string) bool) bool {
-	more := true
-	n.order.Ascend(func(c *node) bool {
-		if c.key.idle {
-			return false // every later sibling is idle too
-		}
-		if c.leaf {
-			more = visit(c.client)
-		} else {
-			more = d.walkNode(c, visit)
-		}
-		return more
-	})
-	return more
+// walkStep visits one child in a walk; a bound method stored once, so that
+// walking allocates nothing.
+func (d *DRF) walkStep(c *node) bool {
+	if c.key.idle {
+		return false // every later sibling is idle too
+	}
+	if c.leaf {
+		d.walkMore = d.walkVisit(c.client)
+	} else {
+		c.order.Ascend(d.walkStepF)
+	}
+	return d.walkMore
 }
 
 // Walk visits the clients of a fresh weighted shuffle (Sort) until visit
