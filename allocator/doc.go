@@ -132,7 +132,29 @@
 //
 // Agents keep their available resources cached and a per-agent share of
 // the cluster's free headroom, so a run reads headroom in constant time.
-// The role tree keeps hierarchical aggregates (reservations, allocations) so
-// quota checks walk only a role's ancestors. Sorters keep their order
-// incrementally; a run asks for the order once per agent and role.
+// The role tree keeps hierarchical aggregates (reservations, offered and
+// allocated resources) so quota checks walk only a role's ancestors.
+//
+// A run does not build the sorters' orders: it walks them (sorter.Walker)
+// and stops at the first framework that takes the agent, so a run costs
+// what it offers, not agents x frameworks. Three things keep it from
+// visiting frameworks that cannot take anything:
+//
+//   - When every framework of a role was passed over on an agent for reasons
+//     that stay true until the agent's available resources grow, its info
+//     changes, the role's frameworks change (one added, activated, revived,
+//     updated) or a refusal filter expires, the (agent, role) pair is
+//     skipped without looking at the frameworks until then (RunStats
+//     counts these as Unchanged).
+//   - A role that can take nothing more anywhere in a run (every scalar of
+//     the cluster is at its limits or held back as headroom, and no
+//     reservation or revocable resource is left for it) leaves the role
+//     sorter for the rest of the run (RunStats.Capped); in stage one, so
+//     does a role whose guarantees are met.
+//   - Offered resources are shared, without copies, by the agent's records
+//     and both sorters, which never change them in place; giving back an
+//     offer whole hands the sorters the very value they hold, which they
+//     find by identity.
+//
+// The host receives its own copy of each offer's resources.
 package allocator
