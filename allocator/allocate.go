@@ -808,7 +808,7 @@ func (a *Allocator) record(r *run, key offerKey, res resources.Resources, st sta
 // with role, plain is the same without the tag, and whole says it is all of
 // the agent's available resources.
 func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
-	fw.agents[ag.id] = struct{}{}
+	fw.holdsOn(ag.id)
 	// offered is the host's copy; the agent's records and the sorters share
 	// one more, which none of them changes in place.
 	kept := offered.Clone()

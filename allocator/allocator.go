@@ -76,11 +76,11 @@ type framework struct {
 	id         string
 	info       FrameworkInfo
 	active     bool
-	roles      map[string]struct{} // subscribed
-	suppressed map[string]struct{}
+	roles      roleSet // subscribed
+	suppressed roleSet
 	// tracked: roles the framework is known under in the sorters
 	// (subscribed, or still holding resources allocated to the role).
-	tracked map[string]struct{}
+	tracked roleSet
 	// filters: role -> agent -> refusals.
 	filters map[string]map[string][]refusal
 	// inverseFilters: agent -> expiry.
@@ -229,10 +229,8 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 		id:         id,
 		info:       info.clone(),
 		active:     active,
-		roles:      setOf(info.Roles),
-		suppressed: setOf(info.SuppressedRoles),
-		tracked:    map[string]struct{}{},
-		agents:     map[string]struct{}{},
+		roles:      roleSetOf(info.Roles),
+		suppressed: roleSetOf(info.SuppressedRoles),
 	}
 	a.frameworks[id] = fw
 	for _, role := range info.Roles {
@@ -281,7 +279,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	for _, ag := range a.agents {
 		delete(ag.inverse, id)
 	}
-	for _, role := range sortedKeys(fw.tracked) {
+	for _, role := range slices.Clone(fw.tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	delete(a.frameworks, id)
@@ -296,7 +294,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 		return err
 	}
 	fw.active = true
-	for role := range fw.roles {
+	for _, role := range fw.roles {
 		a.syncActivation(fw, role)
 	}
 	a.pendingAll = true
@@ -312,7 +310,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 		return err
 	}
 	fw.active = false
-	for role := range fw.tracked {
+	for _, role := range fw.tracked {
 		a.syncActivation(fw, role)
 	}
 	clear(fw.filters)
@@ -332,26 +330,26 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
-	newRoles := setOf(info.Roles)
-	for _, role := range sortedKeys(fw.roles) {
-		if _, keep := newRoles[role]; keep {
+	newRoles := roleSetOf(info.Roles)
+	for _, role := range slices.Clone(fw.roles) {
+		if newRoles.has(role) {
 			continue
 		}
-		delete(fw.roles, role)
+		fw.roles.remove(role)
 		delete(fw.filters, role)
-		delete(fw.suppressed, role)
+		fw.suppressed.remove(role)
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 	}
 	fw.info = info.clone()
-	fw.suppressed = setOf(info.SuppressedRoles)
+	fw.suppressed = roleSetOf(info.SuppressedRoles)
 	for _, role := range info.Roles {
-		fw.roles[role] = struct{}{}
+		fw.roles.add(role)
 		a.trackFrameworkUnderRole(fw, role)
 	}
-	for role := range fw.roles {
+	for _, role := range fw.roles {
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -365,10 +363,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		if fw.suppressed == nil {
-			fw.suppressed = map[string]struct{}{}
-		}
-		fw.suppressed[role] = struct{}{}
+		fw.suppressed.add(role)
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -383,7 +378,7 @@ func (a *Allocator) ReviveOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		delete(fw.suppressed, role)
+		fw.suppressed.remove(role)
 		delete(fw.filters, role)
 		a.syncActivation(fw, role)
 	}
@@ -405,10 +400,10 @@ func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []str
 
 func (fw *framework) pickRoles(roles []string) ([]string, error) {
 	if len(roles) == 0 {
-		return sortedKeys(fw.roles), nil
+		return slices.Clone(fw.roles), nil
 	}
 	for _, role := range roles {
-		if _, ok := fw.roles[role]; !ok {
+		if !fw.roles.has(role) {
 			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
 		}
 	}
@@ -426,8 +421,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	if n := a.roles.get(role); n != nil {
 		n.epoch++
 	}
-	_, subscribed := fw.roles[role]
-	_, suppressed := fw.suppressed[role]
+	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
 	if fw.active && subscribed && !suppressed {
 		_ = s.Activate(fw.id)
 	} else {
@@ -436,10 +430,9 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 }
 
 func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
-	if _, ok := fw.tracked[role]; ok {
+	if !fw.tracked.add(role) {
 		return
 	}
-	fw.tracked[role] = struct{}{}
 	node := a.roles.ensure(role)
 	node.frameworks[fw.id] = struct{}{}
 	if !a.roleSorter.Contains(role) {
@@ -456,10 +449,9 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 }
 
 func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
-	if _, ok := fw.tracked[role]; !ok {
+	if !fw.tracked.remove(role) {
 		return
 	}
-	delete(fw.tracked, role)
 	s := a.frameworkSorters[role]
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
@@ -821,7 +813,7 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 	if res.IsEmpty() {
 		return
 	}
-	fw.agents[ag.id] = struct{}{}
+	fw.holdsOn(ag.id)
 	recompute := false
 	for _, role := range res.AllocationRoles() {
 		part := res.AllocatedTo(role)
@@ -890,7 +882,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		}
 	}
 	for _, role := range roles {
-		if _, subscribed := fw.roles[role]; !subscribed && a.heldInRole(fw.id, role).IsEmpty() {
+		if !fw.roles.has(role) && a.heldInRole(fw.id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 		a.roles.prune(role)
@@ -1227,15 +1219,45 @@ func (a *Allocator) Paused() bool { return a.paused }
 
 // ---- helpers ----
 
-func setOf(list []string) map[string]struct{} {
-	if len(list) == 0 {
-		return nil
+// roleSet is a small sorted set of role names: frameworks have few roles.
+type roleSet []string
+
+func roleSetOf(list []string) roleSet {
+	s := slices.Clone(list)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+func (s roleSet) has(role string) bool {
+	_, ok := slices.BinarySearch(s, role)
+	return ok
+}
+
+// add adds role and reports whether it was missing.
+func (s *roleSet) add(role string) bool {
+	i, ok := slices.BinarySearch(*s, role)
+	if ok {
+		return false
 	}
-	m := make(map[string]struct{}, len(list))
-	for _, s := range list {
-		m[s] = struct{}{}
+	*s = slices.Insert(*s, i, role)
+	return true
+}
+
+// remove removes role and reports whether it was there.
+func (s *roleSet) remove(role string) bool {
+	i, ok := slices.BinarySearch(*s, role)
+	if ok {
+		*s = slices.Delete(*s, i, i+1)
 	}
-	return m
+	return ok
+}
+
+// holdsOn records that the framework holds resources on an agent.
+func (fw *framework) holdsOn(agentID string) {
+	if fw.agents == nil {
+		fw.agents = map[string]struct{}{}
+	}
+	fw.agents[agentID] = struct{}{}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

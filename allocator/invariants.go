@@ -58,7 +58,7 @@ func (a *Allocator) CheckInvariants() error {
 			}
 			used.Add(held.NonShared().Unallocate())
 			for r := range held.All() {
-				if _, ok := fw.tracked[r.AllocationRole]; !ok {
+				if !fw.tracked.has(r.AllocationRole) {
 					fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
 				}
 				if !r.Reservations.AllocatableTo(r.AllocationRole) {

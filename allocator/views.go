@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +121,7 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	out := make([]FrameworkView, 0, len(a.frameworks))
 	for _, id := range sortedKeys(a.frameworks) {
 		fw := a.frameworks[id]
-		v := FrameworkView{ID: id, Active: fw.active, Roles: sortedKeys(fw.roles), Suppressed: sortedKeys(fw.suppressed), Capabilities: fw.info.Capabilities}
+		v := FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
 		for _, agentID := range sortedKeys(fw.agents) {
 			ag := a.agents[agentID]
 			v.Offered.Add(ag.offered[id])
