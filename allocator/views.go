@@ -164,7 +164,11 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 
 // Skips returns why a framework was passed over in the latest allocation
 // run, per reason. Agents skipped for the whole run (SkipAgentInactive) are
-// counted once per agent for every framework.
+// counted once per agent for every framework; a framework of a role capped
+// for the run is counted once, for the quota limit or the headroom. An
+// (agent, role) pair skipped because nothing changed since all the role's
+// frameworks were passed over there is counted only in RunStats.Unchanged,
+// not per framework: the reasons were counted when it was first seen.
 func (a *Allocator) Skips(fwID string) map[SkipReason]int {
 	out := map[SkipReason]int{}
 	fw, ok := a.frameworks[fwID]
