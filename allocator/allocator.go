@@ -87,6 +87,8 @@ type framework struct {
 	inverseFilters map[string]time.Time
 	// agents where the framework holds resources.
 	agents map[string]struct{}
+	// tasks is the ledger of launched tasks that have not ended, by id.
+	tasks map[string]*task
 
 	skips    [numSkipReasons]int
 	skipsRun uint64
@@ -657,6 +659,9 @@ func (a *Allocator) RemoveAgent(id string) error {
 		if fw, ok := a.frameworks[fwID]; ok {
 			a.untrackAllocation(fw, ag, ag.held(fwID), false)
 		}
+	}
+	for _, fw := range a.frameworks {
+		fw.dropTasksOn(id)
 	}
 	a.removeTotal(ag)
 	for _, fw := range a.frameworks {

@@ -3,28 +3,45 @@
 // decides which framework is offered which resources of which agent.
 //
 // The Allocator is a pure state machine. It does no I/O, starts no
-// goroutine, reads no clock (Options.Clock is the only time it knows) and no
-// global random source (Options.Seed drives every shuffle). The same events
-// with the same options give the same offers, byte for byte. It is not safe
-// for concurrent use; Runner wraps it behind a mutex, runs it every
-// allocation interval and after events that call for a run, and hands the
-// offers to a callback.
+// goroutine and no global random source (Options.Seed drives every
+// shuffle); it reads time only through Options.Clock, which is the system
+// clock unless the host passes another (ManualClock for simulations and
+// tests). The same events with the same options and clock readings give the
+// same offers, byte for byte. It is not safe for concurrent use; Runner
+// wraps it behind a mutex, runs it every allocation interval and after
+// events that call for a run, and hands the offers to a callback.
 //
 // # Usage
 //
-// A host adds agents and frameworks, calls Allocate, sends the offers to
-// the frameworks, and reports what they do with them:
+// This is the host loop; the README and the package examples show the
+// same. Every allocation interval the host calls AllocateAll, the periodic
+// run over every agent, sends the offers to the frameworks and reports what
+// they do with them; between runs it reports the cluster's events:
 //
-//	a, _ := allocator.New(allocator.Options{Clock: clock, Seed: 1})
+//	a, _ := allocator.New(allocator.Options{Seed: 1}) // nil Clock: the system clock
 //	a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
 //	a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
-//	for _, o := range a.Allocate().Offers {
-//		// The framework launches a task and declines the rest for 5 s.
-//		task := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: picked}}}
-//		a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{task}, &allocator.Filter{Refuse: 5 * time.Second})
+//	for range time.Tick(allocator.DefaultAllocationInterval) {
+//		for _, o := range a.AllocateAll().Offers {
+//			// The framework launches tasks and declines the rest for 5 s.
+//			launch := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: picked}}}
+//			a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 5 * time.Second})
+//		}
 //	}
-//	// Later, the task finishes:
-//	a.RecoverAllocated("spark", "agent-1", picked, nil)
+//	// Between runs, when a status update says task t1 finished:
+//	a.EndTask("spark", "t1")
+//
+// AllocateAll every interval is what keeps the cluster busy: it offers what
+// expired refusal filters and ended tasks gave back. Allocate runs only what
+// events have triggered (below); calling it after such events gives a
+// quicker answer, but it does not replace the periodic run. Runner does
+// both.
+//
+// EndTask ends a task launched through Accept or UpdateAllocation by id
+// (the allocator keeps a ledger of them); an id that is unknown or already
+// ended is ErrUnknownTask and changes nothing, so a status update delivered
+// twice is harmless. Hosts that account for tasks themselves give the
+// resources back with RecoverAllocated instead.
 //
 // Events and what they trigger:
 //
@@ -32,7 +49,7 @@
 //     over all agents. AddAgent, UpdateAgent (when something changed),
 //     UpdateUnavailability: an allocation of that agent. Allocate runs them
 //     as one batch; AllocateAll is the periodic run over every agent.
-//   - Everything else (RecoverResources, RecoverAllocated, declines, SuppressOffers,
+//   - Everything else (RecoverResources, RecoverAllocated, EndTask, declines, SuppressOffers,
 //     deactivations, removals, UpdateAllocation, UpdateAvailable,
 //     UpdateQuota, UpdateWeights, UpdateFramework, UpdateWhitelist,
 //     ActivateAgent) triggers nothing: its effect shows at the next run.

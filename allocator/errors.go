@@ -28,6 +28,11 @@ var (
 	ErrOperation = errors.New("allocator: operation rejected")
 	// ErrInvalidStatus: an inverse-offer response without a status.
 	ErrInvalidStatus = errors.New("allocator: invalid inverse offer status")
+	// ErrUnknownTask: a task id the framework does not run: never launched
+	// through Accept or UpdateAllocation, or already ended.
+	ErrUnknownTask = errors.New("allocator: unknown task")
+	// ErrDuplicateTask: a launch of a task id the framework already runs.
+	ErrDuplicateTask = errors.New("allocator: task already running")
 	// ErrInvalidOptions: options that cannot work (negative interval, a
 	// minimum allocatable entry that is not quantities).
 	ErrInvalidOptions = errors.New("allocator: invalid options")

@@ -71,6 +71,9 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	if !ag.held(fwID).Contains(offered) {
 		return offer.Accepted{}, fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, offered)
 	}
+	if err := checkNewTasks(fw, ops); err != nil {
+		return offer.Accepted{}, err
+	}
 	total := ag.total
 	var removed, added resources.Resources
 	ctx := offer.Context{
@@ -102,6 +105,7 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	}
 	if !accepted.Launched.IsEmpty() {
 		ag.allocated[fwID] = ag.allocated[fwID].Plus(accepted.Launched)
+		a.recordTasks(fw, agentID, role, ops)
 	}
 	_ = a.roleSorter.Update(role, agentID, offered, accepted.Resources)
 	_ = a.frameworkSorters[role].Update(fwID, agentID, offered, accepted.Resources)

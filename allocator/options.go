@@ -19,13 +19,16 @@ const DefaultRefuse = 5 * time.Second
 // MaxRefuse caps refusal filters, as Mesos caps refuse_seconds at a year.
 const MaxRefuse = 365 * 24 * time.Hour
 
-// Options configure an Allocator. The zero value is usable: a clock that
-// never moves, seed 0, DRF sorters, Mesos's default minimum allocatable
-// resources and a one second interval.
+// Options configure an Allocator. The zero value is usable: the system
+// clock, seed 0, DRF sorters, Mesos's default minimum allocatable resources
+// and a one second interval.
 type Options struct {
-	// Clock returns the current time. The allocator never reads the system
-	// clock: filters and maintenance windows are judged by this clock. Nil
-	// means a clock stopped at the zero time.
+	// Clock returns the current time: refusal and inverse-offer filters
+	// expire, and maintenance windows start, by this clock. Nil means the
+	// system clock (time.Now), which is what a service wants; simulations
+	// and tests pass a clock of their own (ManualClock) so that runs repeat
+	// exactly. This is the only place the system clock is chosen: the
+	// allocator reads time through Clock alone.
 	Clock func() time.Time
 	// Seed drives every random choice (agent shuffles, random sorters).
 	Seed int64
@@ -79,7 +82,7 @@ func ParseMinAllocatable(text string) ([]resources.Quantities, error) {
 
 func (o Options) withDefaults() Options {
 	if o.Clock == nil {
-		o.Clock = func() time.Time { return time.Time{} }
+		o.Clock = time.Now
 	}
 	if o.RoleSorter == nil {
 		o.RoleSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }

@@ -226,6 +226,9 @@ func (a *Allocator) Describe() string {
 	b.WriteString("frameworks:\n")
 	for _, f := range a.Frameworks() {
 		fmt.Fprintf(&b, "  %s active=%v roles=%v suppressed=%v capabilities=%s\n", f.ID, f.Active, f.Roles, f.Suppressed, f.Capabilities)
+		for _, t := range a.Tasks(f.ID) {
+			fmt.Fprintf(&b, "    task %s on %s: %s\n", t.ID, t.Agent, t.Resources)
+		}
 	}
 	if filters := a.Filters(); len(filters) > 0 {
 		b.WriteString("filters:\n")

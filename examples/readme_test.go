@@ -3,6 +3,7 @@ package examples_test
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -15,19 +16,29 @@ import (
 
 // The host loop of the README, line for line (TestREADMEHostLoop checks).
 func Example_hostLoop() {
-	a, _ := allocator.New(allocator.Options{Seed: 1})
+	a, _ := allocator.New(allocator.Options{Seed: 1}) // a nil Clock is the system clock
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil)
 	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
-	for _, o := range a.Allocate().Offers { // call Allocate every interval and after events
-		var ops []offer.Operation // launch a task of 1 CPU and 1 GB if it fits
-		if task, ok := offer.PickTask(o.Resources, "web-1", resources.MustParseQuantities("cpus:1;mem:1024"), o.Role); ok {
-			ops = append(ops, offer.Launch{Tasks: []offer.Task{task}})
+	pending, need := 6, resources.MustParseQuantities("cpus:1;mem:1024") // web wants 6 tasks
+	for interval := range 3 {                                            // every allocation interval; events arrive in between
+		for _, o := range a.AllocateAll().Offers { // the periodic run over every agent
+			var launch offer.Launch // as many pending tasks as fit, reserved resources first
+			for left := o.Resources; pending > 0; pending-- {
+				task, ok := offer.PickTask(left, fmt.Sprintf("web-%d", pending), need, o.Role)
+				if !ok {
+					break
+				}
+				launch.Tasks, left = append(launch.Tasks, task), left.Minus(task.Resources)
+			}
+			err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 5 * time.Second}) // decline the rest for 5 s
+			fmt.Println(interval, o.AgentID, "launched", len(launch.Tasks), "error:", err)
 		}
-		err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, ops, &allocator.Filter{Refuse: 5 * time.Second}) // decline the rest for 5 s
-		fmt.Println(o.FrameworkID, "launched", len(ops), "task on", o.AgentID, "error:", err)
+		_ = a.EndTask("web", fmt.Sprintf("web-%d", 6-interval)) // a status update: a task finished
 	}
 	// Output:
-	// web launched 1 task on agent-1 error: <nil>
+	// 0 agent-1 launched 4 error: <nil>
+	// 1 agent-1 launched 1 error: <nil>
+	// 2 agent-1 launched 1 error: <nil>
 }
 
 // TestREADMEHostLoop checks that the README shows Example_hostLoop's body.
@@ -69,4 +80,78 @@ func exampleBody(t *testing.T, file, first string) string {
 	}
 	t.Fatalf("%s: no %q ... // Output: in the file", file, first)
 	return ""
+}
+
+// hostLoopUtilisation plays the README's host loop for 100 intervals on a
+// manual clock: 10 agents of 32 CPUs, 4 frameworks that always want more
+// 1-CPU tasks, tasks that end after 1 to 10 intervals, declines with a 5 s
+// refusal. run is the allocation the loop calls each interval. It returns
+// the least share of the CPUs in use over intervals 10 to 99.
+func hostLoopUtilisation(t *testing.T, seed uint64, run func(*allocator.Allocator) allocator.Result) float64 {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a, err := allocator.New(allocator.Options{Seed: int64(seed), Clock: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := a.AddAgent(fmt.Sprintf("agent-%d", i), allocator.AgentInfo{}, resources.MustParse("cpus:32;mem:65536", "*"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f := range 4 {
+		if err := a.AddFramework(fmt.Sprintf("fw-%d", f), allocator.FrameworkInfo{Roles: []string{fmt.Sprintf("role-%d", f)}}, nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	need := resources.MustParseQuantities("cpus:1;mem:2048")
+	ends := map[int][][2]string{} // interval -> (framework, task) ending then
+	running, next, least := 0, 0, 1.0
+	for interval := range 100 {
+		for _, o := range run(a).Offers {
+			var launch offer.Launch
+			for left := o.Resources; ; {
+				task, ok := offer.PickTask(left, fmt.Sprintf("t%d", next), need, o.Role)
+				if !ok {
+					break
+				}
+				next++
+				launch.Tasks, left = append(launch.Tasks, task), left.Minus(task.Resources)
+				end := interval + 1 + rng.IntN(10)
+				ends[end] = append(ends[end], [2]string{o.FrameworkID, task.ID})
+			}
+			if err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 5 * time.Second}); err != nil {
+				t.Fatal(err)
+			}
+			running += len(launch.Tasks)
+		}
+		if interval >= 10 {
+			least = min(least, float64(running)/320)
+		}
+		clock.Advance(time.Second)
+		for _, e := range ends[interval+1] {
+			if err := a.EndTask(e[0], e[1]); err != nil {
+				t.Fatal(err)
+			}
+			running--
+		}
+	}
+	return least
+}
+
+// TestREADMELoopKeepsClusterBusy: the README's loop (AllocateAll every
+// interval) keeps at least 90% of the CPUs in use with demand above supply;
+// a loop that ran only what events trigger (Allocate) would leave the
+// cluster idle once the first tasks end.
+func TestREADMELoopKeepsClusterBusy(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		got := hostLoopUtilisation(t, seed, (*allocator.Allocator).AllocateAll)
+		t.Logf("seed %d: least utilisation %.3f", seed, got)
+		if got < 0.9 {
+			t.Errorf("seed %d: AllocateAll every interval: least utilisation %.2f, want >= 0.90", seed, got)
+		}
+		if got := hostLoopUtilisation(t, seed, (*allocator.Allocator).Allocate); got > 0.5 {
+			t.Errorf("seed %d: Allocate every interval: least utilisation %.2f; the test no longer tells the two loops apart", seed, got)
+		}
+	}
 }

@@ -64,6 +64,8 @@ type outcome struct {
 	// OverLimit lists every time a role was found above its limit (never,
 	// if the allocator is right).
 	OverLimit []string
+	// launched counts the tasks each framework launched, for their ids.
+	launched map[string]int
 }
 
 func run(w io.Writer) (outcome, error) {
@@ -138,10 +140,14 @@ func settle(w io.Writer, a *allocator.Allocator, out *outcome) error {
 			var launch offer.Launch
 			left := o.Resources
 			for {
-				t, ok := offer.PickTask(left, fmt.Sprintf("%s-%d", o.FrameworkID, len(launch.Tasks)+1), task, o.Role)
+				t, ok := offer.PickTask(left, fmt.Sprintf("%s-%d", o.FrameworkID, out.launched[o.FrameworkID]+1), task, o.Role)
 				if !ok {
 					break
 				}
+				if out.launched == nil {
+					out.launched = map[string]int{}
+				}
+				out.launched[o.FrameworkID]++
 				launch.Tasks = append(launch.Tasks, t)
 				left = left.Minus(t.Resources)
 			}

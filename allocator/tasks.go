@@ -1,0 +1,180 @@
+package allocator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// task is one entry of the ledger of launched tasks.
+type task struct {
+	id, agent, role string
+	// uses is everything the task was launched with, tagged with role.
+	uses resources.Resources
+	// owns is the part of the framework's allocation on the agent that the
+	// task accounts for: its resources, but a shared volume only once per
+	// launching call, as the call allocates it once (the first task of the
+	// call to use it owns the copy, and hands it on to another task still
+	// using it when it ends). Executor resources are owned by no task.
+	owns resources.Resources
+}
+
+// TaskView is one launched task that has not ended.
+type TaskView struct {
+	ID, Agent, Role string
+	// Resources are the task's resources, tagged with its role.
+	Resources resources.Resources
+}
+
+// checkNewTasks refuses launches whose task ids the framework already runs,
+// or that two launches of one call share.
+func checkNewTasks(fw *framework, ops []offer.Operation) error {
+	seen := map[string]bool{}
+	for i, op := range ops {
+		l, ok := launchOf(op)
+		if !ok {
+			continue
+		}
+		for _, t := range l.Tasks {
+			if _, running := fw.tasks[t.ID]; running || seen[t.ID] {
+				return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.id, t.ID)
+			}
+			seen[t.ID] = true
+		}
+	}
+	return nil
+}
+
+func launchOf(op offer.Operation) (offer.Launch, bool) {
+	switch l := op.(type) {
+	case offer.Launch:
+		return l, true
+	case *offer.Launch:
+		if l != nil {
+			return *l, true
+		}
+	}
+	return offer.Launch{}, false
+}
+
+// recordTasks adds the tasks of the launches among ops, applied on ag in
+// role, to the framework's ledger.
+func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer.Operation) {
+	var seen resources.Resources // shared volumes owned by a task of this call
+	for _, op := range ops {
+		l, ok := launchOf(op)
+		if !ok {
+			continue
+		}
+		for _, t := range l.Tasks {
+			uses := t.Resources.Clone()
+			owns := uses.NonShared()
+			for r := range uses.Shared().All() {
+				if seen.Copies(r) == 0 {
+					_ = owns.AddResource(r)
+					_ = seen.AddResource(r)
+				}
+			}
+			if fw.tasks == nil {
+				fw.tasks = map[string]*task{}
+			}
+			fw.tasks[t.ID] = &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns}
+		}
+	}
+}
+
+// EndTask records that a task launched through Accept or UpdateAllocation
+// ended (finished, failed, was killed or lost): what it used goes back to
+// the agent's available pool. Status updates may be delivered more than
+// once; an id that is unknown or has already ended is ErrUnknownTask and
+// changes nothing, so a repeated report never frees another task's
+// resources. Shared volumes stay allocated while another task of the
+// framework on the agent still uses them; executor resources are given back
+// with RecoverAllocated when the executor ends. No allocation is triggered.
+//
+// Hosts that account for tasks themselves use RecoverAllocated instead; a
+// host should not give back a ledger task's resources both ways.
+func (a *Allocator) EndTask(fwID, taskID string) error {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	t, ok := fw.tasks[taskID]
+	if !ok {
+		return fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
+	}
+	ag := a.agents[t.agent]
+	free := t.owns.NonShared()
+	heirs := map[*task]resources.Resources{}
+	for r := range t.owns.Shared().All() {
+		heir := fw.sharedHeir(t, r)
+		to := free
+		if heir != nil {
+			to = heirs[heir]
+		}
+		for range t.owns.Copies(r) {
+			_ = to.AddResource(r)
+		}
+		if heir != nil {
+			heirs[heir] = to
+		} else {
+			free = to
+		}
+	}
+	if !ag.allocated[fwID].Contains(free) {
+		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, free)
+	}
+	for heir, owns := range heirs {
+		heir.owns = heir.owns.Plus(owns)
+	}
+	delete(fw.tasks, taskID)
+	a.untrackAllocation(fw, ag, free, true)
+	return nil
+}
+
+// sharedHeir returns another live task of fw on ended's agent that uses the
+// shared resource r, the first by id, or nil.
+func (fw *framework) sharedHeir(ended *task, r resources.Resource) *task {
+	var heir *task
+	for _, t := range fw.tasks {
+		if t != ended && t.agent == ended.agent && t.uses.Copies(r) > 0 && (heir == nil || t.id < heir.id) {
+			heir = t
+		}
+	}
+	return heir
+}
+
+// dropTasksOn forgets the framework's tasks on an agent (the agent was
+// removed: its tasks are gone with it).
+func (fw *framework) dropTasksOn(agentID string) {
+	for id, t := range fw.tasks {
+		if t.agent == agentID {
+			delete(fw.tasks, id)
+		}
+	}
+}
+
+// Tasks returns the framework's launched tasks that have not ended, sorted
+// by id; nil for an unknown framework.
+func (a *Allocator) Tasks(fwID string) []TaskView {
+	fw, ok := a.frameworks[fwID]
+	if !ok {
+		return nil
+	}
+	out := make([]TaskView, 0, len(fw.tasks))
+	for _, t := range fw.tasks {
+		out = append(out, TaskView{ID: t.id, Agent: t.agent, Role: t.role, Resources: t.uses.Clone()})
+	}
+	slices.SortFunc(out, func(x, y TaskView) int {
+		if x.ID < y.ID {
+			return -1
+		}
+		if x.ID > y.ID {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
