@@ -626,7 +626,7 @@ func (a *Allocator) nobody(ag *agent, n *roleNode, r *run) bool {
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && !r.now.Before(e.until)) {
+	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && r.now.After(e.until)) {
 		delete(ag.nobody, n.path)
 		return false
 	}
@@ -897,7 +897,7 @@ func (a *Allocator) inverseOffers(candidates []string, now time.Time) []offer.In
 				continue
 			}
 			if exp, ok := fw.inverseFilters[id]; ok {
-				if now.Before(exp) {
+				if !now.After(exp) {
 					continue
 				}
 				delete(fw.inverseFilters, id)

@@ -1043,9 +1043,10 @@ func (a *Allocator) addRefusal(fw *framework, agentID string, res resources.Reso
 }
 
 // isFiltered reports whether a refusal of fw covers the candidate offer,
-// and until when that refusal lasts. A filter is in force while now is
-// before its expiry: at the very instant of expiry it no longer filters.
-// Expired filters are dropped here.
+// and until when that refusal lasts. A filter is in force up to and
+// including the instant of its expiry, so that a run at exactly that
+// instant still applies it (see the tie rules in the package doc). Expired
+// filters are dropped here.
 func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate resources.Resources, now time.Time) (bool, time.Time) {
 	byAgent := fw.filters[role]
 	if byAgent == nil {
@@ -1058,7 +1059,7 @@ func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate re
 	filtered, until := false, time.Time{}
 	kept := list[:0]
 	for _, f := range list {
-		if !now.Before(f.expires) {
+		if now.After(f.expires) {
 			continue
 		}
 		kept = append(kept, f)
@@ -1082,11 +1083,12 @@ func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate re
 
 // UpdateWeights sets role weights (default 1). A role with weight 2 is
 // entitled to twice the share of a role with weight 1. Weights apply to the
-// role's node in the role tree. No allocation is triggered.
+// role's node in the role tree; the default role "*" is a top-level role
+// like any other. No allocation is triggered.
 func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
-		if err := reservation.ValidateRole(role); err != nil || role == reservation.Any {
+		if err := reservation.ValidateRole(role); err != nil {
 			return fmt.Errorf("%w: weight for %q", ErrInvalidRole, role)
 		}
 		if !(w > 0) || math.IsInf(w, 0) {
@@ -1109,11 +1111,12 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 
 // UpdateQuota sets a role's quota; the zero Quota removes it. Quota may be
 // set on nested roles: a child's consumption counts against every ancestor's
-// guarantee and limit. Guarantees above the role's own limits or an
+// guarantee and limit. The default role "*" takes quota like any top-level
+// role, as in Mesos: a limit on it caps the frameworks that run in "*". Guarantees above the role's own limits or an
 // ancestor's, and limits below a descendant's guarantees, are rejected. No
 // allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
-	if err := reservation.ValidateRole(role); err != nil || role == reservation.Any {
+	if err := reservation.ValidateRole(role); err != nil {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
 	}
 	if !q.Limits.Contains(q.Guarantees) {

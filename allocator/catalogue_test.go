@@ -347,10 +347,10 @@ func catalogue() []badCall {
 			[]error{allocator.ErrRoleNotSubscribed}},
 		{"revive a role not subscribed", func(_ *testing.T, a *allocator.Allocator) error { return a.ReviveOffers("web", "web", "db") },
 			[]error{allocator.ErrRoleNotSubscribed}},
-		{"quota for '*'", quota("*", "cpus:1", ""), []error{allocator.ErrInvalidRole}},
+		{"quota for a role with a '*' component", quota("web/*", "cpus:1", ""), []error{allocator.ErrInvalidRole}},
 		{"quota for an empty role", quota("", "cpus:1", ""), []error{allocator.ErrInvalidRole}},
 		{"quota for a role ending in '/'", quota("web/", "cpus:1", ""), []error{allocator.ErrInvalidRole}},
-		{"weight for '*'", weights(map[string]float64{"*": 2}), []error{allocator.ErrInvalidRole}},
+		{"weight for a role with a '*' component", weights(map[string]float64{"*/web": 2}), []error{allocator.ErrInvalidRole}},
 		{"weight for an invalid role", weights(map[string]float64{"db": 2, "a//b": 2}), []error{allocator.ErrInvalidRole}},
 
 		// Weights.

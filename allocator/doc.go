@@ -116,10 +116,16 @@
 //   - Resources shrunk to a quota or headroom target are cut in an order
 //     drawn from the same seeded source.
 //   - Offers of one run are returned sorted by framework, role and agent.
-//   - Refusal filters: a filter with expiry T is in force while the clock
-//     reads before T; a run at exactly T no longer sees it. A filter lasts at
-//     least one allocation interval and at most a year; a negative refusal
-//     means the 5 s default, zero means no filter.
+//   - Refusal filters: a filter made at time D for a refusal of R lasts
+//     until T = D + min(max(R, AllocationInterval), a year) (a negative R
+//     means the 5 s default, zero means no filter). It is in force for every
+//     run whose clock reads T or earlier, and dropped by the first run after
+//     T. So a filter always survives at least one periodic batch: with a
+//     60 s interval, a decline at D with a 1 s refusal still keeps the agent
+//     from the framework in the batch at D + 60 s, as Mesos's (MESOS-4302:
+//     its filters expire after both the refusal and one allocation interval,
+//     and the batch that lands on the expiry runs before the expiry is
+//     processed). Inverse-offer filters follow the same rule.
 //
 // # Where this package differs from Mesos
 //

@@ -36,9 +36,12 @@ func Example() {
 	fmt.Println("allocated:", agent.Allocated["spark"])
 	fmt.Println("available:", agent.Available)
 
-	// The rest is refused for 5 seconds: the next run offers nothing.
+	// The rest is refused for 5 seconds: runs up to the expiry instant
+	// offer nothing, the first one after it offers the rest again.
 	fmt.Println("offers now:", len(a.AllocateAll().Offers))
 	now = now.Add(5 * time.Second)
+	fmt.Println("offers at 5s:", len(a.AllocateAll().Offers))
+	now = now.Add(time.Millisecond)
 	fmt.Println("offers after 5s:", len(a.AllocateAll().Offers))
 
 	// The task finishes.
@@ -51,6 +54,7 @@ func Example() {
 	// allocated: cpus(allocated: analytics):2; mem(allocated: analytics):4096
 	// available: cpus:6; mem:12288
 	// offers now: 0
+	// offers at 5s: 0
 	// offers after 5s: 1
 	// offered after the task: cpus(allocated: analytics):6; mem(allocated: analytics):12288
 }
@@ -83,8 +87,8 @@ func ExampleAllocator_UpdateQuota() {
 	// prod consumes cpus:4; mem:4096
 }
 
-// A decline filter lasts at least one allocation interval and ends at its
-// expiry instant.
+// A decline filter lasts at least one allocation interval; it still applies
+// at its expiry instant and is gone right after.
 func ExampleAllocator_RecoverResources() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }})
@@ -97,7 +101,10 @@ func ExampleAllocator_RecoverResources() {
 	}
 	now = now.Add(10 * time.Second)
 	fmt.Println("filters at expiry:", len(a.Filters()))
+	now = now.Add(time.Millisecond)
+	fmt.Println("filters after it:", len(a.Filters()))
 	// Output:
 	// f r a1 10s cpus:4; mem:4096
-	// filters at expiry: 0
+	// filters at expiry: 1
+	// filters after it: 0
 }

@@ -139,7 +139,8 @@ type FilterView struct {
 	Expires                time.Time
 }
 
-// Filters returns the refusal filters not yet expired by the clock, sorted by
+// Filters returns the refusal filters in force by the clock (an expiry at
+// the very instant still counts), sorted by
 // framework, role and agent, then in the order they were made.
 func (a *Allocator) Filters() []FilterView {
 	now := a.opts.Clock()
@@ -149,7 +150,7 @@ func (a *Allocator) Filters() []FilterView {
 		for _, role := range sortedKeys(fw.filters) {
 			for _, agentID := range sortedKeys(fw.filters[role]) {
 				for _, f := range fw.filters[role][agentID] {
-					if now.Before(f.expires) {
+					if !now.After(f.expires) {
 						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires})
 					}
 				}

@@ -42,6 +42,8 @@ allocate 0 0 0 0
 decline 0 1 5 0
 advance 8 0 0 0
 allocate-all 0 0 0 0
+advance 1 0 0 0
+allocate-all 0 0 0 0
 `)
 	h, _ := allocatortest.New(allocatortest.Options{Allocator: allocator.Options{Seed: seq.Seed}})
 	fmt.Println("violation:", h.Run(seq.Events))
@@ -56,7 +58,9 @@ allocate-all 0 0 0 0
 	//   offer offer-1 f0 a a0: cpus:1; mem:512; disk:1000; ports:[31000-31009]
 	// 4 decline 0 1 5 0: RecoverResources(f0, a0, cpus(allocated: a):1; mem(allocated: a):512; disk(allocated: a):1000; ports(allocated: a):[31000-31009], refuse 5s) declining offer-1 -> ok
 	// 5 advance 8 0 0 0: advance 5s to +5s -> ok
-	// 6 allocate-all 0 0 0 0: AllocateAll() = 1 offers, 0 inverse offers -> ok
+	// 6 allocate-all 0 0 0 0: AllocateAll() = 0 offers, 0 inverse offers -> ok
+	// 7 advance 1 0 0 0: advance 1ms to +5.001s -> ok
+	// 8 allocate-all 0 0 0 0: AllocateAll() = 1 offers, 0 inverse offers -> ok
 	//   offer offer-2 f0 a a0: cpus:1; mem:512; disk:1000; ports:[31000-31009]
 }
 

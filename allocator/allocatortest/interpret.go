@@ -1111,7 +1111,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		case 0:
 			set(`UpdateQuota("a//b")`, allocator.ErrInvalidRole, a.UpdateQuota("a//b", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1")}))
 		case 1:
-			set(`UpdateQuota("*")`, allocator.ErrInvalidRole, a.UpdateQuota("*", allocator.Quota{}))
+			set(`UpdateQuota("a/*")`, allocator.ErrInvalidRole, a.UpdateQuota("a/*", allocator.Quota{}))
 		case 2:
 			set(`UpdateWeights("-x")`, allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}))
 		case 3:

@@ -1,0 +1,69 @@
+package allocator_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// A refusal filter survives at least one periodic batch (MESOS-4302): with a
+// 60 s interval, a decline at T with a 1 s refusal keeps the agent from the
+// framework in the batch at T+60 s, and the batch after releases it.
+func TestRefusalSurvivesOneBatch(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := allocator.NewManualClock(start)
+	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Minute})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true))
+	offers := a.AllocateAll().Offers
+	require.Len(t, offers, 1)
+	clock.Advance(3 * time.Second) // the decline comes in between two batches
+	must(t, a.RecoverResources("f", "a1", offers[0].Resources, &allocator.Filter{Refuse: time.Second}))
+	filters := a.Filters()
+	require.Len(t, filters, 1)
+	require.Equal(t, start.Add(63*time.Second), filters[0].Expires, "the filter lasts one interval, not the refusal's 1 s")
+
+	clock.Set(start.Add(60 * time.Second)) // the next batch: filtered
+	require.Empty(t, a.AllocateAll().Offers)
+	clock.Set(start.Add(63 * time.Second)) // a run at the expiry instant: still filtered
+	require.Empty(t, a.AllocateAll().Offers)
+	require.Len(t, a.Filters(), 1)
+	clock.Set(start.Add(63*time.Second + time.Nanosecond)) // after it: offered again
+	require.Len(t, a.AllocateAll().Offers, 1)
+	require.Empty(t, a.Filters())
+}
+
+// Inverse-offer filters follow the same rule.
+func TestInverseOfferFilterAtExpiry(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := allocator.NewManualClock(start)
+	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true))
+	o := a.AllocateAll().Offers[0]
+	must(t, a.Accept("f", "a1", o.Resources, nil, nil)) // keeps nothing
+	o = a.AllocateAll().Offers[0]
+	task := res("cpus:1").Allocate("r")
+	must(t, a.Accept("f", "a1", o.Resources, launchOps("t1", task), nil))
+	must(t, a.UpdateUnavailability("a1", unavailableFrom(start.Add(time.Hour))))
+	inverse := a.Allocate().InverseOffers
+	require.Len(t, inverse, 1)
+	must(t, a.UpdateInverseOffer("a1", "f", allocator.Decline, &allocator.Filter{Refuse: 10 * time.Second}))
+	clock.Advance(10 * time.Second)
+	require.Empty(t, a.AllocateAll().InverseOffers, "inverse offer made at the filter's expiry instant")
+	clock.Advance(time.Nanosecond)
+	require.Len(t, a.AllocateAll().InverseOffers, 1)
+}
+
+func launchOps(id string, r resources.Resources) []offer.Operation {
+	return []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: id, Resources: r}}}}
+}
+
+func unavailableFrom(t time.Time) *offer.Unavailability {
+	return &offer.Unavailability{Start: t, Duration: time.Hour}
+}
