@@ -43,6 +43,9 @@ type Allocator struct {
 	// scalars that are neither offered nor allocated: what quota headroom
 	// can be drawn from.
 	freeHeadroom resources.Quantities
+	// excess is the sum over agents of what frameworks hold there beyond
+	// the agent's total (see overflow.go).
+	excess resources.Quantities
 
 	pending    map[string]struct{}
 	pendingAll bool
@@ -115,6 +118,9 @@ type agent struct {
 	available resources.Resources
 	// headroom is this agent's part of Allocator.freeHeadroom.
 	headroom resources.Quantities
+	// excess is this agent's part of Allocator.excess: the non-shared
+	// scalars held beyond its total.
+	excess resources.Quantities
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
@@ -219,13 +225,23 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
+	var changes []agentChange
 	for _, agentID := range sortedKeys(used) {
-		if _, ok := a.agents[agentID]; !ok {
+		ag, ok := a.agents[agentID]
+		if !ok {
 			continue
 		}
 		if err := checkUsed(used[agentID], info.Roles); err != nil {
 			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
 		}
+		q, err := quantitiesWithin(used[agentID], true, "the used resources")
+		if err != nil {
+			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
+		}
+		changes = append(changes, agentChange{ag: ag, total: ag.total.Quantities(), held: q})
+	}
+	if err := a.checkSums(changes...); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	fw := &framework{
 		id:         id,
@@ -500,9 +516,11 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 	if _, ok := a.agents[id]; ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateAgent, id)
 	}
-	if err := checkTotal(total); err != nil {
+	totalQ, err := checkTotal(total)
+	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
+	known := map[string]resources.Resources{}
 	for _, fwID := range sortedKeys(used) {
 		fw, ok := a.frameworks[fwID]
 		if !ok {
@@ -511,6 +529,14 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
 			return fmt.Errorf("agent %q, framework %q: %w", id, fwID, err)
 		}
+		known[fwID] = used[fwID]
+	}
+	usedQ, err := usedQuantities(known, "the used resources")
+	if err != nil {
+		return fmt.Errorf("agent %q: %w", id, err)
+	}
+	if err := a.checkSums(agentChange{total: totalQ, held: usedQ}); err != nil {
+		return fmt.Errorf("agent %q: %w", id, err)
 	}
 	ag := &agent{
 		id:        id,
@@ -533,13 +559,14 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 	return nil
 }
 
-func checkTotal(total resources.Resources) error {
+// checkTotal validates an agent's total and returns its scalar quantities.
+func checkTotal(total resources.Resources) (resources.Quantities, error) {
 	for r := range total.All() {
 		if err := r.Validate(); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidResources, err)
+			return resources.Quantities{}, fmt.Errorf("%w: %w", ErrInvalidResources, err)
 		}
 	}
-	return nil
+	return quantitiesWithin(total, false, "the total")
 }
 
 // addTotal adds an agent's total to the cluster totals and its reservations
@@ -562,6 +589,8 @@ func (a *Allocator) removeTotal(ag *agent) {
 	a.trackReservations(ag.total, false)
 	a.freeHeadroom.Subtract(ag.headroom)
 	ag.headroom = resources.Quantities{}
+	a.excess.Subtract(ag.excess)
+	ag.excess = resources.Quantities{}
 }
 
 // trackReservations adds (or removes) the scalar reservations of res to the
@@ -613,6 +642,12 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 		}
 	}
 	ag.overAllocated = !ag.total.Contains(used)
+	a.excess.Subtract(ag.excess)
+	ag.excess = resources.Quantities{}
+	if ag.overAllocated {
+		ag.excess = used.Quantities().Minus(ag.total.Quantities())
+		a.excess.Add(ag.excess)
+	}
 	// A shared volume held by anyone must still be part of the total (one
 	// copy of it, however many hold it).
 	for r := range shared.All() {
@@ -689,7 +724,11 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 		return err
 	}
 	if total != nil {
-		if err := checkTotal(*total); err != nil {
+		totalQ, err := checkTotal(*total)
+		if err != nil {
+			return fmt.Errorf("agent %q: %w", id, err)
+		}
+		if err := a.checkSums(agentChange{ag: ag, total: totalQ}); err != nil {
 			return fmt.Errorf("agent %q: %w", id, err)
 		}
 	}
@@ -729,9 +768,11 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 	if err != nil {
 		return err
 	}
-	if err := checkTotal(total); err != nil {
+	providerQ, err := checkTotal(total)
+	if err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
+	known := map[string]resources.Resources{}
 	for _, fwID := range sortedKeys(used) {
 		fw, ok := a.frameworks[fwID]
 		if !ok {
@@ -740,6 +781,18 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
 			return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
 		}
+		known[fwID] = used[fwID]
+	}
+	usedQ, err := usedQuantities(known, "the used resources")
+	if err != nil {
+		return fmt.Errorf("agent %q: %w", agentID, err)
+	}
+	agentQ := ag.total.Quantities()
+	if err := addWithin(&agentQ, providerQ, "the agent and its resource provider"); err != nil {
+		return fmt.Errorf("agent %q: %w", agentID, err)
+	}
+	if err := a.checkSums(agentChange{ag: ag, total: agentQ, held: usedQ}); err != nil {
+		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
 	a.removeTotal(ag)
 	ag.total = ag.total.Plus(total.Unallocate())
@@ -1121,6 +1174,9 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	}
 	if !q.Limits.Contains(q.Guarantees) {
 		return fmt.Errorf("%w: %q: guarantees %s exceed limits %s", ErrInvalidQuota, role, q.Guarantees, q.Limits)
+	}
+	if err := a.checkGuarantees(role, q.Guarantees); err != nil {
+		return fmt.Errorf("quota for %q: %w", role, err)
 	}
 	for _, anc := range reservation.Ancestors(role) {
 		if n := a.roles.get(anc); n != nil && !n.quota.Limits.Contains(q.Guarantees) {

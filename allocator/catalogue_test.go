@@ -289,6 +289,46 @@ func catalogue() []badCall {
 			return a.UpdateAllocation("db", "a1", held, []offer.Operation{offer.Reserve{}})
 		}, op(offer.ErrEmpty)},
 
+		// Sums that would pass resources.MaxTotal.
+		{"agent whose total sums past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.AddAgent("a3", allocator.AgentInfo{}, manyMaxCPUs(1001, ""), nil)
+		}, []error{allocator.ErrOverflow}},
+		{"agent that takes the cluster's totals past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.AddAgent("a3", allocator.AgentInfo{}, manyMaxCPUs(1000, ""), nil)
+		}, []error{allocator.ErrOverflow}},
+		{"agent update that takes the totals past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			total := manyMaxCPUs(1000, "")
+			return a.UpdateAgent("a2", allocator.AgentInfo{Hostname: "h2"}, &total)
+		}, []error{allocator.ErrOverflow}},
+		{"resource provider past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.AddResourceProvider("a2", manyMaxCPUs(1000, ""), nil)
+		}, []error{allocator.ErrOverflow}},
+		{"used resources beyond the agent past the bound", addFramework(webInfo, map[string]resources.Resources{"a2": manyMaxCPUs(1000, "web")}),
+			[]error{allocator.ErrOverflow}},
+		{"new agent used beyond its total past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			return a.AddAgent("a3", allocator.AgentInfo{}, res("cpus:1"), map[string]resources.Resources{"web": manyMaxCPUs(1000, "web")})
+		}, []error{allocator.ErrOverflow}},
+		{"quota guarantees of all roles past the bound", func(_ *testing.T, a *allocator.Allocator) error {
+			for i := range 999 {
+				max := resources.Quantities{}
+				max.SetScalar("cpus", resources.MaxScalar)
+				if err := a.UpdateQuota(fmt.Sprintf("big-%03d", i), allocator.Quota{Guarantees: max}); err != nil {
+					return fmt.Errorf("role %d: %w", i, err)
+				}
+			}
+			// web holds a guarantee of cpus:1 already: one more role of
+			// the largest guarantee passes the bound.
+			max := resources.Quantities{}
+			max.SetScalar("cpus", resources.MaxScalar)
+			err := a.UpdateQuota("big-last", allocator.Quota{Guarantees: max})
+			for i := range 999 {
+				if err := a.UpdateQuota(fmt.Sprintf("big-%03d", i), allocator.Quota{}); err != nil {
+					return err
+				}
+			}
+			return err
+		}, []error{allocator.ErrOverflow}},
+
 		// Resources the agent (or the framework) does not have.
 		{"recover more than held", func(_ *testing.T, a *allocator.Allocator) error {
 			return a.RecoverResources("web", "a1", res("cpus:100").Allocate("web"), &allocator.Filter{Refuse: time.Hour})
@@ -565,4 +605,24 @@ func TestCatalogueClusterIsDeterministic(t *testing.T) {
 	if catalogueCluster(t).Describe() != catalogueCluster(t).Describe() {
 		t.Fatal("two builds of the catalogue's cluster differ")
 	}
+}
+
+// manyMaxCPUs returns n resources of the largest amount of cpus, each from
+// a resource provider of its own so that they do not merge, allocated to
+// role when one is given.
+func manyMaxCPUs(n int, role string) resources.Resources {
+	var out resources.Resources
+	for i := range n {
+		r := resources.ScalarResource("cpus", resources.MaxScalar)
+		if i > 0 {
+			r.ProviderID = fmt.Sprintf("rp%04d", i)
+		}
+		if err := out.AddResource(r); err != nil {
+			panic(err)
+		}
+	}
+	if role != "" {
+		out = out.Allocate(role)
+	}
+	return out
 }

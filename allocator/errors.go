@@ -33,6 +33,9 @@ var (
 	ErrUnknownTask = errors.New("allocator: unknown task")
 	// ErrDuplicateTask: a launch of a task id the framework already runs.
 	ErrDuplicateTask = errors.New("allocator: task already running")
+	// ErrOverflow: an event that would take a sum the allocator keeps past
+	// resources.MaxTotal (see the package doc).
+	ErrOverflow = errors.New("allocator: amounts too large")
 	// ErrInvalidOptions: options that cannot work (negative interval, a
 	// minimum allocatable entry that is not quantities).
 	ErrInvalidOptions = errors.New("allocator: invalid options")

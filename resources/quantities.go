@@ -557,3 +557,35 @@ func (q Quantities) getID(id names.ID) (Scalar, bool) {
 	}
 	return 0, false
 }
+
+// QuantitiesWithin returns the scalar amounts of rs by name, as Quantities
+// does, and whether every one of them is at most max. It stops at the first
+// name whose sum passes max, so it never overflows however many entries rs
+// holds (each entry of a valid Resources is at most MaxScalar).
+func (rs Resources) QuantitiesWithin(max Scalar) (Quantities, bool) {
+	var q Quantities
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		if e.Type != ScalarType {
+			continue
+		}
+		if e.Scalar > max {
+			return Quantities{}, false
+		}
+		if have, _ := q.getID(e.id); have > max-e.Scalar {
+			return Quantities{}, false
+		}
+		q.addID(e.id, e.Scalar)
+	}
+	return q, true
+}
+
+// Within reports whether every amount of q is at most max.
+func (q Quantities) Within(max Scalar) bool {
+	for _, it := range q.items {
+		if it.v > max {
+			return false
+		}
+	}
+	return true
+}

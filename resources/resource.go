@@ -156,8 +156,18 @@ func (r Resource) Validate() error {
 	return nil
 }
 
-// maxScalar is the largest amount a resource may hold (fixed.Max units).
-const maxScalar = Scalar(fixed.Max * fixed.Scale)
+// MaxScalar is the largest amount one resource may hold: 10^12 units.
+const MaxScalar = Scalar(fixed.Max * fixed.Scale)
+
+// MaxTotal is the largest sum of one resource name that the allocator
+// keeps (a cluster's totals, what its frameworks hold, the quota guarantees
+// of all roles): 10^15 units, a thousand times MaxScalar. Sums of two or
+// three such amounts still fit in a Scalar exactly, so bounding the inputs
+// by MaxTotal keeps every figure derived from them exact; the allocator
+// refuses the event that would pass it.
+const MaxTotal = 1000 * MaxScalar
+
+const maxScalar = MaxScalar
 
 // validateRanges accepts ranges in any order but refuses inverted and
 // overlapping ones; adjacent ranges ([1-2, 3-4]) are fine.

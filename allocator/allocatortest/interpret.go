@@ -725,8 +725,14 @@ func cloneFrameworkInfo(info allocator.FrameworkInfo) allocator.FrameworkInfo {
 func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.Resources {
 	role, _ := pick(h.roles, roleArg)
 	var b strings.Builder
+	cpus := []int64{1, 2, 4, 8}[size%4]
+	if size&0x80 != 0 {
+		// Near the largest amount a resource may hold: sums over agents
+		// and shares must stay exact.
+		cpus = int64(resources.MaxScalar/resources.Units(1)) - cpus
+	}
 	fmt.Fprintf(&b, "cpus:%d;mem:%d;disk:%d;ports:[31000-31009]",
-		[]int{1, 2, 4, 8}[size%4], []int{512, 1024, 4096, 8192}[(size>>2)%4], []int{1000, 4000}[(size>>4)%2])
+		cpus, []int{512, 1024, 4096, 8192}[(size>>2)%4], []int{1000, 4000}[(size>>4)%2])
 	if extras&3 == 3 {
 		fmt.Fprintf(&b, ";gpus:%d", 1+(size>>5)%2)
 	}
@@ -1037,7 +1043,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 	if fwOK {
 		role = h.fwInfo[fw].Roles[0]
 	}
-	huge := h.res("cpus:100000").Allocate(role)
+	huge := h.res("cpus:1000000000000").Allocate(role)
 	switch x[0] % 16 {
 	case 0:
 		id := unknownFramework
@@ -1149,7 +1155,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if x[0]%16 == 8 {
 			r, _ := pick(h.roles, x[1])
 			r = reservation.TopLevel(r)
-			res, _ := h.res("cpus:100000").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
+			res, _ := h.res("cpus:1000000000000").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
 			set(fmt.Sprintf("UpdateAvailable(%s, reserve %s)", agentID, res), allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}))
 			return
 		}
@@ -1189,7 +1195,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil))
 			return
 		}
-		res, _ := h.res("cpus:100000").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
+		res, _ := h.res("cpus:1000000000000").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
 		op := offer.Reserve{Resources: res}
 		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op), allocator.ErrOperation,
 			a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}))

@@ -1,0 +1,121 @@
+package allocator
+
+import (
+	"fmt"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Every per-name sum the allocator keeps is bounded so that it stays exact:
+// the cluster's totals plus what frameworks hold beyond their agents' totals
+// (over-allocation, from used resources reported by the host or a total
+// that shrank) is at most resources.MaxTotal, and so are the quota
+// guarantees of all roles together. Role and framework holdings, sorter
+// pools and shares, quota consumption (reservations plus holdings) and
+// headroom are all sums of at most two such amounts. The events that could
+// pass the bound check it first and fail with ErrOverflow.
+
+// agentChange is what an event would do to one agent's sums: its total
+// quantities after the event and the non-shared scalars it adds to what is
+// held there. ag is nil for an agent being added.
+type agentChange struct {
+	ag    *agent
+	total resources.Quantities
+	held  resources.Quantities
+}
+
+// checkSums reports ErrOverflow if the changes would take the cluster's
+// totals plus the held excess past resources.MaxTotal for some name.
+func (a *Allocator) checkSums(changes ...agentChange) error {
+	totals, excess := a.totals.Clone(), a.excess.Clone()
+	for _, c := range changes {
+		held := c.held
+		if c.ag != nil {
+			totals.Subtract(c.ag.total.Quantities())
+			excess.Subtract(c.ag.excess)
+			held = held.Plus(c.ag.heldQuantities())
+		}
+		totals.Add(c.total)
+		excess.Add(held.Minus(c.total))
+		if !totals.Within(resources.MaxTotal) || !excess.Within(resources.MaxTotal) {
+			break // stop before sums of sums could grow further
+		}
+	}
+	sum := totals.Plus(excess)
+	for name, v := range sum.All() {
+		if v > resources.MaxTotal {
+			return fmt.Errorf("%w: the cluster would hold %s of %s (with what frameworks hold beyond agent totals), more than %s", ErrOverflow, v, name, resources.MaxTotal)
+		}
+	}
+	return nil
+}
+
+// quantitiesWithin returns the scalar quantities of res (non-shared only
+// when nonShared is set), or ErrOverflow when a name sums past
+// resources.MaxTotal.
+func quantitiesWithin(res resources.Resources, nonShared bool, what string) (resources.Quantities, error) {
+	if nonShared && res.HasShared() {
+		res = res.NonShared()
+	}
+	q, ok := res.QuantitiesWithin(resources.MaxTotal)
+	if !ok {
+		return q, fmt.Errorf("%w: %s holds more than %s of one resource", ErrOverflow, what, resources.MaxTotal)
+	}
+	return q, nil
+}
+
+// addWithin adds q to sum, or reports ErrOverflow when a name would pass
+// resources.MaxTotal (both are within it, so the addition itself is exact).
+func addWithin(sum *resources.Quantities, q resources.Quantities, what string) error {
+	next := sum.Plus(q)
+	if !next.Within(resources.MaxTotal) {
+		return fmt.Errorf("%w: %s hold more than %s of one resource", ErrOverflow, what, resources.MaxTotal)
+	}
+	*sum = next
+	return nil
+}
+
+// usedQuantities sums the non-shared scalars of used resources reported
+// for one agent.
+func usedQuantities(used map[string]resources.Resources, what string) (resources.Quantities, error) {
+	var sum resources.Quantities
+	for _, id := range sortedKeys(used) {
+		q, err := quantitiesWithin(used[id], true, what)
+		if err != nil {
+			return sum, err
+		}
+		if err := addWithin(&sum, q, what); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// heldQuantities returns the non-shared scalars every framework holds on
+// the agent, offered or allocated.
+func (ag *agent) heldQuantities() resources.Quantities {
+	var q resources.Quantities
+	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
+		for _, r := range held {
+			if r.HasShared() {
+				r = r.NonShared()
+			}
+			r.AddQuantitiesTo(&q)
+		}
+	}
+	return q
+}
+
+// checkGuarantees reports ErrOverflow if role's guarantees g would take the
+// guarantees of all roles together past resources.MaxTotal.
+func (a *Allocator) checkGuarantees(role string, g resources.Quantities) error {
+	sum := g.Clone()
+	for path, n := range a.roles.nodes {
+		if path != role {
+			if err := addWithin(&sum, n.quota.Guarantees, "the quota guarantees of all roles"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
