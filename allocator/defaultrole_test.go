@@ -30,7 +30,7 @@ func TestQuotaOnDefaultRole(t *testing.T) {
 		"other":   "cpus:3; mem:1536; disk:1536",
 	}, got)
 	require.NoError(t, allocatortest.Check(a))
-	v, ok := roleView(a, "*")
+	v, ok := a.Role("*")
 	require.True(t, ok)
 	require.Equal(t, "cpus:1; disk:512; mem:512", v.Consumed.String())
 
@@ -60,16 +60,7 @@ func TestWeightOnDefaultRole(t *testing.T) {
 		count[o.FrameworkID]++
 	}
 	require.Equal(t, map[string]int{"default": 4, "other": 2}, count)
-	v, ok := roleView(a, "*")
+	v, ok := a.Role("*")
 	require.True(t, ok)
 	require.Equal(t, 2.0, v.Weight)
-}
-
-func roleView(a *allocator.Allocator, role string) (allocator.RoleView, bool) {
-	for _, v := range a.Roles() {
-		if v.Role == role {
-			return v, true
-		}
-	}
-	return allocator.RoleView{}, false
 }

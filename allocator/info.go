@@ -203,6 +203,26 @@ type Quota struct {
 	Limits     resources.Limits
 }
 
+// ParseQuota reads a quota whose guarantees and limits are the same, from
+// quantities text ("cpus:4;mem:8192"), as an operator who sets quota on a
+// role in Mesos gives one amount for both.
+func ParseQuota(text string) (Quota, error) {
+	q, err := resources.ParseQuantities(text)
+	if err != nil {
+		return Quota{}, fmt.Errorf("%w: %w", ErrInvalidQuota, err)
+	}
+	return Quota{Guarantees: q, Limits: resources.LimitsOf(q)}, nil
+}
+
+// MustParseQuota is ParseQuota for constants; it panics on invalid text.
+func MustParseQuota(text string) Quota {
+	q, err := ParseQuota(text)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
 // IsZero reports whether the quota guarantees and limits nothing.
 func (q Quota) IsZero() bool { return q.Guarantees.IsEmpty() && q.Limits.IsEmpty() }
 

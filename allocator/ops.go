@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -25,6 +26,54 @@ func (ag *agent) inUse() resources.Resources {
 		out.Add(ag.allocated[fwID].PersistentVolumes().Unallocate())
 	}
 	return out
+}
+
+// OperationContext returns what offer.Validate needs to judge a framework's
+// operations on an agent: the framework's principal, roles and
+// capabilities, the agent's capabilities, its checkpointed resources and
+// the persistent volumes its tasks use. Accept and UpdateAllocation
+// validate with it; a host validates ahead of them with the same.
+func (a *Allocator) OperationContext(fwID, agentID string) (offer.Context, error) {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return offer.Context{}, err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return offer.Context{}, err
+	}
+	return a.operationContext(fw, ag), nil
+}
+
+func (a *Allocator) operationContext(fw *framework, ag *agent) offer.Context {
+	return offer.Context{
+		Principal:             fw.info.Principal,
+		Roles:                 slices.Clone(fw.info.Roles),
+		FrameworkCapabilities: fw.info.Capabilities,
+		AgentCapabilities:     ag.capabilities(),
+		Checkpointed:          ag.total.Clone(),
+		InUse:                 ag.inUse(),
+	}
+}
+
+// OperatorContext returns what offer.Validate needs to judge an operator's
+// operations (reserve, unreserve, create, destroy, grow, shrink) on an
+// agent's unallocated resources, as UpdateAvailable does.
+func (a *Allocator) OperatorContext(agentID string) (offer.Context, error) {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return offer.Context{}, err
+	}
+	return a.operatorContext(ag), nil
+}
+
+func (a *Allocator) operatorContext(ag *agent) offer.Context {
+	return offer.Context{
+		Operator:          true,
+		AgentCapabilities: ag.capabilities(),
+		Checkpointed:      ag.total.Clone(),
+		InUse:             ag.inUse(),
+	}
 }
 
 // UpdateAllocation applies a framework's operations to resources it was
@@ -53,6 +102,63 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 	return a.RecoverResources(fwID, agentID, accepted.Unused, filter)
 }
 
+// AcceptEach is Accept as Mesos's master does it: each operation is
+// validated and applied on its own, in order, against the offer as the
+// operations before it left it. An invalid operation is dropped and the
+// rest still apply; then the unused rest of the offer is given back with
+// the filter. It returns, for each operation, nil when it was applied or
+// the error that dropped it (as UpdateAllocation would report it). The
+// error is for the call as a whole (an unknown framework or agent,
+// resources the framework does not hold) and then nothing changes.
+// Accept is the strict form: all operations or none.
+func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
+	if _, err := a.framework(fwID); err != nil {
+		return nil, err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkOffered(fwID, ag, offered); err != nil {
+		return nil, err
+	}
+	results := make([]error, len(ops))
+	left := offered.Clone()
+	for i, op := range ops {
+		accepted, err := a.updateAllocation(fwID, agentID, left, []offer.Operation{op})
+		if err != nil {
+			results[i] = err
+			continue
+		}
+		left = accepted.Unused
+	}
+	if !left.IsEmpty() {
+		if err := a.RecoverResources(fwID, agentID, left, filter); err != nil {
+			// left is held: every step kept what it did not use offered.
+			panic(fmt.Sprintf("allocator: AcceptEach: giving back the rest: %v", err))
+		}
+	}
+	return results, nil
+}
+
+// checkOffered verifies that offered resources carry one allocation role
+// and are held by the framework on the agent, and returns the role.
+func (a *Allocator) checkOffered(fwID string, ag *agent, offered resources.Resources) error {
+	_, err := offeredRole(fwID, ag, offered)
+	return err
+}
+
+func offeredRole(fwID string, ag *agent, offered resources.Resources) (string, error) {
+	roles := offered.AllocationRoles()
+	if len(roles) != 1 || roles[0] == "" {
+		return "", fmt.Errorf("%w: offered resources must carry exactly one allocation role, have %q", ErrInvalidResources, roles)
+	}
+	if !ag.held(fwID).Contains(offered) {
+		return "", fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, ag.id, offered)
+	}
+	return roles[0], nil
+}
+
 func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Accepted, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
@@ -63,30 +169,21 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 		return offer.Accepted{}, err
 	}
 	offered = offered.Clone()
-	roles := offered.AllocationRoles()
-	if len(roles) != 1 || roles[0] == "" {
-		return offer.Accepted{}, fmt.Errorf("%w: offered resources must carry exactly one allocation role, have %q", ErrInvalidResources, roles)
-	}
-	role := roles[0]
-	if !ag.held(fwID).Contains(offered) {
-		return offer.Accepted{}, fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, offered)
-	}
-	if err := checkNewTasks(fw, ops); err != nil {
+	role, err := offeredRole(fwID, ag, offered)
+	if err != nil {
 		return offer.Accepted{}, err
 	}
 	total := ag.total
 	var removed, added resources.Resources
-	ctx := offer.Context{
-		Principal:             fw.info.Principal,
-		Roles:                 fw.info.Roles,
-		FrameworkCapabilities: fw.info.Capabilities,
-		AgentCapabilities:     ag.capabilities(),
-		InUse:                 ag.inUse(),
-	}
+	ctx := a.operationContext(fw, ag)
+	seen := map[string]bool{}
 	for i, op := range ops {
 		ctx.Checkpointed = total
 		if err := offer.Validate(op, ctx); err != nil {
 			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+		}
+		if err := checkNewTasks(fw, i, op, seen); err != nil {
+			return offer.Accepted{}, err
 		}
 		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
 			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
@@ -165,11 +262,7 @@ func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error
 	if err != nil {
 		return err
 	}
-	ctx := offer.Context{
-		Operator:          true,
-		AgentCapabilities: ag.capabilities(),
-		InUse:             ag.inUse(),
-	}
+	ctx := a.operatorContext(ag)
 	total, available := ag.total.Clone(), ag.available.Clone()
 	// Shared volumes stay available while frameworks hold them, but an
 	// operator may not convert one that anybody holds.

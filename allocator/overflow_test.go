@@ -30,7 +30,7 @@ func TestClusterTotalsNeverWrap(t *testing.T) {
 	require.ErrorIs(t, err, allocator.ErrOverflow)
 	require.Equal(t, int(resources.MaxTotal/resources.MaxScalar), added)
 	require.Len(t, a.AllocateAll().Offers, added)
-	v, ok := roleView(a, "r")
+	v, ok := a.Role("r")
 	require.True(t, ok)
 	require.Equal(t, resources.MaxTotal, v.Allocated.Scalar("cpus"))
 	require.Equal(t, 1.0, v.Share)
@@ -63,7 +63,7 @@ func TestHeldBeyondTotalsNeverWraps(t *testing.T) {
 	}
 	require.ErrorIs(t, err, allocator.ErrOverflow)
 	require.Equal(t, 1000, rounds)
-	v, ok := roleView(a, "r")
+	v, ok := a.Role("r")
 	require.True(t, ok)
 	held := v.Allocated.Scalar("cpus")
 	require.Positive(t, held)

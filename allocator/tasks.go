@@ -28,21 +28,21 @@ type TaskView struct {
 	Resources resources.Resources
 }
 
-// checkNewTasks refuses launches whose task ids the framework already runs,
-// or that two launches of one call share.
-func checkNewTasks(fw *framework, ops []offer.Operation) error {
-	seen := map[string]bool{}
-	for i, op := range ops {
-		l, ok := launchOf(op)
-		if !ok {
-			continue
+// checkNewTasks refuses a launch (operation i of a call) whose task ids the
+// framework already runs, or that an earlier launch of the call used (seen,
+// which it extends).
+func checkNewTasks(fw *framework, i int, op offer.Operation, seen map[string]bool) error {
+	l, ok := launchOf(op)
+	if !ok {
+		return nil
+	}
+	for _, t := range l.Tasks {
+		if _, running := fw.tasks[t.ID]; running || seen[t.ID] {
+			return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.id, t.ID)
 		}
-		for _, t := range l.Tasks {
-			if _, running := fw.tasks[t.ID]; running || seen[t.ID] {
-				return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.id, t.ID)
-			}
-			seen[t.ID] = true
-		}
+	}
+	for _, t := range l.Tasks {
+		seen[t.ID] = true
 	}
 	return nil
 }

@@ -85,24 +85,38 @@ type shareReporter interface {
 func (a *Allocator) Roles() []RoleView {
 	out := make([]RoleView, 0, len(a.roles.nodes))
 	for _, path := range sortedKeys(a.roles.nodes) {
-		n := a.roles.nodes[path]
-		w := 1.0
-		if x, ok := a.roles.weights[path]; ok {
-			w = x
-		}
-		share := -1.0
-		if sr, ok := a.roleSorter.Sorter.(shareReporter); ok {
-			a.refreshSorterTotals()
-			share = sr.ShareOf(path)
-		}
-		out = append(out, RoleView{
-			Role: path, Weight: w,
-			Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
-			Reserved: n.reserved.Clone(), Allocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
-			Share: share, Frameworks: sortedKeys(n.frameworks),
-		})
+		out = append(out, a.roleView(a.roles.nodes[path]))
 	}
 	return out
+}
+
+// Role returns the view of one role of the role tree, and false when the
+// tree has no such role (no framework, quota, weight or reservation names
+// it or a sub-role).
+func (a *Allocator) Role(path string) (RoleView, bool) {
+	n := a.roles.get(path)
+	if n == nil {
+		return RoleView{}, false
+	}
+	return a.roleView(n), true
+}
+
+func (a *Allocator) roleView(n *roleNode) RoleView {
+	w := 1.0
+	if x, ok := a.roles.weights[n.path]; ok {
+		w = x
+	}
+	share := -1.0
+	if sr, ok := a.roleSorter.Sorter.(shareReporter); ok {
+		a.refreshSorterTotals()
+		share = sr.ShareOf(n.path)
+	}
+	return RoleView{
+		Role: n.path, Weight: w,
+		Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
+		Reserved: n.reserved.Clone(), Allocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
+		Share: share, Frameworks: sortedKeys(n.frameworks),
+	}
 }
 
 // FrameworkView is a read-only snapshot of one framework.

@@ -53,6 +53,22 @@ func (s Stack) Equal(o Stack) bool {
 	return true
 }
 
+// CommonAncestor returns the longest stack both s and o start with: the
+// reservations they share before they part (Mesos's
+// getReservationAncestor). Two refinements of one reservation have it as
+// their common ancestor; stacks that differ from the first entry, or an
+// unreserved one, have the empty stack. The result shares s's storage.
+func (s Stack) CommonAncestor(o Stack) Stack {
+	n := 0
+	for n < len(s) && n < len(o) && s[n].Equal(o[n]) {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return s[:n:n]
+}
+
 // Validate checks every entry and the refinement rules between entries.
 func (s Stack) Validate() error {
 	for i, r := range s {

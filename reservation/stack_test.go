@@ -151,3 +151,39 @@ func TestStackAllocatableTo(t *testing.T) {
 		}
 	}
 }
+
+func TestCommonAncestor(t *testing.T) {
+	eng := Reservation{Type: Dynamic, Role: "eng", Principal: "ops"}
+	static := Reservation{Type: Static, Role: "eng"}
+	db := Reservation{Type: Dynamic, Role: "eng/db", Principal: "ops"}
+	web := Reservation{Type: Dynamic, Role: "eng/web", Principal: "ops"}
+	dbLabelled := Reservation{Type: Dynamic, Role: "eng/db", Principal: "ops", Labels: Labels{{Key: "k", Value: "v"}}}
+	for _, tc := range []struct {
+		name string
+		a, b Stack
+		want Stack
+	}{
+		{"two refinements of one reservation", Stack{eng, db}, Stack{eng, web}, Stack{eng}},
+		{"a refinement and its parent", Stack{eng, db}, Stack{eng}, Stack{eng}},
+		{"the same stack", Stack{eng, db}, Stack{eng, db}, Stack{eng, db}},
+		{"labels tell refinements apart", Stack{eng, db}, Stack{eng, dbLabelled}, Stack{eng}},
+		{"different first reservations", Stack{eng, db}, Stack{static, db}, nil},
+		{"one unreserved", Stack{eng}, nil, nil},
+		{"both unreserved", nil, nil, nil},
+	} {
+		got := tc.a.CommonAncestor(tc.b)
+		if !got.Equal(tc.want) {
+			t.Errorf("%s: %v.CommonAncestor(%v) = %v, want %v", tc.name, tc.a, tc.b, got, tc.want)
+		}
+		if back := tc.b.CommonAncestor(tc.a); !back.Equal(tc.want) {
+			t.Errorf("%s: not symmetric: %v", tc.name, back)
+		}
+	}
+	// The result never lets an append change the receiver.
+	s := Stack{eng, db}
+	anc := s.CommonAncestor(Stack{eng, web})
+	_ = append(anc, web)
+	if !s.Equal(Stack{eng, db}) {
+		t.Fatalf("appending to the ancestor changed the stack: %v", s)
+	}
+}
