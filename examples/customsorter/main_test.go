@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"testing"
 
+	"github.com/allot-go/allot/examples/internal/textcheck"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 	"github.com/allot-go/allot/sorter/sortertest"
@@ -95,4 +97,10 @@ func TestPluggedIntoAllocator(t *testing.T) {
 	if again.String() != buf.String() {
 		t.Errorf("two runs printed different output:\n%s\n%s", buf.String(), again.String())
 	}
+}
+
+// The output is the same on every run, prints no raw Go map, and prints
+// resources with their names in order.
+func TestOutput(t *testing.T) {
+	textcheck.Run(t, func(w io.Writer) error { _, err := run(w); return err })
 }
