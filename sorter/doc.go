@@ -160,8 +160,8 @@
 // the argument checks and errors the interface documents. Accounting does
 // all of it; a sorter embeds one and writes Sort, reading the figures
 // Accounting keeps (AppendActive, Quantity, SubtreeQuantity,
-// AllocationCount, Weight, Pool, DominantShare). ExampleAccounting is a
-// whole sorter in twenty lines. A sorter that keeps its own books checks
+// AllocationCount, Weight, Pool, DominantShare); the example of Accounting
+// is a whole sorter in twenty lines. A sorter that keeps its own books checks
 // its arguments with ValidatePath and ValidateWeight. Either way,
 // sortertest.Run checks it, and sortertest.RunFair too if it is meant to
 // order as DRF does.
