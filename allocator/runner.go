@@ -87,7 +87,7 @@ func NewRunner(a *Allocator, opts RunnerOptions) *Runner {
 // NewRunnerContext starts a Runner around a that stops when ctx is done, as
 // if Close had been called: the run under way, if any, ends first. The
 // caller must not use a directly afterwards. Close works as well, and
-// stops the runner earlier.
+// stops the runner earlier. It panics if a is nil.
 func NewRunnerContext(ctx context.Context, a *Allocator, opts RunnerOptions) *Runner {
 	if a == nil {
 		panic("allocator: NewRunner with a nil Allocator")
