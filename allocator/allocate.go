@@ -485,19 +485,13 @@ const (
 	stageFairShare
 )
 
-// walker is implemented by sorters that can visit their order without
-// building it (sorter.DRF): visit is called for the active clients in Sort's
-// order until it returns false. A run usually stops at the first client
-// that takes the agent, so walking costs far less than a full order.
-type walker interface {
-	Walk(visit func(client string) bool)
-}
-
-// walk visits s's clients in order until visit returns false. Changes made
-// to s during the walk (allocations, deactivations) apply from the next
-// walk on, as they would from the next Sort.
+// walk visits s's clients in order until visit returns false: with
+// sorter.Walker when s implements it (a run usually stops at the first
+// client that takes the agent), else through Sort. Changes made to s during
+// the walk (allocations, deactivations) apply from the next walk on, as
+// they would from the next Sort.
 func walk(s sorter.Sorter, visit func(string) bool) {
-	if w, ok := s.(walker); ok {
+	if w, ok := s.(sorter.Walker); ok {
 		w.Walk(visit)
 		return
 	}

@@ -9,7 +9,8 @@
 // tests). The same events with the same options and clock readings give the
 // same offers, byte for byte. It is not safe for concurrent use; Runner
 // wraps it behind a mutex, runs it every allocation interval and after
-// events that call for a run, and hands the offers to a callback.
+// events that call for a run, hands the offers to a callback, tells when
+// each run is over, and stops with a context (see the Runner example).
 //
 // # Usage
 //

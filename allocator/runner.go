@@ -1,16 +1,26 @@
 package allocator
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
 
-// ErrClosed is returned by a Runner after Close.
+// ErrClosed is returned by a Runner after Close, or once the context it
+// was made with is done (the error then also wraps the context's cause,
+// context.Canceled for example).
 var ErrClosed = errors.New("allocator: runner closed")
 
-// Ticker delivers allocation-interval ticks. *time.Ticker fits through
-// TickerFunc; tests pass a channel they control.
+// ErrZeroRunner is returned by a Runner that was not made by NewRunner or
+// NewRunnerContext, such as the zero Runner.
+var ErrZeroRunner = errors.New("allocator: Runner used without NewRunner")
+
+// Ticker delivers allocation-interval ticks to a Runner. TimeTicker, the
+// default, wraps a *time.Ticker. A test or a simulation makes its own (a
+// channel it sends to, and a Stop that does nothing) and passes it through
+// RunnerOptions.NewTicker, so that it decides when runs happen.
 type Ticker interface {
 	C() <-chan time.Time
 	Stop()
@@ -26,37 +36,68 @@ func TimeTicker(d time.Duration) Ticker { return timeTicker{time.NewTicker(d)} }
 
 // RunnerOptions configure a Runner.
 type RunnerOptions struct {
-	// NewTicker makes the interval ticker; nil means TimeTicker. Every tick
-	// runs an allocation over all agents.
+	// NewTicker makes the interval ticker, given Options.AllocationInterval;
+	// nil means TimeTicker. Every tick runs an allocation over all agents.
 	NewTicker func(interval time.Duration) Ticker
 	// OnResult receives every run that made offers or inverse offers, in
 	// order, from the runner's goroutine and without the runner's lock held:
 	// it may call back into the Runner.
 	OnResult func(Result)
+	// OnRun is called after every run, whether it made offers or not, after
+	// OnResult, from the runner's goroutine and without the runner's lock
+	// held: it may call back into the Runner. It tells a host that a run it
+	// caused (a tick, an event given to Do, Resume) is over, for its tests
+	// and its metrics. A run while paused makes nothing and reports a zero
+	// Result (Stats.Run 0). The runner waits for OnRun to return before it
+	// runs again.
+	OnRun func(Result)
 }
 
-// Runner owns an Allocator and makes it safe for concurrent use: events go
-// through Do, which holds a mutex; allocation runs happen every interval and
-// after events that trigger one. Triggers that arrive while a run is pending
-// are batched into that run, as Mesos batches allocation requests.
+// Runner owns an Allocator and makes it safe for concurrent use. Events go
+// through Do, which holds a mutex. Allocation runs happen on every tick of
+// the interval ticker (over all agents) and after events that call for one
+// (over the agents concerned, see Allocate); triggers that arrive while a
+// run is pending are batched into that run, as Mesos batches allocation
+// requests. Offers reach the host through RunnerOptions.OnResult, and
+// RunnerOptions.OnRun tells it when each run is over.
+//
+// A Runner runs until Close or, made by NewRunnerContext, until its context
+// is done; Done tells when it has stopped. Afterwards Do returns ErrClosed.
+// A Runner must be made by NewRunner or NewRunnerContext: the zero Runner
+// returns ErrZeroRunner from Do and does nothing else.
 type Runner struct {
 	mu       sync.Mutex
 	a        *Allocator
+	ctx      context.Context
 	opts     RunnerOptions
 	trigger  chan struct{}
 	done     chan struct{}
 	finished chan struct{}
 	closed   bool
+	cause    error // why the context ended the runner; nil after Close
 }
 
 // NewRunner starts a Runner around a; the caller must not use a directly
-// afterwards. Close stops it.
+// afterwards. Close stops it. It is NewRunnerContext with a context that
+// is never done.
 func NewRunner(a *Allocator, opts RunnerOptions) *Runner {
+	return NewRunnerContext(context.Background(), a, opts)
+}
+
+// NewRunnerContext starts a Runner around a that stops when ctx is done, as
+// if Close had been called: the run under way, if any, ends first. The
+// caller must not use a directly afterwards. Close works as well, and
+// stops the runner earlier. It panics if a is nil.
+func NewRunnerContext(ctx context.Context, a *Allocator, opts RunnerOptions) *Runner {
+	if a == nil {
+		panic("allocator: NewRunner with a nil Allocator")
+	}
 	if opts.NewTicker == nil {
 		opts.NewTicker = TimeTicker
 	}
 	r := &Runner{
 		a:        a,
+		ctx:      ctx,
 		opts:     opts,
 		trigger:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -69,12 +110,13 @@ func NewRunner(a *Allocator, opts RunnerOptions) *Runner {
 
 // Do runs fn with exclusive access to the allocator. If fn leaves an
 // allocation pending (it added an agent, activated a framework, revived
-// offers, ...), the runner schedules a run.
+// offers, ...), the runner schedules a run. It returns fn's error, or
+// ErrClosed without calling fn once the runner has stopped.
 func (r *Runner) Do(fn func(a *Allocator) error) error {
 	r.mu.Lock()
-	if r.closed {
+	if err := r.usable(); err != nil {
 		r.mu.Unlock()
-		return ErrClosed
+		return err
 	}
 	err := fn(r.a)
 	pending := r.a.pendingAll || len(r.a.pending) > 0
@@ -85,10 +127,25 @@ func (r *Runner) Do(fn func(a *Allocator) error) error {
 	return err
 }
 
+// usable returns why r cannot be used, or nil; r.mu is held.
+func (r *Runner) usable() error {
+	switch {
+	case r.a == nil:
+		return ErrZeroRunner
+	case r.cause != nil:
+		return fmt.Errorf("%w: %w", ErrClosed, r.cause)
+	case r.closed:
+		return ErrClosed
+	case r.ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrClosed, context.Cause(r.ctx))
+	}
+	return nil
+}
+
 func (r *Runner) poke() {
 	select {
 	case r.trigger <- struct{}{}:
-	default: // a run is already pending: this request joins it
+	default: // a run is already pending (or r is the zero Runner)
 	}
 }
 
@@ -103,18 +160,35 @@ func (r *Runner) Resume() {
 }
 
 // Close stops the runner and waits for its goroutine to end. It is safe to
-// call more than once.
+// call more than once, and after the runner's context is done.
 func (r *Runner) Close() {
 	r.mu.Lock()
-	if r.closed {
+	if r.a == nil {
 		r.mu.Unlock()
-		<-r.finished
 		return
 	}
-	r.closed = true
-	close(r.done)
+	if !r.closed {
+		r.closed = true
+		close(r.done)
+	}
 	r.mu.Unlock()
 	<-r.finished
+}
+
+// closedChan is what Done returns for the zero Runner.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// Done returns a channel that is closed once the runner has stopped, after
+// Close or once its context is done, and its goroutine has ended.
+func (r *Runner) Done() <-chan struct{} {
+	if r.finished == nil {
+		return closedChan
+	}
+	return r.finished
 }
 
 func (r *Runner) loop(ticker Ticker) {
@@ -125,11 +199,15 @@ func (r *Runner) loop(ticker Ticker) {
 		select {
 		case <-r.done:
 			return
+		case <-r.ctx.Done():
 		case <-ticker.C():
 			all = true
 		case <-r.trigger:
 		}
 		r.mu.Lock()
+		if r.ctx.Err() != nil && !r.closed {
+			r.closed, r.cause = true, context.Cause(r.ctx)
+		}
 		if r.closed {
 			r.mu.Unlock()
 			return
@@ -143,6 +221,9 @@ func (r *Runner) loop(ticker Ticker) {
 		r.mu.Unlock()
 		if r.opts.OnResult != nil && (len(res.Offers) > 0 || len(res.InverseOffers) > 0) {
 			r.opts.OnResult(res)
+		}
+		if r.opts.OnRun != nil {
+			r.opts.OnRun(res)
 		}
 	}
 }

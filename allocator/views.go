@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
 )
 
 // AgentView is a read-only snapshot of one agent.
@@ -71,14 +72,12 @@ type RoleView struct {
 	Allocated resources.Quantities
 	// Consumed counts against quota: Reserved + Allocated.
 	Consumed resources.Quantities
-	// Share is the weighted dominant share of the role's subtree in the role
-	// sorter, when the sorter reports shares (-1 otherwise).
+	// Share is the role's share as the role sorter reports it
+	// (sorter.Sharer): with the default DRF sorter, the weighted dominant
+	// share of the role's subtree. It is -1 when the role sorter is not a
+	// sorter.Sharer.
 	Share      float64
 	Frameworks []string
-}
-
-type shareReporter interface {
-	ShareOf(client string) float64
 }
 
 // Roles returns every role of the role tree, sorted by path.
@@ -107,7 +106,7 @@ func (a *Allocator) roleView(n *roleNode) RoleView {
 		w = x
 	}
 	share := -1.0
-	if sr, ok := a.roleSorter.Sorter.(shareReporter); ok {
+	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
 		a.refreshSorterTotals()
 		share = sr.ShareOf(n.path)
 	}

@@ -8,8 +8,9 @@
 //   - tenants: reservation refinement on a cluster shared by two tenants.
 //   - stateful: a database on reserved disk with a persistent volume.
 //   - quota: guarantees and limits set once for the cluster; headroom.
-//   - customsorter: a DRF variant of one's own, run through sortertest
-//     and plugged into the allocator.
+//   - customsorter: a sorter of one's own on sorter.Accounting (the role
+//     holding the fewest GPUs first, then DRF), run through sortertest and
+//     plugged into the allocator.
 //   - resources: parsing, adding, reserving and printing resources.
 //
 // The host loop of the README is Example_hostLoop in this package.

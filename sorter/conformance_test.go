@@ -18,3 +18,24 @@ func TestDRFConformance(t *testing.T) {
 func TestRandomConformance(t *testing.T) {
 	sortertest.Run(t, newRandom)
 }
+
+// pathOrder is the least sorter that can be built on Accounting: the active
+// clients in path order.
+type pathOrder struct {
+	sorter.Accounting
+	order []string
+}
+
+func (s *pathOrder) Sort() []string {
+	s.order = s.AppendActive(s.order[:0])
+	return s.order
+}
+
+func TestAccountingConformance(t *testing.T) {
+	sortertest.Run(t, func(cfg sorter.Config) sorter.Sorter {
+		return &pathOrder{Accounting: sorter.NewAccounting(cfg)}
+	})
+	t.Run("ZeroValue", func(t *testing.T) {
+		sortertest.Run(t, func(sorter.Config) sorter.Sorter { return &pathOrder{} })
+	})
+}

@@ -152,6 +152,33 @@
 // weights of its active siblings. The order is drawn from a PCG generator
 // seeded from Config.Seed, so runs repeat.
 //
+// # Writing a sorter
+//
+// A sorter of your own implements Sorter. Most of the interface is
+// bookkeeping that does not depend on the policy: clients and their tree,
+// active flags, weights, allocations per client per agent, the pool, and
+// the argument checks and errors the interface documents. Accounting does
+// all of it; a sorter embeds one and writes Sort, reading the figures
+// Accounting keeps (AppendActive, Quantity, SubtreeQuantity,
+// AllocationCount, Weight, Pool, DominantShare); the example of Accounting
+// is a whole sorter in twenty lines. A sorter that keeps its own books checks
+// its arguments with ValidatePath and ValidateWeight. Either way,
+// sortertest.Run checks it, and sortertest.RunFair too if it is meant to
+// order as DRF does.
+//
+// The allocator looks for optional interfaces on the sorters it is given:
+//
+//   - Walker: Walk visits the order without building it. A run stops at
+//     the first client that takes an agent, so walking can cost far less
+//     than Sort. Without it the allocator calls Sort.
+//   - Sharer: ShareOf reports the share by which the sorter orders a node
+//     of the tree. The allocator shows the role sorter's as
+//     allocator.RoleView.Share; without it that field is -1.
+//
+// DRF implements both, Random only Walker. Accounting implements neither,
+// so that the sorter embedding it decides what its shares are (its
+// DominantShare is one line away from a ShareOf).
+//
 // # Usage
 //
 //	s := sorter.NewDRF(sorter.Config{FairnessExcluded: resources.NewNameSet("gpus")})

@@ -1,6 +1,7 @@
 package sorter_test
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -128,4 +129,59 @@ func ExampleNewRandom() {
 	fmt.Println(slices.EqualFunc(draw(7), draw(7), slices.Equal[[]string]))
 	// Output:
 	// true
+}
+
+// byPriority is a sorter of one's own built on Accounting: clients of a
+// higher priority first and, within a priority, the lower weighted
+// dominant share first. Accounting does the rest of the Sorter interface.
+type byPriority struct {
+	sorter.Accounting
+	priority map[string]int // by client; 0 when absent
+	order    []string
+}
+
+func (s *byPriority) Sort() []string {
+	s.order = s.AppendActive(s.order[:0]) // path order breaks the last ties
+	slices.SortStableFunc(s.order, func(a, b string) int {
+		return cmp.Or(
+			cmp.Compare(s.priority[b], s.priority[a]),
+			cmp.Compare(s.DominantShare(a), s.DominantShare(b)),
+			cmp.Compare(s.AllocationCount(a), s.AllocationCount(b)))
+	})
+	return s.order
+}
+
+// A sorter of one's own embeds an Accounting and writes only Sort. Here
+// prod comes first while it wants anything; then batch and web share by
+// DRF.
+func ExampleAccounting() {
+	s := &byPriority{Accounting: sorter.NewAccounting(sorter.Config{}), priority: map[string]int{"prod": 1}}
+	var _ sorter.Sorter = s
+	s.AddAgent("agent1", resources.MustParseQuantities("cpus:10;mem:100"))
+	for _, c := range []string{"batch", "prod", "web"} {
+		_ = s.Add(c)
+		_ = s.Activate(c)
+	}
+	task := map[string]resources.Resources{
+		"prod":  resources.MustParse("cpus:2;mem:10", ""),
+		"batch": resources.MustParse("cpus:1;mem:20", ""),
+		"web":   resources.MustParse("cpus:1;mem:5", ""),
+	}
+	for i := range 6 {
+		first := s.Sort()[0]
+		_ = s.Allocated(first, "agent1", task[first])
+		if first == "prod" && i == 1 {
+			_ = s.Deactivate("prod") // prod has all it wants
+		}
+		fmt.Printf("%s runs a task; next: %v\n", first, s.Sort())
+	}
+	fmt.Println("batch holds", s.AllocationQuantities("batch"))
+	// Output:
+	// prod runs a task; next: [prod batch web]
+	// prod runs a task; next: [batch web]
+	// batch runs a task; next: [web batch]
+	// web runs a task; next: [web batch]
+	// web runs a task; next: [batch web]
+	// batch runs a task; next: [web batch]
+	// batch holds cpus:2; mem:40
 }

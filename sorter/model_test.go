@@ -138,7 +138,7 @@ func (r *refSorter) UpdateWeight(path string, w float64) error {
 	if !validPath(path) {
 		return ErrInvalidClient
 	}
-	if checkWeight(w) != nil {
+	if ValidateWeight(w) != nil {
 		return ErrInvalidWeight
 	}
 	r.weights[path] = w

@@ -2,6 +2,8 @@ package sorter
 
 import (
 	"errors"
+	"fmt"
+	"math"
 
 	"github.com/allot-go/allot/resources"
 )
@@ -23,6 +25,29 @@ var (
 	// not hold on that agent.
 	ErrNotAllocated = errors.New("sorter: resources not allocated to client")
 )
+
+// ValidatePath checks a client path or a weight path as every sorter of
+// this package does: it must not be empty, and no "/"-separated component
+// may be empty or ".". It returns nil or an error wrapping
+// ErrInvalidClient. A Sorter of your own calls it in Add and UpdateWeight
+// (Accounting does).
+func ValidatePath(path string) error {
+	if !validPath(path) {
+		return fmt.Errorf("%w %q", ErrInvalidClient, path)
+	}
+	return nil
+}
+
+// ValidateWeight checks a weight as every sorter of this package does: it
+// must be a finite number above zero. It returns nil or an error wrapping
+// ErrInvalidWeight. A Sorter of your own calls it in UpdateWeight
+// (Accounting does).
+func ValidateWeight(w float64) error {
+	if math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 {
+		return fmt.Errorf("%w %v: want a finite number above zero", ErrInvalidWeight, w)
+	}
+	return nil
+}
 
 // Sorter orders clients (roles or frameworks) for the allocator: Sort returns
 // the active clients, the one to be served first in front.
@@ -98,6 +123,22 @@ type Sorter interface {
 	// Count returns the number of clients, active or not.
 	Count() int
 }
+
+// Sharer is implemented by sorters that can tell where a node of the client
+// tree stands. ShareOf returns the share by which the sorter orders the
+// node at path: for a client without children, what it holds; for a path
+// with clients below it, its whole subtree. It returns 0 for a path that is
+// not in the tree, and must not change the order.
+//
+// The allocator reports the role sorter's ShareOf of each role as
+// allocator.RoleView.Share; with a role sorter that is not a Sharer that
+// field is -1. The DRF sorter is a Sharer (its weighted dominant share); the
+// random sorter is not.
+type Sharer interface {
+	ShareOf(path string) float64
+}
+
+var _ Sharer = (*DRF)(nil)
 
 // Config configures a sorter built by a Factory.
 type Config struct {

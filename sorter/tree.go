@@ -2,7 +2,6 @@ package sorter
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/google/btree"
@@ -167,20 +166,6 @@ func validPath(p string) bool {
 		}
 		rest = more
 	}
-}
-
-func checkPath(p string) error {
-	if !validPath(p) {
-		return fmt.Errorf("%w %q", ErrInvalidClient, p)
-	}
-	return nil
-}
-
-func checkWeight(w float64) error {
-	if math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 {
-		return fmt.Errorf("%w %v: want a finite number above zero", ErrInvalidWeight, w)
-	}
-	return nil
 }
 
 // shareOf returns n's weighted dominant share, computed from the integer
@@ -360,7 +345,7 @@ func (t *tree) find(path string) *node {
 
 // add adds client as an inactive leaf.
 func (t *tree) add(client string) error {
-	if err := checkPath(client); err != nil {
+	if err := ValidatePath(client); err != nil {
 		return err
 	}
 	if _, ok := t.clients[client]; ok {
@@ -531,10 +516,10 @@ func (t *tree) setActive(client string, active bool) error {
 }
 
 func (t *tree) updateWeight(path string, w float64) error {
-	if err := checkPath(path); err != nil {
+	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	if err := checkWeight(w); err != nil {
+	if err := ValidateWeight(w); err != nil {
 		return err
 	}
 	if w == 1 {

@@ -1,13 +1,14 @@
-// Command customsorter plugs a sorter of one's own into the allocator: a
-// DRF variant, BeyondReservation, that charges a role only for what it uses
-// beyond its own reservations (see sorter.go). Its test runs it through the
+// Command customsorter plugs a sorter of one's own into the allocator:
+// MaxMin (sorter.go), which serves first the role that holds the fewest
+// GPUs and orders the rest as DRF does. Its test runs it through the
 // sortertest conformance kit, as any Sorter should be.
 //
-// The same cluster runs twice, with the library's DRF and with the variant:
-// role db has an agent reserved for it and fills it; then two unreserved
-// agents join. DRF counts db's reserved resources in its share, so both
-// shared agents go to web. The variant does not, so db and web get one
-// each.
+// The same cluster runs twice, with the library's DRF and with MaxMin as
+// the role sorter, GPUs excluded from fairness both times. Role speech runs
+// CPU jobs on a CPU agent; then two GPU agents join and role vision
+// subscribes; both roles run GPU tasks wherever they are offered GPUs. DRF
+// does not count GPUs, sees speech as the role holding more, and gives
+// both GPU agents to vision. MaxMin gives one to each.
 //
 //	go run ./examples/customsorter
 package main
@@ -30,14 +31,15 @@ func main() {
 	}
 }
 
-// outcome holds, per sorter, what each role ends with.
+// outcome is, for each role sorter, what each role ended with.
 type outcome map[string]map[string]held
 
-// held is what a role holds: reserved and unreserved, and its share as the
-// role sorter sees it.
+// held is what a role ends with: the agents it was offered, in order, what
+// it holds, and its share as the role sorter reports it.
 type held struct {
-	Reserved, Unreserved resources.Quantities
-	Share                float64
+	Offers []string
+	Holds  resources.Quantities
+	Share  float64
 }
 
 var sorters = []struct {
@@ -45,8 +47,14 @@ var sorters = []struct {
 	new  sorter.Factory
 }{
 	{"DRF (sorter.NewDRF)", func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }},
-	{"BeyondReservation (examples/customsorter)", NewBeyondReservation},
+	{"MaxMin on gpus (examples/customsorter)", NewMaxMin("gpus")},
 }
+
+// Tasks: a CPU job, and a GPU task.
+var (
+	cpuTask = resources.MustParseQuantities("cpus:4;mem:8192")
+	gpuTask = resources.MustParseQuantities("cpus:1;mem:2048;gpus:1")
+)
 
 func run(w io.Writer) (outcome, error) {
 	out := outcome{}
@@ -62,85 +70,76 @@ func run(w io.Writer) (outcome, error) {
 	return out, nil
 }
 
-// task is what every task needs.
-var task = resources.MustParseQuantities("cpus:1;mem:2048")
-
 // scenario runs the cluster with the given role sorter.
 func scenario(w io.Writer, roleSorter sorter.Factory) (map[string]held, error) {
-	a, err := allocator.New(allocator.Options{Seed: 1, RoleSorter: roleSorter})
+	a, err := allocator.New(allocator.Options{Seed: 1, RoleSorter: roleSorter, FairnessExcludedResources: []string{"gpus"}})
 	if err != nil {
 		return nil, err
 	}
-	reserved := resources.MustParse("cpus(db):4;mem(db):8192", "*")
-	if err := a.AddAgent("agent-1", allocator.AgentInfo{}, reserved, nil); err != nil {
-		return nil, err
-	}
-	for _, role := range []string{"db", "web"} {
-		if err := a.AddFramework(role, allocator.FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
-			return nil, err
-		}
-	}
-	if err := allocate(w, a); err != nil {
-		return nil, err
-	}
-	fmt.Fprintln(w, "  two unreserved agents join")
-	for _, id := range []string{"agent-2", "agent-3"} {
-		if err := a.AddAgent(id, allocator.AgentInfo{}, resources.MustParse("cpus:2;mem:4096", "*"), nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := allocate(w, a); err != nil {
-		return nil, err
-	}
-
 	roles := map[string]held{}
+	gpus := allocator.FrameworkInfo{Capabilities: offer.GPUResources}
+	steps := []struct {
+		note   string
+		agents map[string]string
+		role   string
+	}{
+		{"a CPU agent; speech subscribes", map[string]string{"cpu-1": "cpus:16;mem:32768"}, "speech"},
+		{"two GPU agents join; vision subscribes", map[string]string{"gpu-1": "cpus:4;mem:16384;gpus:2", "gpu-2": "cpus:4;mem:16384;gpus:2"}, "vision"},
+	}
+	for _, st := range steps {
+		fmt.Fprintf(w, "  %s\n", st.note)
+		for _, id := range []string{"cpu-1", "gpu-1", "gpu-2"} {
+			if text, ok := st.agents[id]; ok {
+				if err := a.AddAgent(id, allocator.AgentInfo{}, resources.MustParse(text, "*"), nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+		gpus.Roles = []string{st.role}
+		if err := a.AddFramework(st.role, gpus, nil, true); err != nil {
+			return nil, err
+		}
+		if err := allocate(w, a, roles); err != nil {
+			return nil, err
+		}
+	}
 	shares := map[string]float64{}
 	for _, r := range a.Roles() {
 		shares[r.Role] = r.Share
 	}
 	for _, f := range a.Frameworks() {
-		h := held{
-			Reserved:   f.Allocated.Reserved("").Quantities(),
-			Unreserved: f.Allocated.Unreserved().Quantities(),
-			Share:      shares[f.ID],
-		}
+		h := roles[f.ID]
+		h.Holds, h.Share = f.Allocated.Quantities(), shares[f.ID]
 		roles[f.ID] = h
-		fmt.Fprintf(w, "  %-3s holds reserved %-18s unreserved %-18s share %.3f\n", f.ID, orNone(h.Reserved), orNone(h.Unreserved), h.Share)
+		fmt.Fprintf(w, "  %-6s holds %-38s share %.3f\n", f.ID, h.Holds, h.Share)
 	}
 	return roles, nil
 }
 
-// allocate runs one allocation; every framework runs as many tasks as fit
-// in its offers and declines the rest without a filter.
-func allocate(w io.Writer, a *allocator.Allocator) error {
+// allocate runs one allocation; each framework runs as many tasks as fit
+// in its offers, GPU tasks where there are GPUs, and declines the rest.
+func allocate(w io.Writer, a *allocator.Allocator, roles map[string]held) error {
 	for _, o := range a.Allocate().Offers {
+		task := cpuTask
+		if o.Resources.Quantities().Get("gpus") > 0 {
+			task = gpuTask
+		}
 		var launch offer.Launch
-		left := o.Resources
-		for {
-			t, ok := offer.PickTask(left, fmt.Sprintf("%s-%s-%d", o.FrameworkID, o.AgentID, len(launch.Tasks)+1), task, o.Role)
+		for left := o.Resources; ; {
+			t, ok := offer.PickTask(left, fmt.Sprintf("%s-%d", o.AgentID, len(launch.Tasks)+1), task, o.Role)
 			if !ok {
 				break
 			}
 			launch.Tasks = append(launch.Tasks, t)
 			left = left.Minus(t.Resources)
 		}
-		fmt.Fprintf(w, "  %s is offered %s on %s and runs %d tasks\n", o.FrameworkID, o.Resources.Unallocate(), o.AgentID, len(launch.Tasks))
-		if len(launch.Tasks) == 0 {
-			if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
-				return err
-			}
-			continue
-		}
+		h := roles[o.FrameworkID]
+		h.Offers = append(h.Offers, o.AgentID)
+		roles[o.FrameworkID] = h
+		fmt.Fprintf(w, "  %s is offered %s on %s and runs %d tasks of %s\n", o.FrameworkID, o.Resources.Quantities(), o.AgentID, len(launch.Tasks), task)
 		if err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, nil); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func orNone(q resources.Quantities) string {
-	if q.IsEmpty() {
-		return "-"
-	}
-	return q.String()
 }

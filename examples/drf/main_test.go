@@ -7,11 +7,15 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-go/allot/examples/internal/textcheck"
 )
 
 const eps = 1e-9
@@ -207,9 +211,9 @@ func TestWeighted(t *testing.T) {
 // and the output does not depend on anything but the seed.
 func TestRunWritesSVG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shares.svg")
-	var out bytes.Buffer
-	if err := run(&out, []string{"-svg", path}); err != nil {
-		t.Fatal(err)
+	var out, errOut bytes.Buffer
+	if code := command([]string{"-svg", path}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit status %d: %s", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), "chart written to "+path) {
 		t.Errorf("output does not report the chart:\n%s", out.String())
@@ -218,49 +222,35 @@ func TestRunWritesSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	var root string
-	lines, texts := 0, 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the SVG is not well-formed XML: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if root == "" {
-				root = se.Name.Local
-				if se.Name.Space != "http://www.w3.org/2000/svg" {
-					t.Errorf("root namespace %q", se.Name.Space)
-				}
-			}
-			switch se.Name.Local {
-			case "polyline":
-				lines++
-			case "text":
-				texts++
-			}
-		}
+	panels := readSVG(t, data)
+	if len(panels) != len(scenarios) {
+		t.Fatalf("%d panels, want one per run: %d", len(panels), len(scenarios))
 	}
-	if root != "svg" {
-		t.Errorf("root element %q, want svg", root)
-	}
-	want := 0
 	for _, sc := range scenarios {
-		want += len(sc.Frameworks)
+		p := panels[sc.Name]
+		var ids []string
+		for _, s := range p.series {
+			ids = append(ids, s.title)
+		}
+		var want []string
+		for _, f := range sc.Frameworks {
+			want = append(want, f.ID)
+			// The legend names the framework and its role.
+			if !slices.ContainsFunc(p.texts, func(s string) bool { return strings.HasPrefix(s, f.ID+" (role "+f.Role) }) {
+				t.Errorf("%s: no legend for %s in %q", sc.Name, f.ID, p.texts)
+			}
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: lines for %v, want one per framework: %v", sc.Name, ids, want)
+		}
 	}
-	if lines != want {
-		t.Errorf("%d polylines, want one per framework and run: %d", lines, want)
-	}
-	if texts < 10*len(scenarios) {
-		t.Errorf("only %d text elements: axes, labels and legends missing?", texts)
+	if n := strings.Count(string(data), "<text"); n < 10*len(scenarios) {
+		t.Errorf("only %d text elements: axes, labels and legends missing?", n)
 	}
 
-	var again bytes.Buffer
-	if err := run(&again, []string{"-svg", path + "2"}); err != nil {
-		t.Fatal(err)
+	var again, errAgain bytes.Buffer
+	if code := command([]string{"-svg", path + "2"}, &again, &errAgain); code != exitOK {
+		t.Fatalf("exit status %d: %s", code, errAgain.String())
 	}
 	data2, _ := os.ReadFile(path + "2")
 	if !bytes.Equal(data, data2) {
@@ -273,10 +263,201 @@ func TestRunWritesSVG(t *testing.T) {
 	}
 }
 
-func TestRunRejectsBadArguments(t *testing.T) {
-	for _, args := range [][]string{{"-every", "0"}, {"extra"}, {"-nosuch"}} {
-		if err := run(io.Discard, args); err == nil {
-			t.Errorf("run(%q) succeeded", args)
+// Every framework's line is visible: no two lines of a panel share any
+// stretch of the x axis, so equal shares cannot hide one another.
+func TestSVGSeriesApart(t *testing.T) {
+	var results []simResult
+	for _, sc := range scenarios {
+		results = append(results, simulateNamed(t, sc.Name))
+	}
+	var buf bytes.Buffer
+	if err := writeSVG(&buf, results); err != nil {
+		t.Fatal(err)
+	}
+	// The join run has stretches where all three shares are equal.
+	join := simulateNamed(t, "join")
+	equal := false
+	for _, s := range join.Samples {
+		if len(s.Shares) == 3 && s.Shares["A"] == s.Shares["B"] && s.Shares["B"] == s.Shares["C"] {
+			equal = true
 		}
 	}
+	if !equal {
+		t.Fatal("no moment of equal shares in the join run: the test shows nothing")
+	}
+	for name, p := range readSVG(t, buf.Bytes()) {
+		for i, a := range p.series {
+			if len(a.xs) < 2 {
+				t.Errorf("%s: %s has %d points", name, a.title, len(a.xs))
+			}
+			for _, b := range p.series[i+1:] {
+				if slices.Min(a.xs) <= slices.Max(b.xs) && slices.Min(b.xs) <= slices.Max(a.xs) {
+					t.Errorf("%s: the lines of %s (x %.0f to %.0f) and %s (x %.0f to %.0f) overlap",
+						name, a.title, slices.Min(a.xs), slices.Max(a.xs), b.title, slices.Min(b.xs), slices.Max(b.xs))
+				}
+			}
+		}
+	}
+}
+
+// svgPanel is what a test reads of one panel of the chart.
+type svgPanel struct {
+	series []svgSeries
+	texts  []string
+}
+
+// svgSeries is one polyline: its title and the x of its points.
+type svgSeries struct {
+	title string
+	xs    []float64
+}
+
+// readSVG parses the chart and returns its panels by id.
+func readSVG(t *testing.T, data []byte) map[string]*svgPanel {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	panels := map[string]*svgPanel{}
+	var cur *svgPanel
+	var line *svgSeries
+	var root, inText string
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+				if tok.Name.Space != "http://www.w3.org/2000/svg" {
+					t.Errorf("root namespace %q", tok.Name.Space)
+				}
+			}
+			inText = tok.Name.Local
+			attr := func(name string) string {
+				for _, a := range tok.Attr {
+					if a.Name.Local == name {
+						return a.Value
+					}
+				}
+				return ""
+			}
+			switch tok.Name.Local {
+			case "g":
+				cur = &svgPanel{}
+				panels[attr("id")] = cur
+			case "polyline":
+				if cur == nil {
+					t.Fatal("a polyline outside every panel")
+				}
+				line = &svgSeries{}
+				for _, pt := range strings.Fields(attr("points")) {
+					xs, _, _ := strings.Cut(pt, ",")
+					x, err := strconv.ParseFloat(xs, 64)
+					if err != nil {
+						t.Fatalf("point %q: %v", pt, err)
+					}
+					line.xs = append(line.xs, x)
+				}
+			}
+		case xml.CharData:
+			switch {
+			case inText == "title" && line != nil:
+				line.title += string(tok)
+			case inText == "text" && cur != nil:
+				cur.texts = append(cur.texts, string(tok))
+			}
+		case xml.EndElement:
+			inText = ""
+			if tok.Name.Local == "polyline" {
+				cur.series = append(cur.series, *line)
+				line = nil
+			}
+		}
+	}
+	if root != "svg" {
+		t.Errorf("root element %q, want svg", root)
+	}
+	return panels
+}
+
+// -h and -help print the usage to stdout and succeed.
+func TestHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		var out, errOut bytes.Buffer
+		if code := command([]string{arg}, &out, &errOut); code != exitOK {
+			t.Errorf("%s: exit status %d, want %d", arg, code, exitOK)
+		}
+		if !strings.HasPrefix(out.String(), "Usage: drf") || !strings.Contains(out.String(), "-svg file") {
+			t.Errorf("%s: stdout is not the usage:\n%s", arg, out.String())
+		}
+		if errOut.Len() > 0 {
+			t.Errorf("%s: stderr %q, want nothing", arg, errOut.String())
+		}
+	}
+}
+
+// Bad arguments print what is wrong and the usage to stderr, and exit 2.
+func TestBadArguments(t *testing.T) {
+	for _, args := range [][]string{{"-every", "0"}, {"extra"}, {"-nosuch"}} {
+		var out, errOut bytes.Buffer
+		if code := command(args, &out, &errOut); code != exitUsage {
+			t.Errorf("%q: exit status %d, want %d", args, code, exitUsage)
+		}
+		if !strings.HasPrefix(errOut.String(), "drf: ") || !strings.Contains(errOut.String(), "Usage: drf") {
+			t.Errorf("%q: stderr lacks the error or the usage:\n%s", args, errOut.String())
+		}
+		if out.Len() > 0 {
+			t.Errorf("%q: printed %q to stdout", args, out.String())
+		}
+	}
+}
+
+// mainEnv makes the test binary run main instead of the tests (see
+// TestMain), so that a test can run the command as a user does.
+const mainEnv = "DRF_EXAMPLE_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		main()
+		os.Exit(exitOK)
+	}
+	os.Exit(m.Run())
+}
+
+// The command itself: drf -h exits 0 with the usage on stdout; a bad flag
+// exits 2.
+func TestMainExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		arg    string
+		status int
+		stdout string
+	}{
+		{"-h", exitOK, "Usage: drf"},
+		{"-nosuch", exitUsage, ""},
+	} {
+		cmd := exec.Command(os.Args[0], tc.arg)
+		cmd.Env = append(os.Environ(), mainEnv+"=1")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		status := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			status = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if status != tc.status || !strings.HasPrefix(out.String(), tc.stdout) {
+			t.Errorf("drf %s: exit status %d, stdout %q; want %d and %q (stderr %q)", tc.arg, status, out.String(), tc.status, tc.stdout, errOut.String())
+		}
+	}
+}
+
+// The output is the same on every run and prints no raw Go map.
+func TestOutput(t *testing.T) {
+	textcheck.Run(t, func(w io.Writer) error { return run(w, config{seed: 1, every: 10}) })
 }

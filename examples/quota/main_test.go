@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/allot-go/allot/examples/internal/textcheck"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -62,4 +64,10 @@ func TestQuota(t *testing.T) {
 	if n := strings.Count(text, "role      guarantees"); n != 3 {
 		t.Errorf("%d role tables, want 3", n)
 	}
+}
+
+// The output is the same on every run, prints no raw Go map, and prints
+// resources with their names in order.
+func TestOutput(t *testing.T) {
+	textcheck.Run(t, func(w io.Writer) error { _, err := run(w); return err })
 }

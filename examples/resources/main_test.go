@@ -63,3 +63,19 @@ func TestResources(t *testing.T) {
 		t.Errorf("rejected: %q, want the negative amount named", got["rejected"])
 	}
 }
+
+// The output is the same on every run and prints no raw Go map. It prints
+// resources as String does, entries in the order they were added, so their
+// names are not checked for order.
+func TestOutputStable(t *testing.T) {
+	var first, second bytes.Buffer
+	if err := run(&first); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(&second); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != second.String() || strings.Contains(first.String(), "map[") {
+		t.Errorf("output differs between runs or prints a raw map:\n%s\n---\n%s", first.String(), second.String())
+	}
+}

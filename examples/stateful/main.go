@@ -15,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +95,7 @@ func run(w io.Writer) (outcome, error) {
 
 func (h *host) walk() error {
 	a, w := h.a, h.w
-	step(w, "1. An agent of "+agentTotal.String()+"; postgres (role db) and web (role web) subscribe")
+	step(w, "1. An agent of "+sorted(agentTotal).String()+"; postgres (role db) and web (role web) subscribe")
 	if err := a.AddAgent(agentID, allocator.AgentInfo{Hostname: agentID}, agentTotal, nil); err != nil {
 		return err
 	}
@@ -384,9 +385,13 @@ func describe(rs resources.Resources) string {
 			stacks = append(stacks, r.Reservations)
 		}
 	}
+	// Unreserved first, then the stacks in the order of their text.
+	slices.SortStableFunc(stacks, func(a, b reservation.Stack) int {
+		return cmp.Or(cmp.Compare(min(len(a), 1), min(len(b), 1)), strings.Compare(a.String(), b.String()))
+	})
 	var parts []string
 	for _, s := range stacks {
-		group := rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved()
+		group := sorted(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
 		if len(s) == 0 {
 			parts = append(parts, group.String()+" unreserved")
 		} else {
@@ -406,4 +411,21 @@ func sortedKeys(m map[string]resources.Resources) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// sorted returns rs with its entries in name order, then in the order of
+// their text, so that the same resources always print the same way, in the
+// order Quantities print.
+func sorted(rs resources.Resources) resources.Resources {
+	list := rs.Slice()
+	slices.SortStableFunc(list, func(a, b resources.Resource) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.String(), b.String()))
+	})
+	var out resources.Resources
+	for _, r := range list {
+		for range max(1, rs.Copies(r)) { // a shared volume keeps its copies
+			_ = out.AddResource(r)
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -80,8 +81,8 @@ func run(w io.Writer) (outcome, error) {
 		return out, err
 	}
 
-	step(w, "1. Four agents of cpus:1;mem:1024;disk:10000")
 	agent := resources.MustParse("cpus:1;mem:1024;disk:10000", "*")
+	step(w, "1. Four agents of "+sorted(agent).String())
 	for _, id := range agentIDs {
 		if err := a.AddAgent(id, allocator.AgentInfo{Hostname: id}, agent, nil); err != nil {
 			return out, err
@@ -121,7 +122,7 @@ func run(w io.Writer) (outcome, error) {
 	offers := a.Allocate().Offers
 	printOffers(w, offers)
 	out.LegacySkips = a.Skips("legacy")
-	fmt.Fprintf(w, "   passed over: %v\n", out.LegacySkips)
+	fmt.Fprintf(w, "   passed over: %s\n", describeSkips(out.LegacySkips))
 	if err := a.RemoveFramework("legacy"); err != nil {
 		return out, err
 	}
@@ -277,20 +278,17 @@ func describe(rs resources.Resources) string {
 	rs = rs.Unallocate()
 	var stacks []reservation.Stack
 	for r := range rs.All() {
-		seen := false
-		for _, s := range stacks {
-			if s.Equal(r.Reservations) {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !slices.ContainsFunc(stacks, r.Reservations.Equal) {
 			stacks = append(stacks, r.Reservations)
 		}
 	}
+	// Unreserved first, then the stacks in the order of their text.
+	slices.SortStableFunc(stacks, func(a, b reservation.Stack) int {
+		return cmp.Or(cmp.Compare(min(len(a), 1), min(len(b), 1)), strings.Compare(a.String(), b.String()))
+	})
 	var parts []string
 	for _, s := range stacks {
-		group := rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved()
+		group := sorted(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
 		if len(s) == 0 {
 			parts = append(parts, group.String()+" unreserved")
 		} else {
@@ -303,6 +301,24 @@ func describe(rs resources.Resources) string {
 	return strings.Join(parts, " + ")
 }
 
+// describeSkips prints why a framework was passed over, reasons in their
+// order: "incapable 1".
+func describeSkips(skips map[allocator.SkipReason]int) string {
+	reasons := make([]allocator.SkipReason, 0, len(skips))
+	for r := range skips {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	var parts []string
+	for _, r := range reasons {
+		parts = append(parts, fmt.Sprintf("%s %d", r, skips[r]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func sortedKeys(m map[string]resources.Resources) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -310,4 +326,21 @@ func sortedKeys(m map[string]resources.Resources) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// sorted returns rs with its entries in name order, then in the order of
+// their text, so that the same resources always print the same way, in the
+// order Quantities print.
+func sorted(rs resources.Resources) resources.Resources {
+	list := rs.Slice()
+	slices.SortStableFunc(list, func(a, b resources.Resource) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.String(), b.String()))
+	})
+	var out resources.Resources
+	for _, r := range list {
+		for range max(1, rs.Copies(r)) { // a shared volume keeps its copies
+			_ = out.AddResource(r)
+		}
+	}
+	return out
 }

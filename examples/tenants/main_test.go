@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/examples/internal/textcheck"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -128,4 +130,10 @@ func golden(t *testing.T, got []byte) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
 	}
+}
+
+// The output is the same on every run, prints no raw Go map, and prints
+// resources with their names in order.
+func TestOutput(t *testing.T) {
+	textcheck.Run(t, func(w io.Writer) error { _, err := run(w); return err })
 }

@@ -17,6 +17,9 @@
 //	}
 //
 // Each behaviour is a subtest, so -run selects them (-run 'MySorter/Fair/Ties').
+//
+// A sorter that embeds sorter.Accounting gets the bookkeeping Run checks
+// from it; Run then checks that its Sort returns each active client once.
 package sortertest
 
 import (
