@@ -1,8 +1,10 @@
 package allocator
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,26 +117,83 @@ func declineAll(tb testing.TB, a *Allocator, res Result) {
 	}
 }
 
+// declineRounds caps the rounds of the whole-loop DeclineOffers (0: Mesos's
+// 2 × frameworks), for a quick look at the early rounds of a large shape.
+var declineRounds = flag.Int("decline.rounds", 0, "rounds of BenchmarkDeclineOffers; 0 means 2 × frameworks, as Mesos's")
+
+// BenchmarkDeclineOffers is Mesos's benchmark of that name, whole: before
+// each of 2 × frameworks rounds, every outstanding offer is declined with a
+// filter that never expires (a year) and the clock moves one interval; each
+// round's AllocateAll is timed. Round k offers every agent to a framework
+// that has not refused it yet, so late rounds are those where most
+// frameworks have refused most agents, and from round frameworks+1 on
+// nothing can be offered at all. It reports the median, 99th percentile and
+// slowest round, and the first round on its own; ns/op is the whole loop's
+// allocation time.
 func BenchmarkDeclineOffers(b *testing.B) {
-	for _, agents := range benchAgents {
-		for _, frameworks := range benchFrameworks {
-			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+	for _, shape := range [][2]int{{1000, 100}, {2000, 200}, {5000, 500}, {10000, 1000}} {
+		agents, frameworks := shape[0], shape[1]
+		b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+			rounds := 2 * frameworks
+			if *declineRounds > 0 {
+				rounds = min(rounds, *declineRounds)
+			}
+			var times []time.Duration
+			offers := 0
+			var cpu cpuClock
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
 				a, clock := declineSetup(b, agents, frameworks, "r", "")
-				fl := timeFloor(a)
-				offers := 0
-				var cpu cpuClock
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
+				b.StartTimer()
+				for range rounds {
 					var res Result
+					start := time.Now()
 					cpu.measure(func() { res = a.AllocateAll() })
+					times = append(times, time.Since(start))
 					b.StopTimer()
 					offers += len(res.Offers)
 					declineAll(b, a, res)
 					clock.now = clock.now.Add(time.Second)
 					b.StartTimer()
 				}
+			}
+			first := times[0]
+			for i := rounds; i < len(times); i += rounds {
+				first = min(first, times[i])
+			}
+			slices.Sort(times)
+			at := func(q float64) float64 { return float64(times[int(q*float64(len(times)-1))]) / 1e6 }
+			b.ReportMetric(float64(first)/1e6, "first-ms")
+			b.ReportMetric(at(0.5), "median-ms")
+			b.ReportMetric(at(0.99), "p99-ms")
+			b.ReportMetric(float64(times[len(times)-1])/1e6, "max-ms")
+			b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			cpu.report(b)
+		})
+	}
+}
+
+// BenchmarkDeclineOffersFirstRound times the first round of DeclineOffers
+// alone, on a fresh allocator each time: every agent offered, no filter in
+// place. ns-per-offer is the cost of one offer.
+func BenchmarkDeclineOffersFirstRound(b *testing.B) {
+	for _, agents := range benchAgents {
+		for _, frameworks := range benchFrameworks {
+			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, frameworks), func(b *testing.B) {
+				var fl time.Duration
+				offers := 0
+				var cpu cpuClock
+				b.ReportAllocs()
+				for range b.N {
+					b.StopTimer()
+					a, _ := declineSetup(b, agents, frameworks, "r", "")
+					fl = timeFloor(a)
+					b.StartTimer()
+					cpu.measure(func() { offers += len(a.AllocateAll().Offers) })
+				}
 				b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+				b.ReportMetric(float64(b.Elapsed())/float64(offers), "ns/offer")
 				b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(fl), "x-floor")
 				cpu.report(b)
 			})
