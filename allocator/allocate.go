@@ -67,6 +67,11 @@ type RunStats struct {
 	// role's frameworks, because every one of them was passed over there
 	// before and nothing that could change that has happened since.
 	Unchanged int
+	// Refused counts frameworks stepped over without a visit because their
+	// refusal filters were known to cover everything on the agent: each
+	// time a role's frameworks were walked on an agent with at least a few
+	// such frameworks, their number. They are not in Skips.
+	Refused int
 	// Capped counts roles found unable to take anything more in the run
 	// (quota limits or headroom, with no reservation or revocable resource
 	// left for them); they are not visited again in the run.
@@ -546,7 +551,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 		return true
 	}
 	c.role, c.node, c.unsatisfied = role, node, unsatisfied
-	walk(fs.Sorter, a.visitGuaranteeFramework)
+	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
 	return true
 }
 
@@ -594,7 +599,7 @@ func (a *Allocator) fairRole(role string) bool {
 	}
 	c.r.stable, c.r.until = true, time.Time{}
 	c.role, c.node, c.complete, c.madeOffer = role, node, true, false
-	walk(fs.Sorter, a.visitFairFramework)
+	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
 	if c.complete && !c.madeOffer && c.r.stable {
 		a.rememberNobody(c.ag, node, c.r.until)
 	}
@@ -611,6 +616,26 @@ func (a *Allocator) fairFramework(fwID string) bool {
 	}
 	c.madeOffer = c.madeOffer || out == offered
 	return true
+}
+
+// walkFrameworks walks the frameworks of role on ag in the sorter's order.
+// Frameworks whose refusal filters are known to cover everything on the
+// agent are stepped over without a visit when there are enough of them and
+// the sorter can (see filters.go); they are counted in RunStats.Refused.
+func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
+	if idx := ag.refusers(role, r.now); idx != nil {
+		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
+			if n := idx.skip.Count(); n >= indexAbove {
+				r.stats.Refused += n
+				if r.until.IsZero() || idx.until.Before(r.until) {
+					r.until = idx.until
+				}
+				indexed.WalkExcept(idx.skip, visit)
+				return
+			}
+		}
+	}
+	walk(fs.Sorter, visit)
 }
 
 // nobody reports whether every framework of the role was passed over on
@@ -752,7 +777,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		}
 		return a.passOver(r, fw, SkipMinAllocatable)
 	}
-	if filtered, until := a.isFiltered(fw, role, ag.id, toOffer, r.now); filtered {
+	if filtered, until := a.isFiltered(fw, role, ag, toOffer, r.now); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
 		}

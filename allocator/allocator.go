@@ -97,10 +97,6 @@ type framework struct {
 	skipsRun uint64
 }
 
-type refusal struct {
-	refused resources.Resources // allocation roles stripped
-	expires time.Time
-}
 
 type agent struct {
 	id     string
@@ -121,6 +117,13 @@ type agent struct {
 	// excess is this agent's part of Allocator.excess: the non-shared
 	// scalars held beyond its total.
 	excess resources.Quantities
+	// ref, refGen and refusals make refused pairs cheap: available never
+	// holds more than ref, refGen changes when ref grows, and refusals
+	// indexes, per role, the frameworks whose filters cover ref (see
+	// filters.go).
+	ref      resources.Resources
+	refGen   uint64
+	refusals map[string]*refusalIndex
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
@@ -290,6 +293,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	if err != nil {
 		return err
 	}
+	a.forgetFilters(fw, "")
 	for _, agentID := range sortedKeys(fw.agents) {
 		ag := a.agents[agentID]
 		a.untrackAllocation(fw, ag, ag.held(id), false)
@@ -331,7 +335,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 	for _, role := range fw.tracked {
 		a.syncActivation(fw, role)
 	}
-	clear(fw.filters)
+	a.forgetFilters(fw, "")
 	clear(fw.inverseFilters)
 	return nil
 }
@@ -354,7 +358,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 			continue
 		}
 		fw.roles.remove(role)
-		delete(fw.filters, role)
+		a.forgetFilters(fw, role)
 		fw.suppressed.remove(role)
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
@@ -397,7 +401,7 @@ func (a *Allocator) ReviveOffers(id string, roles ...string) error {
 	}
 	for _, role := range roles {
 		fw.suppressed.remove(role)
-		delete(fw.filters, role)
+		a.forgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
 	clear(fw.inverseFilters)
@@ -543,6 +547,7 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 		info:      info.clone(),
 		total:     total.Unallocate(),
 		active:    true,
+		refGen:    1,
 		offered:   map[string]resources.Resources{},
 		allocated: map[string]resources.Resources{},
 	}
@@ -654,6 +659,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 		ag.overAllocated = ag.overAllocated || !ag.total.ContainsResource(r)
 	}
 	ag.available = ag.total.Minus(used)
+	a.availableGrew(ag)
 	ag.version++
 	a.refreshHeadroom(ag)
 }
@@ -699,12 +705,7 @@ func (a *Allocator) RemoveAgent(id string) error {
 		fw.dropTasksOn(id)
 	}
 	a.removeTotal(ag)
-	for _, fw := range a.frameworks {
-		for _, byAgent := range fw.filters {
-			delete(byAgent, id)
-		}
-		delete(fw.inverseFilters, id)
-	}
+	a.forgetAgentFilters(ag)
 	delete(a.agents, id)
 	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
 		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)
@@ -735,12 +736,7 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 	changed := false
 	if !attributesEqual(ag.info.Attributes, info.Attributes) {
 		changed = true
-		for _, fw := range a.frameworks {
-			for _, byAgent := range fw.filters {
-				delete(byAgent, id)
-			}
-			delete(fw.inverseFilters, id)
-		}
+		a.forgetAgentFilters(ag)
 	}
 	if ag.info.Hostname != info.Hostname || ag.info.Region != info.Region || ag.info.Capabilities != info.Capabilities {
 		changed = true
@@ -950,6 +946,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		return
 	}
 	ag.available.Add(res.Unallocate().NonShared())
+	a.availableGrew(ag)
 	ag.version++
 	a.refreshHeadroom(ag)
 }
@@ -1056,80 +1053,9 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)
 	if filter != nil {
-		a.addRefusal(fw, ag.id, res, filter.Refuse)
+		a.addRefusal(fw, ag, res, filter.Refuse)
 	}
 	return nil
-}
-
-// refuseDuration turns a requested refusal into the filter's lifetime: a
-// negative request means the default, a year at most, and at least one
-// allocation interval so the filter outlives the next batch.
-func (a *Allocator) refuseDuration(d time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return 0
-	case d < 0:
-		d = DefaultRefuse
-	case d > MaxRefuse:
-		d = MaxRefuse
-	}
-	return max(d, a.opts.AllocationInterval)
-}
-
-func (a *Allocator) addRefusal(fw *framework, agentID string, res resources.Resources, d time.Duration) {
-	d = a.refuseDuration(d)
-	if d == 0 {
-		return
-	}
-	expires := a.opts.Clock().Add(d)
-	for _, role := range res.AllocationRoles() {
-		byAgent := fw.filters[role]
-		if byAgent == nil {
-			if fw.filters == nil {
-				fw.filters = map[string]map[string][]refusal{}
-			}
-			byAgent = map[string][]refusal{}
-			fw.filters[role] = byAgent
-		}
-		byAgent[agentID] = append(byAgent[agentID], refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires})
-	}
-}
-
-// isFiltered reports whether a refusal of fw covers the candidate offer,
-// and until when that refusal lasts. A filter is in force up to and
-// including the instant of its expiry, so that a run at exactly that
-// instant still applies it (see the tie rules in the package doc). Expired
-// filters are dropped here.
-func (a *Allocator) isFiltered(fw *framework, role, agentID string, candidate resources.Resources, now time.Time) (bool, time.Time) {
-	byAgent := fw.filters[role]
-	if byAgent == nil {
-		return false, time.Time{}
-	}
-	list := byAgent[agentID]
-	if len(list) == 0 {
-		return false, time.Time{}
-	}
-	filtered, until := false, time.Time{}
-	kept := list[:0]
-	for _, f := range list {
-		if now.After(f.expires) {
-			continue
-		}
-		kept = append(kept, f)
-		if !filtered && f.refused.Contains(candidate) {
-			filtered, until = true, f.expires
-		}
-	}
-	clear(list[len(kept):])
-	if len(kept) == 0 {
-		delete(byAgent, agentID)
-		if len(byAgent) == 0 {
-			delete(fw.filters, role)
-		}
-	} else {
-		byAgent[agentID] = kept
-	}
-	return filtered, until
 }
 
 // ---- roles: weights and quota ----

@@ -41,6 +41,10 @@ type DRF struct {
 	walkVisit func(string) bool
 	walkMore  bool
 	walkStepF func(*node) bool
+	// walkSkip holds the numbers of the clients WalkExcept steps over;
+	// restBuf is its buffer for the clients it visits.
+	walkSkip Bitset
+	restBuf  []*node
 	// Buffers for moving blocks of the cached order.
 	bufS []string
 	bufN []*node

@@ -61,6 +61,9 @@ type node struct {
 	order *btree.BTreeG[*node] // internal nodes only: children in order
 
 	pos int // active leaves: index in the DRF sorter's cached order
+	// index is a leaf's number (see Indexed): dense, kept while the client
+	// is present.
+	index int
 }
 
 // lessNode orders siblings: subtrees with an active leaf first, then by
@@ -89,8 +92,11 @@ type tree struct {
 	fair     bool
 	excluded resources.NameSet
 
-	root    *node                // keeps activeLeaves only, not allocation figures
-	clients map[string]*node     // client -> leaf
+	root    *node            // keeps activeLeaves only, not allocation figures
+	clients map[string]*node // client -> leaf
+	// byIndex holds each leaf at its number; free lists numbers to reuse.
+	byIndex []*node
+	free    []int
 	weights map[string]float64   // path -> weight, for weights other than 1
 	agents  map[string]*agent    // agents with a total or a holding
 	total   resources.Quantities // sum of the agents' totals
@@ -372,6 +378,7 @@ func (t *tree) add(client string) error {
 			}
 			leaf.leaf = true
 			leaf.client = client
+			t.number(leaf)
 			t.nodes++
 			t.file(leaf)
 			t.clients[client] = leaf
@@ -426,6 +433,8 @@ func (t *tree) remove(client string) error {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
 	delete(t.clients, client)
+	t.byIndex[l.index] = nil
+	t.free = append(t.free, l.index)
 	p := l.parent
 	for len(l.held) > 0 {
 		a := l.held[len(l.held)-1]
@@ -490,6 +499,8 @@ func (t *tree) join(n *node) {
 	n.shared = v.shared
 	t.file(n)
 	t.clients[n.client] = n
+	n.index = v.index
+	t.byIndex[n.index] = n
 	v.dead = true
 	t.nodes--
 	t.touch(n)
@@ -581,4 +592,16 @@ func (t *tree) subtract(n *node, agent string, sh resources.Resources) {
 		n.shared[agent] = now
 	}
 	n.total.Subtract(before.Minus(now.Quantities()))
+}
+
+// number gives leaf a number: one freed by a removed client, or the next.
+func (t *tree) number(leaf *node) {
+	if n := len(t.free); n > 0 {
+		leaf.index = t.free[n-1]
+		t.free = t.free[:n-1]
+	} else {
+		leaf.index = len(t.byIndex)
+		t.byIndex = append(t.byIndex, nil)
+	}
+	t.byIndex[leaf.index] = leaf
 }

@@ -1,5 +1,7 @@
 package sorter
 
+import "slices"
+
 // Walker is implemented by sorters that can visit their order without
 // building it. Walk calls visit for the active clients in Sort's order until
 // visit returns false. A caller that usually stops at the first client (the
@@ -17,6 +19,78 @@ type Walker interface {
 var _ Walker = (*DRF)(nil)
 var _ Walker = (*Random)(nil)
 
+// Indexed is implemented by sorters that number their clients, so that a
+// caller can keep sets of clients as Bitsets and walk past their members
+// without visiting them. The allocator keeps, per agent, the frameworks
+// whose refusal filters cover everything the agent has, and walks the rest.
+type Indexed interface {
+	Walker
+	// Index returns the client's number and true, or false for a client
+	// not present. Numbers are small and dense; a client keeps its number
+	// while it is present, and a removed client's number may be given to
+	// a client added later.
+	Index(client string) (int, bool)
+	// WalkExcept is Walk, but the clients whose numbers are in skip are
+	// not visited. It costs what it visits, plus at most one pass over the
+	// active clients that are not in skip when most are.
+	WalkExcept(skip Bitset, visit func(client string) bool)
+}
+
+var _ Indexed = (*DRF)(nil)
+
+// Index returns the client's number (see Indexed).
+func (d *DRF) Index(client string) (int, bool) {
+	l, ok := d.t.clients[client]
+	if !ok {
+		return 0, false
+	}
+	return l.index, true
+}
+
+// WalkExcept visits the active clients not in skip in Walk's order until
+// visit returns false. When skip holds a small part of the active clients
+// it walks the order and steps over them; when it holds most of them, and
+// every client is a child of the root (no client path has a "/"), it takes
+// the few others by number and sorts them, which costs what they are, not
+// what skip is.
+func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
+	k := skip.Count()
+	if k == 0 {
+		d.Walk(visit)
+		return
+	}
+	active := d.t.root.activeLeaves
+	if 2*k < active || d.t.nodes != len(d.t.clients) {
+		d.walkSkip = skip
+		d.Walk(visit)
+		d.walkSkip = nil
+		return
+	}
+	if d.stale {
+		d.t.settle()
+		d.exact = false
+	}
+	rest := d.restBuf[:0]
+	for i, l := range d.t.byIndex {
+		if l != nil && l.active && !skip.Has(i) {
+			rest = append(rest, l)
+		}
+	}
+	slices.SortFunc(rest, func(a, b *node) int {
+		if lessNode(a, b) {
+			return -1
+		}
+		return 1
+	})
+	for _, l := range rest {
+		if !visit(l.client) {
+			break
+		}
+	}
+	clear(rest)
+	d.restBuf = rest[:0]
+}
+
 // Walk visits the active clients in Sort's order until visit returns false.
 // With nothing changed since the last Sort it reads Sort's result;
 // otherwise it re-files what changed (O(depth · log siblings) per changed
@@ -24,7 +98,10 @@ var _ Walker = (*Random)(nil)
 func (d *DRF) Walk(visit func(client string) bool) {
 	if !d.stale {
 		// Nothing changed since the last Sort or Walk: read Sort's result.
-		for _, c := range d.sorted {
+		for i, c := range d.sorted {
+			if d.walkSkip != nil && d.walkSkip.Has(d.leaves[i].index) {
+				continue
+			}
 			if !visit(c) {
 				return
 			}
@@ -47,7 +124,9 @@ func (d *DRF) walkStep(c *node) bool {
 		return false // every later sibling is idle too
 	}
 	if c.leaf {
-		d.walkMore = d.walkVisit(c.client)
+		if d.walkSkip == nil || !d.walkSkip.Has(c.index) {
+			d.walkMore = d.walkVisit(c.client)
+		}
 	} else {
 		c.order.Ascend(d.walkStepF)
 	}

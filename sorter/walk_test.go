@@ -126,3 +126,93 @@ func TestDRFWalkAfterSort(t *testing.T) {
 		t.Fatalf("a walk of the cached order allocates %v times", n)
 	}
 }
+
+// WalkExcept visits Walk's order without the skipped clients, with few
+// skipped (stepping over them) and with most skipped (sorting the rest), on
+// flat and nested trees, as clients come and go and allocations change
+// between and during walks.
+func TestDRFWalkExceptMatchesWalk(t *testing.T) {
+	for _, flat := range []bool{true, false} {
+		rng := rand.New(rand.NewPCG(11, 3))
+		d := NewDRF(Config{})
+		d.AddAgent("pool", resources.MustParseQuantities("cpus:1000;mem:10000"))
+		var clients []string
+		for i := range 40 {
+			c := fmt.Sprintf("c%02d", i)
+			if !flat && i%5 == 0 {
+				c = fmt.Sprintf("g%d/c%02d", i%3, i)
+			}
+			clients = append(clients, c)
+			must(t, d.Add(c))
+			if i%7 != 3 {
+				must(t, d.Activate(c))
+			}
+		}
+		for step := range 300 {
+			var skip Bitset
+			share := rng.Float64()
+			for _, c := range clients {
+				if i, ok := d.Index(c); ok && rng.Float64() < share {
+					skip.Set(i)
+				}
+			}
+			var want []string
+			for _, c := range walkAll(d) {
+				if i, _ := d.Index(c); !skip.Has(i) {
+					want = append(want, c)
+				}
+			}
+			stop := rng.IntN(len(want) + 1)
+			var got []string
+			d.WalkExcept(skip, func(c string) bool {
+				got = append(got, c)
+				if len(got) == stop {
+					r := resources.MustParse(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(3)+1, rng.IntN(30)+1), "*")
+					must(t, d.Allocated(c, "pool", r))
+					return false
+				}
+				return true
+			})
+			if stop == 0 {
+				stop = len(want)
+			}
+			if !slices.Equal(got, want[:stop]) {
+				t.Fatalf("flat=%v step %d (%d of %d skipped): WalkExcept visited\n%v\nwant\n%v", flat, step, skip.Count(), len(clients), got, want[:stop])
+			}
+			// Clients come and go: numbers are reused.
+			if step%10 == 9 {
+				i := rng.IntN(len(clients))
+				must(t, d.Remove(clients[i]))
+				must(t, d.Add(clients[i]))
+				must(t, d.Activate(clients[i]))
+			}
+		}
+	}
+}
+
+func TestBitset(t *testing.T) {
+	var b Bitset
+	if b.Has(3) || b.Count() != 0 || b.Clear(3) {
+		t.Fatal("zero Bitset is not empty")
+	}
+	if !b.Set(3) || b.Set(3) || !b.Set(130) || !b.Has(3) || !b.Has(130) || b.Has(4) || b.Has(-1) {
+		t.Fatalf("Set/Has: %b", b)
+	}
+	if b.Count() != 2 {
+		t.Fatalf("Count = %d, want 2", b.Count())
+	}
+	if !b.Clear(3) || b.Clear(3) || b.Has(3) || b.Count() != 1 {
+		t.Fatalf("Clear: %b", b)
+	}
+	b.Reset()
+	if b.Count() != 0 || b.Has(130) {
+		t.Fatalf("Reset: %b", b)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,245 @@
+package allocator
+
+import (
+	"time"
+
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// Refusal filters and the index that makes refused pairs cheap.
+//
+// A framework that declines an offer with a filter is not offered, on that
+// agent and in that role, anything the refused resources contain, until the
+// filter expires. Checking that costs a Contains of the candidate offer per
+// filter; in a busy cluster most frameworks have refused most agents, so a
+// run would pay it for nearly every (framework, agent) pair it visits.
+//
+// Two things keep that cost off the common path:
+//
+//   - Every agent keeps a reference ref that its available resources never
+//     exceed: every candidate offer on the agent is within it. A filter
+//     whose refused resources contain ref covers every candidate, and stays
+//     so while ref stays; refGen changes only when available grows past
+//     ref, which then becomes the new available. So a filter is checked
+//     against the reference once per generation (covered), and is then
+//     known to filter without a Contains. Offers made and declined whole
+//     leave available within ref: in Mesos's DeclineOffers loop the
+//     generation never changes.
+//   - Per agent and role, an index holds the frameworks whose filters are
+//     known to cover (by the sorter's numbers, sorter.Indexed): runs walk
+//     the framework sorter past them without visiting them (WalkExcept).
+//     The index is valid for one generation and until the earliest expiry
+//     of the filters in it; after that it is rebuilt as frameworks are
+//     visited.
+
+// refusal is one refusal filter of a framework, for one role and agent.
+type refusal struct {
+	refused resources.Resources // allocation roles stripped
+	expires time.Time
+	// covered is the agent's refGen at which refused was found to contain
+	// the agent's ref (0: not known to).
+	covered uint64
+}
+
+// refusalIndex holds, for one agent and role, the frameworks whose filters
+// cover the agent at generation gen, by their number in the role's
+// framework sorter.
+type refusalIndex struct {
+	skip sorter.Bitset
+	gen  uint64
+	// until is the earliest expiry of the filters behind skip: the index
+	// holds while runs happen at or before it.
+	until time.Time
+}
+
+// indexAbove is how many refusers an index must hold before runs walk
+// past them: below it, visiting them one by one costs as little.
+const indexAbove = 4
+
+// refuseDuration turns a requested refusal into the filter's lifetime: a
+// negative request means the default, a year at most, and at least one
+// allocation interval so the filter outlives the next batch.
+func (a *Allocator) refuseDuration(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return 0
+	case d < 0:
+		d = DefaultRefuse
+	case d > MaxRefuse:
+		d = MaxRefuse
+	}
+	return max(d, a.opts.AllocationInterval)
+}
+
+// addRefusal records fw's refusal of res (tagged with allocation roles) on
+// ag, which has just been given back.
+func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
+	d = a.refuseDuration(d)
+	if d == 0 {
+		return
+	}
+	expires := a.opts.Clock().Add(d)
+	for _, role := range res.AllocationRoles() {
+		byAgent := fw.filters[role]
+		if byAgent == nil {
+			if fw.filters == nil {
+				fw.filters = map[string]map[string][]refusal{}
+			}
+			byAgent = map[string][]refusal{}
+			fw.filters[role] = byAgent
+		}
+		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires}
+		if !f.refused.Contains(ag.ref) && f.refused.Contains(ag.available) {
+			// The refusal covers what the agent has now, not its
+			// reference: narrow the reference, which keeps every filter
+			// that covered the wider one covering.
+			ag.ref = ag.available.Clone()
+		}
+		a.checkCoverage(fw, ag, role, &f)
+		byAgent[ag.id] = append(byAgent[ag.id], f)
+	}
+}
+
+// checkCoverage finds out whether f covers ag's reference and, if it does,
+// records it in f and in ag's index for role.
+func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refusal) {
+	if f.covered == ag.refGen || !f.refused.Contains(ag.ref) {
+		return
+	}
+	f.covered = ag.refGen
+	s, ok := a.frameworkSorters[role]
+	if !ok {
+		return
+	}
+	indexed, ok := s.Sorter.(sorter.Indexed)
+	if !ok {
+		return
+	}
+	i, ok := indexed.Index(fw.id)
+	if !ok {
+		return
+	}
+	idx := ag.refusals[role]
+	if idx == nil {
+		if ag.refusals == nil {
+			ag.refusals = map[string]*refusalIndex{}
+		}
+		idx = &refusalIndex{}
+		ag.refusals[role] = idx
+	}
+	if idx.gen != ag.refGen {
+		idx.skip.Reset()
+		idx.gen, idx.until = ag.refGen, time.Time{}
+	}
+	if idx.skip.Set(i) && (idx.until.IsZero() || f.expires.Before(idx.until)) {
+		idx.until = f.expires
+	}
+}
+
+// availableGrew keeps ag.available within ag.ref after available grew:
+// when it no longer fits, the reference becomes available and a new
+// generation starts, in which no filter is known to cover yet.
+func (a *Allocator) availableGrew(ag *agent) {
+	if ag.ref.Contains(ag.available) {
+		return
+	}
+	ag.ref = ag.available.Clone()
+	ag.refGen++
+}
+
+// refusers returns the index of the frameworks of role known to refuse
+// everything on ag at now, or nil when there is none worth using.
+func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
+	idx := ag.refusals[role]
+	if idx == nil {
+		return nil
+	}
+	if idx.gen != ag.refGen || now.After(idx.until) {
+		delete(ag.refusals, role)
+		return nil
+	}
+	return idx
+}
+
+// isFiltered reports whether a refusal of fw covers the candidate offer,
+// and until when that refusal lasts. A filter is in force up to and
+// including the instant of its expiry, so that a run at exactly that
+// instant still applies it (see the tie rules in the package doc). Expired
+// filters are dropped here.
+func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, now time.Time) (bool, time.Time) {
+	byAgent := fw.filters[role]
+	if byAgent == nil {
+		return false, time.Time{}
+	}
+	list := byAgent[ag.id]
+	if len(list) == 0 {
+		return false, time.Time{}
+	}
+	filtered, until := false, time.Time{}
+	kept := list[:0]
+	for _, f := range list {
+		if now.After(f.expires) {
+			continue
+		}
+		if !filtered && (f.covered == ag.refGen || f.refused.Contains(candidate)) {
+			filtered, until = true, f.expires
+			a.checkCoverage(fw, ag, role, &f)
+		}
+		kept = append(kept, f)
+	}
+	clear(list[len(kept):])
+	if len(kept) == 0 {
+		delete(byAgent, ag.id)
+		if len(byAgent) == 0 {
+			delete(fw.filters, role)
+		}
+	} else {
+		byAgent[ag.id] = kept
+	}
+	return filtered, until
+}
+
+// forgetFilters drops fw's filters in role (every role when role is ""),
+// and their entries in the agents' indexes.
+func (a *Allocator) forgetFilters(fw *framework, role string) {
+	for r, byAgent := range fw.filters {
+		if role != "" && r != role {
+			continue
+		}
+		s, ok := a.frameworkSorters[r]
+		var i int
+		if ok {
+			if indexed, isIndexed := s.Sorter.(sorter.Indexed); isIndexed {
+				i, ok = indexed.Index(fw.id)
+			} else {
+				ok = false
+			}
+		}
+		if ok {
+			for agentID := range byAgent {
+				if ag := a.agents[agentID]; ag != nil {
+					if idx := ag.refusals[r]; idx != nil {
+						idx.skip.Clear(i)
+					}
+				}
+			}
+		}
+		delete(fw.filters, r)
+	}
+}
+
+// forgetAgentFilters drops every framework's filters for the agent, and the
+// agent's indexes.
+func (a *Allocator) forgetAgentFilters(ag *agent) {
+	for _, fw := range a.frameworks {
+		for role, byAgent := range fw.filters {
+			delete(byAgent, ag.id)
+			if len(byAgent) == 0 {
+				delete(fw.filters, role)
+			}
+		}
+		delete(fw.inverseFilters, ag.id)
+	}
+	ag.refusals = nil
+}
