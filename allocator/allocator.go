@@ -97,7 +97,6 @@ type framework struct {
 	skipsRun uint64
 }
 
-
 type agent struct {
 	id     string
 	info   AgentInfo
