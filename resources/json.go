@@ -102,8 +102,10 @@ type jsonVolume struct {
 // objects. A shared resource with n copies appears n times.
 func (rs Resources) MarshalJSON() ([]byte, error) {
 	out := make([]jsonResource, 0, len(rs.entries))
-	for _, e := range rs.entries {
-		j := toJSON(&e.Resource)
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		r := e.resource()
+		j := toJSON(&r)
 		for range max(e.copies, 1) {
 			out = append(out, j)
 		}

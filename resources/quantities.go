@@ -566,16 +566,16 @@ func (rs Resources) QuantitiesWithin(max Scalar) (Quantities, bool) {
 	var q Quantities
 	for i := range rs.entries {
 		e := &rs.entries[i]
-		if e.Type != ScalarType {
+		if e.m.typ != ScalarType {
 			continue
 		}
-		if e.Scalar > max {
+		if e.scalar > max {
 			return Quantities{}, false
 		}
-		if have, _ := q.getID(e.id); have > max-e.Scalar {
+		if have, _ := q.getID(e.m.id); have > max-e.scalar {
 			return Quantities{}, false
 		}
-		q.addID(e.id, e.Scalar)
+		q.addID(e.m.id, e.scalar)
 	}
 	return q, true
 }

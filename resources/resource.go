@@ -289,55 +289,6 @@ func printable(s string) bool {
 	return true
 }
 
-// sameKind reports whether a and b agree on everything but their value.
-func sameKind(a, b *Resource) bool {
-	return a.Name == b.Name && a.Type == b.Type && a.Shared == b.Shared &&
-		a.Revocable == b.Revocable && a.ProviderID == b.ProviderID &&
-		a.AllocationRole == b.AllocationRole && a.Reservations.Equal(b.Reservations) &&
-		a.Disk.Equal(b.Disk)
-}
-
-// whole reports whether the resource is consumed only whole: persistent
-// volumes (each one an item of its own) and MOUNT or BLOCK disks.
-func (r *Resource) whole() bool {
-	return r.Disk != nil && (r.Disk.Persistence != nil || !r.Disk.Divisible())
-}
-
-// addable reports whether b merges into a.
-func addable(a, b *Resource) bool {
-	if !sameKind(a, b) {
-		return false
-	}
-	if a.Shared {
-		return sameValue(a, b)
-	}
-	// Non-shared volumes and indivisible disks stay separate entries.
-	return !a.whole()
-}
-
-// subtractable reports whether b can be taken from a.
-func subtractable(a, b *Resource) bool {
-	if !sameKind(a, b) {
-		return false
-	}
-	if a.Shared || a.whole() {
-		return sameValue(a, b)
-	}
-	return true
-}
-
-func sameValue(a, b *Resource) bool {
-	switch a.Type {
-	case ScalarType:
-		return a.Scalar == b.Scalar
-	case RangesType:
-		return rangesEqual(a.Ranges, b.Ranges)
-	case SetType:
-		return setEqual(a.Set, b.Set)
-	}
-	return false
-}
-
 func rangesEqual(a, b Ranges) bool {
 	if len(a) != len(b) {
 		return false
@@ -360,19 +311,6 @@ func setEqual(a, b Set) bool {
 		}
 	}
 	return true
-}
-
-// containsValue reports whether a's value holds b's (same kind assumed).
-func containsValue(a, b *Resource) bool {
-	switch a.Type {
-	case ScalarType:
-		return a.Scalar >= b.Scalar
-	case RangesType:
-		return a.Ranges.Contains(b.Ranges)
-	case SetType:
-		return a.Set.Contains(b.Set)
-	}
-	return false
 }
 
 // normalized returns r in canonical form: ranges coalesced, set sorted,

@@ -6,17 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/allot-go/allot/internal/names"
 	"github.com/allot-go/allot/reservation"
 )
-
-// entry is one merged resource of a Resources, with its interned name and,
-// for shared resources, the number of copies.
-type entry struct {
-	Resource
-	id     names.ID
-	copies int
-}
 
 // Resources is a multiset of resources. Resources of the same kind (name,
 // type, reservations, disk, sharing, revocability, provider, allocation role)
@@ -28,9 +19,12 @@ type entry struct {
 // Minus and the filters return new values. Add and Subtract change the
 // receiver in place and allocate nothing when the result fits; since a
 // Resources holds a slice, a copy made by assignment shares that storage, so
-// Clone before changing a copy in place.
+// Clone before changing a copy in place, or share a Frozen value: a frozen
+// value and every copy of it copy their entries before the first change in
+// place, so any number of holders can keep one frozen value safely.
 type Resources struct {
 	entries []entry
+	frozen  bool
 }
 
 // New builds Resources from single resources after validating each; empty
@@ -55,26 +49,45 @@ func (rs *Resources) AddResource(r Resource) error {
 	if r.IsEmpty() {
 		return nil
 	}
-	rs.addEntry(entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: 1})
+	n := r.normalized()
+	rs.addEntry(entryOf(&n, 1))
 	return nil
+}
+
+// Frozen returns rs marked frozen: the same entries, which neither this
+// value nor any copy of it changes in place (Add, Subtract and AddResource
+// copy them first). Handing out a frozen value is how one set of resources
+// is shared by several holders without a copy each.
+func (rs Resources) Frozen() Resources {
+	rs.frozen = true
+	return rs
+}
+
+// own makes the receiver's entries its own to change in place.
+func (rs *Resources) own() {
+	if rs.frozen {
+		rs.entries = slices.Clone(rs.entries)
+		rs.frozen = false
+	}
 }
 
 // addEntry merges e into the receiver (e valid, normalised, non-empty).
 func (rs *Resources) addEntry(e entry) {
+	rs.own()
 	for i := range rs.entries {
 		x := &rs.entries[i]
-		if x.id != e.id || !addable(&x.Resource, &e.Resource) {
+		if x.m.id != e.m.id || !addable(x, &e) {
 			continue
 		}
 		switch {
-		case x.Shared:
+		case x.m.shared:
 			x.copies += e.copies
-		case x.Type == ScalarType:
-			x.Scalar += e.Scalar
-		case x.Type == RangesType:
-			x.Ranges = x.Ranges.Union(e.Ranges)
-		case x.Type == SetType:
-			x.Set = x.Set.Union(e.Set)
+		case x.m.typ == ScalarType:
+			x.scalar += e.scalar
+		case x.m.typ == RangesType:
+			x.vals = &values{ranges: x.ranges().Union(e.ranges())}
+		case x.m.typ == SetType:
+			x.vals = &values{set: x.set().Union(e.set())}
 		}
 		return
 	}
@@ -87,25 +100,29 @@ func (rs *Resources) addEntry(e entry) {
 func (rs *Resources) subtractEntry(e *entry) {
 	for i := range rs.entries {
 		x := &rs.entries[i]
-		if x.id != e.id || !subtractable(&x.Resource, &e.Resource) {
+		if x.m.id != e.m.id || !subtractable(x, e) {
 			continue
 		}
+		rs.own()
+		x = &rs.entries[i]
 		empty := false
 		switch {
-		case x.Shared:
+		case x.m.shared:
 			x.copies -= e.copies
 			empty = x.copies <= 0
-		case x.whole():
+		case x.m.whole:
 			empty = true
-		case x.Type == ScalarType:
-			x.Scalar -= e.Scalar
-			empty = x.Scalar <= 0
-		case x.Type == RangesType:
-			x.Ranges = x.Ranges.Difference(e.Ranges)
-			empty = len(x.Ranges) == 0
-		case x.Type == SetType:
-			x.Set = x.Set.Difference(e.Set)
-			empty = len(x.Set) == 0
+		case x.m.typ == ScalarType:
+			x.scalar -= e.scalar
+			empty = x.scalar <= 0
+		case x.m.typ == RangesType:
+			r := x.ranges().Difference(e.ranges())
+			x.vals = &values{ranges: r}
+			empty = len(r) == 0
+		case x.m.typ == SetType:
+			s := x.set().Difference(e.set())
+			x.vals = &values{set: s}
+			empty = len(s) == 0
 		}
 		if empty {
 			rs.entries = slices.Delete(rs.entries, i, i+1)
@@ -116,8 +133,8 @@ func (rs *Resources) subtractEntry(e *entry) {
 
 // Add adds o to the receiver in place.
 func (rs *Resources) Add(o Resources) {
-	for _, e := range o.entries {
-		rs.addEntry(e)
+	for i := range o.entries {
+		rs.addEntry(o.entries[i])
 	}
 }
 
@@ -127,6 +144,13 @@ func (rs *Resources) Add(o Resources) {
 // different role, other labels) have no effect. A shared entry loses as many
 // copies as o holds. rs.Subtract(rs) empties rs.
 func (rs *Resources) Subtract(o Resources) {
+	if len(o.entries) == 0 {
+		return
+	}
+	if rs.Identical(o) {
+		rs.entries, rs.frozen = rs.entries[:0:0], false
+		return
+	}
 	if sharesStorage(rs.entries, o.entries) {
 		o = o.Clone()
 	}
@@ -147,6 +171,9 @@ func sharesStorage(a, b []entry) bool {
 
 // Plus returns rs + o.
 func (rs Resources) Plus(o Resources) Resources {
+	if len(rs.entries) == 0 {
+		return o.Clone()
+	}
 	c := rs.Clone()
 	c.Add(o)
 	return c
@@ -178,8 +205,8 @@ func (rs Resources) Len() int { return len(rs.entries) }
 // with rs: treat them as read-only.
 func (rs Resources) All() iter.Seq[Resource] {
 	return func(yield func(Resource) bool) {
-		for _, e := range rs.entries {
-			if !yield(e.Resource) {
+		for i := range rs.entries {
+			if !yield(rs.entries[i].resource()) {
 				return
 			}
 		}
@@ -190,8 +217,8 @@ func (rs Resources) All() iter.Seq[Resource] {
 // share slices and pointers with rs and are read-only.
 func (rs Resources) Slice() []Resource {
 	out := make([]Resource, len(rs.entries))
-	for i, e := range rs.entries {
-		out[i] = e.Resource
+	for i := range rs.entries {
+		out[i] = rs.entries[i].resource()
 	}
 	return out
 }
@@ -199,9 +226,15 @@ func (rs Resources) Slice() []Resource {
 // Copies returns how many copies of a shared resource rs holds (0 when none);
 // for a resource that is not shared it is 1 if rs contains it, else 0.
 func (rs Resources) Copies(r Resource) int {
-	for _, e := range rs.entries {
-		if e.Name == r.Name && sameKind(&e.Resource, &r) && (sameValue(&e.Resource, &r) || (!r.Shared && containsValue(&e.Resource, &r))) {
-			return e.copies
+	if r.Validate() != nil || r.IsEmpty() {
+		return 0
+	}
+	n := r.normalized()
+	e := entryOf(&n, 1)
+	for i := range rs.entries {
+		x := &rs.entries[i]
+		if x.m.id == e.m.id && sameKind(x, &e) && (sameValue(x, &e) || (!e.m.shared && containsValue(x, &e))) {
+			return int(x.copies)
 		}
 	}
 	return 0
@@ -211,16 +244,16 @@ func (rs Resources) Copies(r Resource) int {
 func (rs Resources) containsEntry(e *entry) bool {
 	for i := range rs.entries {
 		x := &rs.entries[i]
-		if x.id != e.id || !subtractable(&x.Resource, &e.Resource) {
+		if x.m.id != e.m.id || !subtractable(x, e) {
 			continue
 		}
-		if x.Shared {
+		if x.m.shared {
 			if x.copies >= e.copies {
 				return true
 			}
 			continue
 		}
-		if containsValue(&x.Resource, &e.Resource) {
+		if containsValue(x, e) {
 			return true
 		}
 	}
@@ -234,7 +267,7 @@ func (rs Resources) containsEntry(e *entry) bool {
 // identical volumes in o need two in rs. It allocates nothing unless o holds
 // such items.
 func (rs Resources) Contains(o Resources) bool {
-	if len(o.entries) == 0 || (len(rs.entries) == len(o.entries) && &rs.entries[0] == &o.entries[0]) {
+	if len(o.entries) == 0 || rs.Identical(o) {
 		// Nothing, or the very same entries.
 		return true
 	}
@@ -249,7 +282,7 @@ func (rs Resources) Contains(o Resources) bool {
 		if !base.containsEntry(e) {
 			return false
 		}
-		if e.whole() && !e.Shared {
+		if e.m.whole && !e.m.shared {
 			if !cloned {
 				remaining, cloned = rs.Clone(), true
 			}
@@ -264,7 +297,8 @@ func (rs Resources) ContainsResource(r Resource) bool {
 	if r.Validate() != nil || r.IsEmpty() {
 		return r.IsEmpty()
 	}
-	e := entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: 1}
+	n := r.normalized()
+	e := entryOf(&n, 1)
 	return rs.containsEntry(&e)
 }
 
@@ -279,7 +313,7 @@ func (rs Resources) Equal(o Resources) bool {
 func (rs Resources) Quantities() Quantities {
 	n := 0
 	for i := range rs.entries {
-		if rs.entries[i].Type == ScalarType {
+		if rs.entries[i].m.typ == ScalarType {
 			n++
 		}
 	}
@@ -287,12 +321,7 @@ func (rs Resources) Quantities() Quantities {
 		return Quantities{}
 	}
 	q := Quantities{items: make([]quantity, 0, n)}
-	for i := range rs.entries {
-		e := &rs.entries[i]
-		if e.Type == ScalarType {
-			q.addID(e.id, e.Scalar)
-		}
-	}
+	rs.AddQuantitiesTo(&q)
 	return q
 }
 
@@ -301,8 +330,8 @@ func (rs Resources) Quantities() Quantities {
 func (rs Resources) AddQuantitiesTo(q *Quantities) {
 	for i := range rs.entries {
 		e := &rs.entries[i]
-		if e.Type == ScalarType {
-			q.addID(e.id, e.Scalar)
+		if e.m.typ == ScalarType {
+			q.addID(e.m.id, e.scalar)
 		}
 	}
 }
@@ -316,16 +345,19 @@ func (rs Resources) ContainsQuantities(q Quantities) bool {
 		var have Scalar
 		for i := range rs.entries {
 			e := &rs.entries[i]
-			if e.id != want.id {
+			if e.m.id != want.id {
 				continue
 			}
-			switch e.Type {
+			switch e.m.typ {
 			case ScalarType:
-				have += e.Scalar
+				have += e.scalar
 			case RangesType:
-				have += Scalar(min(e.Ranges.Count(), 1<<40)) * Units(1)
+				have += Scalar(min(e.ranges().Count(), 1<<40)) * Units(1)
 			case SetType:
-				have += Units(int64(len(e.Set)))
+				have += Units(int64(len(e.set())))
+			}
+			if have >= want.v {
+				break
 			}
 		}
 		if have < want.v {
@@ -335,33 +367,53 @@ func (rs Resources) ContainsQuantities(q Quantities) bool {
 	return true
 }
 
-// Filter returns the entries for which keep returns true.
-func (rs Resources) Filter(keep func(Resource) bool) Resources {
+// filter returns the entries for which keep returns true, sharing rs's
+// storage when it keeps them all.
+func (rs Resources) filter(keep func(*entry) bool) Resources {
 	var out Resources
 	for i := range rs.entries {
-		if !keep(rs.entries[i].Resource) {
+		if !keep(&rs.entries[i]) {
+			if out.entries == nil {
+				// One allocation: room for every entry from here on.
+				out.entries = make([]entry, 0, len(rs.entries)-1)
+				out.entries = append(out.entries, rs.entries[:i]...)
+			}
 			continue
 		}
-		if out.entries == nil {
-			// One allocation: room for every entry from here on.
-			out.entries = make([]entry, 0, len(rs.entries)-i)
+		if out.entries != nil {
+			out.entries = append(out.entries, rs.entries[i])
 		}
-		out.entries = append(out.entries, rs.entries[i])
+	}
+	if out.entries == nil {
+		// Everything kept: the same entries, frozen so that neither value
+		// changes the other's.
+		if len(rs.entries) == 0 {
+			return Resources{}
+		}
+		return Resources{entries: rs.entries, frozen: true}
+	}
+	if len(out.entries) == 0 {
+		return Resources{}
 	}
 	return out
 }
 
+// Filter returns the entries for which keep returns true.
+func (rs Resources) Filter(keep func(Resource) bool) Resources {
+	return rs.filter(func(e *entry) bool { return keep(e.resource()) })
+}
+
 // Get returns the entries named name.
 func (rs Resources) Get(name string) Resources {
-	return rs.Filter(func(r Resource) bool { return r.Name == name })
+	return rs.filter(func(e *entry) bool { return e.m.name == name })
 }
 
 // Names returns the distinct resource names, sorted.
 func (rs Resources) Names() []string {
 	var out []string
-	for _, e := range rs.entries {
-		if !slices.Contains(out, e.Name) {
-			out = append(out, e.Name)
+	for i := range rs.entries {
+		if name := rs.entries[i].m.name; !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
@@ -370,32 +422,32 @@ func (rs Resources) Names() []string {
 
 // Scalars returns the scalar entries.
 func (rs Resources) Scalars() Resources {
-	return rs.Filter(func(r Resource) bool { return r.Type == ScalarType })
+	return rs.filter(func(e *entry) bool { return e.m.typ == ScalarType })
 }
 
 // NonScalars returns the ranges and set entries.
 func (rs Resources) NonScalars() Resources {
-	return rs.Filter(func(r Resource) bool { return r.Type != ScalarType })
+	return rs.filter(func(e *entry) bool { return e.m.typ != ScalarType })
 }
 
 // Reserved returns the resources currently reserved for role exactly; with
 // role "" it returns every reserved resource.
 func (rs Resources) Reserved(role string) Resources {
-	return rs.Filter(func(r Resource) bool {
-		return r.IsReserved() && (role == "" || r.Role() == role)
+	return rs.filter(func(e *entry) bool {
+		return e.m.reserved && (role == "" || e.m.role == role)
 	})
 }
 
 // Unreserved returns the resources without reservation.
 func (rs Resources) Unreserved() Resources {
-	return rs.Filter(func(r Resource) bool { return !r.IsReserved() })
+	return rs.filter(func(e *entry) bool { return !e.m.reserved })
 }
 
 // ReservedToSubtree returns the resources reserved for role or any of its
 // sub-roles.
 func (rs Resources) ReservedToSubtree(role string) Resources {
-	return rs.Filter(func(r Resource) bool {
-		return r.IsReserved() && reservation.IsSubroleOrSelf(r.Role(), role)
+	return rs.filter(func(e *entry) bool {
+		return e.m.reserved && reservation.IsSubroleOrSelf(e.m.role, role)
 	})
 }
 
@@ -403,17 +455,34 @@ func (rs Resources) ReservedToSubtree(role string) Resources {
 // unreserved resources plus those reserved for role or one of its ancestors.
 // A reservation refined to a sub-role is not allocatable to the parent.
 func (rs Resources) AllocatableTo(role string) Resources {
-	return rs.Filter(func(r Resource) bool { return r.Reservations.AllocatableTo(role) })
+	return rs.filter(func(e *entry) bool {
+		return !e.m.reserved || e.m.reservations.AllocatableTo(role)
+	})
+}
+
+// QuotaPart splits rs into what quota governs (unreserved, non-revocable
+// scalars) and the rest (reservations, ranges and sets, revocable
+// resources), in one pass.
+func (rs Resources) QuotaPart() (governed, rest Resources) {
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		if e.m.typ == ScalarType && !e.m.reserved && !e.m.revocable {
+			governed.entries = append(governed.entries, *e)
+		} else {
+			rest.entries = append(rest.entries, *e)
+		}
+	}
+	return governed, rest
 }
 
 // Revocable returns the revocable resources.
 func (rs Resources) Revocable() Resources {
-	return rs.Filter(func(r Resource) bool { return r.Revocable })
+	return rs.filter(func(e *entry) bool { return e.m.revocable })
 }
 
 // NonRevocable returns the resources that are not revocable.
 func (rs Resources) NonRevocable() Resources {
-	return rs.Filter(func(r Resource) bool { return !r.Revocable })
+	return rs.filter(func(e *entry) bool { return !e.m.revocable })
 }
 
 // Identical reports whether rs and o are the same value: o is rs, or a copy
@@ -429,7 +498,7 @@ func (rs Resources) Identical(o Resources) bool {
 // HasShared reports whether rs holds a shared resource, without copying.
 func (rs Resources) HasShared() bool {
 	for i := range rs.entries {
-		if rs.entries[i].Shared {
+		if rs.entries[i].m.shared {
 			return true
 		}
 	}
@@ -438,33 +507,36 @@ func (rs Resources) HasShared() bool {
 
 // Shared returns the shared resources.
 func (rs Resources) Shared() Resources {
-	return rs.Filter(func(r Resource) bool { return r.Shared })
+	return rs.filter(func(e *entry) bool { return e.m.shared })
 }
 
 // NonShared returns the resources that are not shared.
 func (rs Resources) NonShared() Resources {
-	return rs.Filter(func(r Resource) bool { return !r.Shared })
+	return rs.filter(func(e *entry) bool { return !e.m.shared })
 }
 
 // PersistentVolumes returns the persistent volumes.
 func (rs Resources) PersistentVolumes() Resources {
-	return rs.Filter(func(r Resource) bool { return r.IsPersistentVolume() })
+	return rs.filter(func(e *entry) bool { return e.m.volume })
 }
 
 // Refined returns the resources whose reservation stack holds more than one
 // reservation.
 func (rs Resources) Refined() Resources {
-	return rs.Filter(func(r Resource) bool { return r.Reservations.IsRefined() })
+	return rs.filter(func(e *entry) bool { return e.m.refined })
 }
 
-// mapEntries returns rs with f applied to every entry, re-merged. f returns
-// false to signal an error, which aborts the map.
-func (rs Resources) mapEntries(f func(*Resource) error) (Resources, error) {
+// mapReservations returns rs with every entry's reservation stack replaced
+// by f's, re-merged. An error from f aborts the map.
+func (rs Resources) mapReservations(f func(e *entry) (reservation.Stack, error)) (Resources, error) {
 	var out Resources
-	for _, e := range rs.entries {
-		if err := f(&e.Resource); err != nil {
+	for i := range rs.entries {
+		e := rs.entries[i]
+		stack, err := f(&e)
+		if err != nil {
 			return rs, err
 		}
+		e.m = e.m.withReservations(stack)
 		out.addEntry(e)
 	}
 	return out, nil
@@ -475,13 +547,12 @@ func (rs Resources) mapEntries(f func(*Resource) error) (Resources, error) {
 // of reserved ones to a strict sub-role. It fails, returning rs unchanged, if
 // any stack would become invalid.
 func (rs Resources) PushReservation(r reservation.Reservation) (Resources, error) {
-	return rs.mapEntries(func(x *Resource) error {
-		stack, err := x.Reservations.Push(r)
+	return rs.mapReservations(func(e *entry) (reservation.Stack, error) {
+		stack, err := e.m.reservations.Push(r)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInvalidReservation, x.Name, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalidReservation, e.m.name, err)
 		}
-		x.Reservations = stack
-		return nil
+		return stack, nil
 	})
 }
 
@@ -489,22 +560,19 @@ func (rs Resources) PushReservation(r reservation.Reservation) (Resources, error
 // resource: the resources go back to the previous role in the stack, or
 // become unreserved. Unreserved resources give an error.
 func (rs Resources) PopReservation() (Resources, error) {
-	return rs.mapEntries(func(x *Resource) error {
-		stack, _, err := x.Reservations.Pop()
+	return rs.mapReservations(func(e *entry) (reservation.Stack, error) {
+		stack, _, err := e.m.reservations.Pop()
 		if err != nil {
-			return fmt.Errorf("%w: %s", ErrNotReserved, x)
+			r := e.resource()
+			return nil, fmt.Errorf("%w: %s", ErrNotReserved, &r)
 		}
-		x.Reservations = stack
-		return nil
+		return stack, nil
 	})
 }
 
 // ToUnreserved returns rs with every reservation removed.
 func (rs Resources) ToUnreserved() Resources {
-	out, _ := rs.mapEntries(func(x *Resource) error {
-		x.Reservations = nil
-		return nil
-	})
+	out, _ := rs.mapReservations(func(*entry) (reservation.Stack, error) { return nil, nil })
 	return out
 }
 
@@ -516,18 +584,24 @@ func (rs Resources) Allocate(role string) Resources {
 	}
 	// Entries that share one allocation role stay distinct under another:
 	// retag a copy instead of merging again.
+	first := rs.entries[0].alloc
 	for i := range rs.entries {
-		if rs.entries[i].AllocationRole != rs.entries[0].AllocationRole {
-			out, _ := rs.mapEntries(func(x *Resource) error {
-				x.AllocationRole = role
-				return nil
-			})
+		if rs.entries[i].alloc != first {
+			var out Resources
+			for j := range rs.entries {
+				e := rs.entries[j]
+				e.alloc = role
+				out.addEntry(e)
+			}
 			return out
 		}
 	}
+	if first == role {
+		return Resources{entries: rs.entries, frozen: true}
+	}
 	out := Resources{entries: slices.Clone(rs.entries)}
 	for i := range out.entries {
-		out.entries[i].AllocationRole = role
+		out.entries[i].alloc = role
 	}
 	return out
 }
@@ -537,20 +611,49 @@ func (rs Resources) Unallocate() Resources { return rs.Allocate("") }
 
 // AllocatedTo returns the resources allocated to role.
 func (rs Resources) AllocatedTo(role string) Resources {
-	return rs.Filter(func(r Resource) bool { return r.AllocationRole == role })
+	return rs.filter(func(e *entry) bool { return e.alloc == role })
 }
 
 // AllocationRoles returns the distinct allocation roles, sorted; "" stands
 // for unallocated resources.
 func (rs Resources) AllocationRoles() []string {
+	if len(rs.entries) == 0 {
+		return nil
+	}
+	first := rs.entries[0].alloc
+	single := true
+	for i := range rs.entries {
+		if rs.entries[i].alloc != first {
+			single = false
+			break
+		}
+	}
+	if single {
+		return []string{first}
+	}
 	var out []string
-	for _, e := range rs.entries {
-		if !slices.Contains(out, e.AllocationRole) {
-			out = append(out, e.AllocationRole)
+	for i := range rs.entries {
+		if role := rs.entries[i].alloc; !slices.Contains(out, role) {
+			out = append(out, role)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// AllocationRole returns the one allocation role every entry carries, and
+// false when rs is empty or carries several.
+func (rs Resources) AllocationRole() (string, bool) {
+	if len(rs.entries) == 0 {
+		return "", false
+	}
+	first := rs.entries[0].alloc
+	for i := range rs.entries {
+		if rs.entries[i].alloc != first {
+			return "", false
+		}
+	}
+	return first, true
 }
 
 // Shrink returns a part of rs whose scalar quantities fit in target: names
@@ -564,20 +667,20 @@ func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
 	var out Resources
 	for _, i := range order(len(rs.entries), rng) {
 		e := rs.entries[i]
-		if e.Type != ScalarType {
+		if e.m.typ != ScalarType {
 			continue
 		}
-		limit, ok := left.getID(e.id)
+		limit, ok := left.getID(e.m.id)
 		if !ok {
 			continue
 		}
-		if e.Scalar > limit {
-			if e.whole() {
+		if e.scalar > limit {
+			if e.m.whole {
 				continue
 			}
-			e.Scalar = limit
+			e.scalar = limit
 		}
-		left.addID(e.id, -e.Scalar)
+		left.addID(e.m.id, -e.scalar)
 		out.entries = append(out.entries, e)
 	}
 	return out
@@ -590,21 +693,21 @@ func (rs Resources) ShrinkToLimits(limits Limits, rng *rand.Rand) Resources {
 	var out Resources
 	for _, i := range order(len(rs.entries), rng) {
 		e := rs.entries[i]
-		limit, limited := left.get(e.id)
+		limit, limited := left.get(e.m.id)
 		if !limited {
 			out.entries = append(out.entries, e)
 			continue
 		}
-		if e.Type != ScalarType {
+		if e.m.typ != ScalarType {
 			continue
 		}
-		if e.Scalar > limit {
-			if e.whole() || limit == 0 {
+		if e.scalar > limit {
+			if e.m.whole || limit == 0 {
 				continue
 			}
-			e.Scalar = limit
+			e.scalar = limit
 		}
-		left.set(e.id, limit-e.Scalar)
+		left.set(e.m.id, limit-e.scalar)
 		out.entries = append(out.entries, e)
 	}
 	return out

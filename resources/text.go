@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/allot-go/allot/internal/names"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/volume"
 )
@@ -73,7 +72,8 @@ func Parse(text, defaultRole string) (Resources, error) {
 			return Resources{}, fmt.Errorf("%w (in %q)", err, p.excerpt(start))
 		}
 		if !r.IsEmpty() {
-			out.addEntry(entry{Resource: r.normalized(), id: names.Intern(r.Name), copies: copies})
+			n := r.normalized()
+			out.addEntry(entryOf(&n, int32(copies)))
 		}
 		p.skipSpace()
 		if p.done() {
@@ -591,7 +591,8 @@ func (rs Resources) String() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		writeResource(&b, &rs.entries[i].Resource, rs.entries[i].copies)
+		r := rs.entries[i].resource()
+		writeResource(&b, &r, int(rs.entries[i].copies))
 	}
 	return b.String()
 }

@@ -1,0 +1,227 @@
+package resources
+
+import (
+	"sync"
+
+	"github.com/allot-go/allot/internal/names"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/volume"
+)
+
+// The representation of a Resources.
+//
+// A Resources is a slice of small flat entries. What tells resources of one
+// name apart (reservations, disk, sharing, revocability, provider) lives out
+// of line in a meta, which is immutable and shared by every entry copied
+// from the one it was made for; the allocation role is a string, shared
+// too. Ranges and sets live out of line in an immutable values. So an entry
+// is six machine words, copying a Resources copies those words and no
+// metadata, and merging compares pointers before it compares anything else.
+//
+// Resource, the exported struct, is the view of one entry: All, Slice and
+// the filters build it from the entry and its meta, and AddResource makes an
+// entry of it.
+
+// meta is the kind of an entry: everything but its value and its allocation
+// role. Metas are never changed once made. Entries made apart from equal
+// resources may hold equal metas at different addresses, so metas compare by
+// address first and by value second; plain metas (a name and a type, nothing
+// else) are made once per name and type and always compare by address.
+type meta struct {
+	name         string
+	id           names.ID
+	typ          ValueType
+	reservations reservation.Stack
+	disk         *volume.Disk
+	shared       bool
+	revocable    bool
+	provider     string
+
+	// Derived, for the hot paths.
+	plain    bool   // no reservations, disk, sharing, revocability or provider
+	reserved bool   // reservations is not empty
+	refined  bool   // more than one reservation
+	role     string // the current reservation role, "*" when unreserved
+	volume   bool   // a persistent volume
+	whole    bool   // consumed only whole: a persistent volume, a MOUNT or BLOCK disk
+}
+
+// values holds the value of a ranges or set entry; it is never changed once
+// made.
+type values struct {
+	ranges Ranges
+	set    Set
+}
+
+// entry is one merged resource of a Resources.
+type entry struct {
+	m      *meta
+	alloc  string // allocation role; "" when unallocated
+	scalar Scalar // ScalarType
+	vals   *values
+	copies int32 // shared resources: the copies this entry stands for; else 1
+}
+
+// plainMetas holds the plain meta of every name and type in use.
+var plainMetas sync.Map // uint64(name id)<<8 | type -> *meta
+
+// metaOf returns the meta of r, which is valid and normalised.
+func metaOf(r *Resource) *meta {
+	id := names.Intern(r.Name)
+	if len(r.Reservations) == 0 && r.Disk == nil && !r.Shared && !r.Revocable && r.ProviderID == "" {
+		key := uint64(id)<<8 | uint64(r.Type)
+		if m, ok := plainMetas.Load(key); ok {
+			return m.(*meta)
+		}
+		m, _ := plainMetas.LoadOrStore(key, newMeta(r, id))
+		return m.(*meta)
+	}
+	return newMeta(r, id)
+}
+
+func newMeta(r *Resource, id names.ID) *meta {
+	m := &meta{
+		name:         r.Name,
+		id:           id,
+		typ:          r.Type,
+		reservations: r.Reservations,
+		disk:         r.Disk,
+		shared:       r.Shared,
+		revocable:    r.Revocable,
+		provider:     r.ProviderID,
+	}
+	m.plain = len(r.Reservations) == 0 && r.Disk == nil && !r.Shared && !r.Revocable && r.ProviderID == ""
+	m.reserved = len(r.Reservations) > 0
+	m.refined = len(r.Reservations) > 1
+	m.role = r.Reservations.Role()
+	m.volume = r.Disk.IsPersistentVolume()
+	m.whole = r.Disk != nil && (r.Disk.Persistence != nil || !r.Disk.Divisible())
+	return m
+}
+
+// withReservations returns a meta like m with another reservation stack.
+func (m *meta) withReservations(s reservation.Stack) *meta {
+	r := Resource{Name: m.name, Type: m.typ, Reservations: s, Disk: m.disk, Shared: m.shared, Revocable: m.revocable, ProviderID: m.provider}
+	if len(s) == 0 {
+		r.Reservations = nil
+	}
+	return metaOf(&r)
+}
+
+// sameMeta reports whether a and b are the same kind.
+func sameMeta(a, b *meta) bool {
+	if a == b {
+		return true
+	}
+	if a.plain || b.plain {
+		return false // plain metas are unique per name and type
+	}
+	return a.id == b.id && a.typ == b.typ && a.shared == b.shared && a.revocable == b.revocable &&
+		a.provider == b.provider && a.reservations.Equal(b.reservations) && a.disk.Equal(b.disk)
+}
+
+// entryOf makes the entry of r, which is valid, normalised and not empty.
+func entryOf(r *Resource, copies int32) entry {
+	e := entry{m: metaOf(r), alloc: r.AllocationRole, scalar: r.Scalar, copies: copies}
+	switch r.Type {
+	case RangesType:
+		e.vals = &values{ranges: r.Ranges}
+	case SetType:
+		e.vals = &values{set: r.Set}
+	}
+	return e
+}
+
+// resource returns the view of e.
+func (e *entry) resource() Resource {
+	m := e.m
+	r := Resource{
+		Name: m.name, Type: m.typ, Scalar: e.scalar,
+		Reservations: m.reservations, Disk: m.disk, Shared: m.shared, Revocable: m.revocable,
+		ProviderID: m.provider, AllocationRole: e.alloc,
+	}
+	if e.vals != nil {
+		r.Ranges, r.Set = e.vals.ranges, e.vals.set
+	}
+	return r
+}
+
+func (e *entry) ranges() Ranges {
+	if e.vals == nil {
+		return nil
+	}
+	return e.vals.ranges
+}
+
+func (e *entry) set() Set {
+	if e.vals == nil {
+		return nil
+	}
+	return e.vals.set
+}
+
+// sameKind reports whether a and b agree on everything but their value.
+func sameKind(a, b *entry) bool {
+	return a.alloc == b.alloc && sameMeta(a.m, b.m)
+}
+
+// addable reports whether b merges into a.
+func addable(a, b *entry) bool {
+	if !sameKind(a, b) {
+		return false
+	}
+	if a.m.shared {
+		return sameValue(a, b)
+	}
+	// Non-shared volumes and indivisible disks stay separate entries.
+	return !a.m.whole
+}
+
+// subtractable reports whether b can be taken from a.
+func subtractable(a, b *entry) bool {
+	if !sameKind(a, b) {
+		return false
+	}
+	if a.m.shared || a.m.whole {
+		return sameValue(a, b)
+	}
+	return true
+}
+
+func sameValue(a, b *entry) bool {
+	switch a.m.typ {
+	case ScalarType:
+		return a.scalar == b.scalar
+	case RangesType:
+		return rangesEqual(a.ranges(), b.ranges())
+	case SetType:
+		return setEqual(a.set(), b.set())
+	}
+	return false
+}
+
+// containsValue reports whether a's value holds b's (same kind assumed).
+func containsValue(a, b *entry) bool {
+	switch a.m.typ {
+	case ScalarType:
+		return a.scalar >= b.scalar
+	case RangesType:
+		return a.ranges().Contains(b.ranges())
+	case SetType:
+		return a.set().Contains(b.set())
+	}
+	return false
+}
+
+// isEmpty reports whether e's value is zero.
+func (e *entry) isEmpty() bool {
+	switch e.m.typ {
+	case ScalarType:
+		return e.scalar == 0
+	case RangesType:
+		return len(e.ranges()) == 0
+	case SetType:
+		return len(e.set()) == 0
+	}
+	return true
+}
