@@ -289,10 +289,11 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 		return x.rank - y.rank
 	})
 	out := make([]offer.Offer, 0, len(records))
-	for _, k := range keys {
+	ids := a.offerIDs.NextN(len(records))
+	for i, k := range keys {
 		rec := &records[k.i]
 		out = append(out, offer.Offer{
-			ID: a.offerIDs.Next(), FrameworkID: rec.key.framework, AgentID: rec.key.agent,
+			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
 			Role: rec.key.role, Resources: rec.res,
 		})
 	}
@@ -784,7 +785,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		return a.passOver(r, fw, SkipFiltered)
 	}
 
-	offeredRes := toOffer.Allocate(role)
+	offeredRes := toOffer.Allocate(role).Frozen()
 	a.record(r, offerKey{fw.id, role, ag.id}, offeredRes, st)
 	if ag.hasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
@@ -828,13 +829,12 @@ func (a *Allocator) record(r *run, key offerKey, res resources.Resources, st sta
 // the agent's available resources.
 func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
 	fw.holdsOn(ag.id)
-	// offered is the host's copy; the agent's records and the sorters share
-	// one more, which none of them changes in place.
-	kept := offered.Clone()
+	// offered is frozen: the host, the agent's records and the sorters
+	// share it, and none changes it in place.
 	if held := ag.offered[fw.id]; held.IsEmpty() {
-		ag.offered[fw.id] = kept
+		ag.offered[fw.id] = offered
 	} else {
-		ag.offered[fw.id] = held.Plus(kept)
+		ag.offered[fw.id] = held.Plus(offered)
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
@@ -844,8 +844,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	} else {
 		ag.available.Subtract(plain.NonShared())
 	}
-	_ = a.roleSorter.Allocated(role, ag.id, kept)
-	_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, kept)
+	a.ch.load(offered)
+	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
+	sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, offered, &a.ch)
 	a.refreshHeadroom(ag)
 }
 

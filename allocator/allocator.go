@@ -52,8 +52,9 @@ type Allocator struct {
 	paused     bool
 	whitelist  map[string]struct{} // nil: every agent
 
-	// scratch is reused by computations on the hot path.
+	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
+	ch      charge
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.
@@ -680,11 +681,7 @@ func (a *Allocator) refreshHeadroom(ag *agent) {
 // quota headroom and limits are about.
 func headroomOf(res resources.Resources) resources.Quantities {
 	var q resources.Quantities
-	for r := range res.All() {
-		if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
-			q.AddScalar(r.Name, r.Scalar)
-		}
-	}
+	res.AddUnreservedQuantitiesTo(&q)
 	return q
 }
 
@@ -888,8 +885,9 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 		} else {
 			recompute = true
 		}
-		_ = a.roleSorter.Allocated(role, ag.id, part)
-		_ = a.frameworkSorters[role].Allocated(fw.id, ag.id, part)
+		a.ch.load(part)
+		sorterAllocated(a.roleSorter.Sorter, role, ag.id, part, &a.ch)
+		sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, part, &a.ch)
 		a.trackHeld(role, plain, true)
 	}
 	if recompute {
@@ -923,9 +921,10 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 			given = whole
 		}
 		takeFrom(first, second, fw.id, part)
-		_ = a.roleSorter.Unallocated(role, ag.id, given)
+		a.ch.load(given)
+		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
 		if s := a.frameworkSorters[role]; s != nil {
-			_ = s.Unallocated(fw.id, ag.id, given)
+			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
 		}
 		a.trackHeld(role, part, false)
 	}
@@ -957,17 +956,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) {
 	q := &a.scratch
 	q.Reset()
-	reserved := false
-	for r := range plain.All() {
-		if r.Type != resources.ScalarType {
-			continue
-		}
-		if r.IsReserved() {
-			reserved = true
-		} else if !r.Revocable {
-			q.AddScalar(r.Name, r.Scalar)
-		}
-	}
+	reserved := plain.AddUnreservedQuantitiesTo(q)
 	a.roles.trackAllocatedUnreserved(role, *q, add)
 	if !reserved {
 		return

@@ -204,8 +204,8 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 		ag.allocated[fwID] = ag.allocated[fwID].Plus(accepted.Launched)
 		a.recordTasks(fw, agentID, role, ops)
 	}
-	_ = a.roleSorter.Update(role, agentID, offered, accepted.Resources)
-	_ = a.frameworkSorters[role].Update(fwID, agentID, offered, accepted.Resources)
+	sorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
+	sorterUpdated(a.frameworkSorters[role].Sorter, fwID, agentID, offered, accepted.Resources)
 	a.trackHeld(role, offered.Unallocate(), false)
 	a.trackHeld(role, accepted.Resources.Unallocate(), true)
 

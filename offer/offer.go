@@ -52,5 +52,33 @@ func (g *IDs) Next() string {
 	return p + strconv.FormatUint(g.last, 10)
 }
 
+// NextN returns n new ids, the same as n calls of Next would, made in two
+// allocations whatever n is: the ids are parts of one string.
+func (g *IDs) NextN(n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	p := g.Prefix
+	if p == "" {
+		p = "o"
+	}
+	buf := make([]byte, 0, n*(len(p)+8))
+	ends := make([]int, n)
+	for i := range n {
+		g.last++
+		buf = append(buf, p...)
+		buf = strconv.AppendUint(buf, g.last, 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	out := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
+	}
+	return out
+}
+
 // Last returns the number of ids handed out.
 func (g *IDs) Last() uint64 { return g.last }

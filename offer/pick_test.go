@@ -144,3 +144,24 @@ func TestPickProperties(t *testing.T) {
 		genWorld(), rgen.Quantities()))
 	props.TestingRun(t)
 }
+
+func TestIDsNextN(t *testing.T) {
+	var one, many IDs
+	one.Prefix, many.Prefix = "offer-", "offer-"
+	var want []string
+	for range 12 {
+		want = append(want, one.Next())
+	}
+	got := append(many.NextN(5), many.NextN(7)...)
+	if len(got) != len(want) {
+		t.Fatalf("NextN gave %d ids, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("id %d: NextN %q, Next %q", i, got[i], want[i])
+		}
+	}
+	if many.Last() != 12 || many.NextN(0) != nil {
+		t.Fatalf("Last = %d after 12 ids", many.Last())
+	}
+}

@@ -336,6 +336,25 @@ func (rs Resources) AddQuantitiesTo(q *Quantities) {
 	}
 }
 
+// AddUnreservedQuantitiesTo adds the amounts of rs's unreserved,
+// non-revocable scalar entries (what quota limits and headroom are about) to
+// q in place, and reports whether rs also holds reserved scalars.
+func (rs Resources) AddUnreservedQuantitiesTo(q *Quantities) (reserved bool) {
+	for i := range rs.entries {
+		e := &rs.entries[i]
+		if e.m.typ != ScalarType {
+			continue
+		}
+		switch {
+		case e.m.reserved:
+			reserved = true
+		case !e.m.revocable:
+			q.addID(e.m.id, e.scalar)
+		}
+	}
+	return reserved
+}
+
 // ContainsQuantities reports whether rs holds at least q of every name,
 // summing over all metadata: scalars by amount, ranges by the number of
 // integers, sets by the number of items. Minimum allocatable resources are
@@ -367,8 +386,9 @@ func (rs Resources) ContainsQuantities(q Quantities) bool {
 	return true
 }
 
-// filter returns the entries for which keep returns true, sharing rs's
-// storage when it keeps them all.
+// filter returns the entries for which keep returns true. When it keeps
+// them all and rs is frozen, the result is rs itself; otherwise it is a
+// copy, which a later change in place of rs does not touch.
 func (rs Resources) filter(keep func(*entry) bool) Resources {
 	var out Resources
 	for i := range rs.entries {
@@ -385,12 +405,14 @@ func (rs Resources) filter(keep func(*entry) bool) Resources {
 		}
 	}
 	if out.entries == nil {
-		// Everything kept: the same entries, frozen so that neither value
-		// changes the other's.
+		// Everything kept.
 		if len(rs.entries) == 0 {
 			return Resources{}
 		}
-		return Resources{entries: rs.entries, frozen: true}
+		if rs.frozen {
+			return rs
+		}
+		return rs.Clone()
 	}
 	if len(out.entries) == 0 {
 		return Resources{}
@@ -596,8 +618,8 @@ func (rs Resources) Allocate(role string) Resources {
 			return out
 		}
 	}
-	if first == role {
-		return Resources{entries: rs.entries, frozen: true}
+	if first == role && rs.frozen {
+		return rs
 	}
 	out := Resources{entries: slices.Clone(rs.entries)}
 	for i := range out.entries {

@@ -456,3 +456,40 @@ func TestCopiesAndAll(t *testing.T) {
 		t.Error("ContainsResource is wrong")
 	}
 }
+
+// A frozen value is shared by its holders: a change in place by any of
+// them copies first, so the others never see it.
+func TestFrozenCopiesBeforeChange(t *testing.T) {
+	orig := MustParse("cpus:4;mem:1024;ports:[1-10]", "*")
+	shared := orig.Frozen()
+	a, b := shared, shared
+	a.Add(MustParse("cpus:1", "*"))
+	b.Subtract(MustParse("mem:24;ports:[1-5]", "*"))
+	if got := shared.String(); got != "cpus:4; mem:1024; ports:[1-10]" {
+		t.Fatalf("the frozen value changed: %s", got)
+	}
+	if got := a.String(); got != "cpus:5; mem:1024; ports:[1-10]" {
+		t.Fatalf("a = %s", got)
+	}
+	if got := b.String(); got != "cpus:4; mem:1000; ports:[6-10]" {
+		t.Fatalf("b = %s", got)
+	}
+	c := shared
+	if err := c.AddResource(ScalarResource("gpus", Units(1))); err != nil {
+		t.Fatal(err)
+	}
+	if shared.Len() != 3 || c.Len() != 4 {
+		t.Fatalf("AddResource on a copy of a frozen value: %s / %s", shared, c)
+	}
+	// Filters of a frozen value that keep everything are the value itself;
+	// of a value that is not frozen, a copy.
+	if !shared.Unreserved().Identical(shared) {
+		t.Fatal("a filter keeping all of a frozen value copied it")
+	}
+	plain := MustParse("cpus:4", "*")
+	kept := plain.Unreserved()
+	plain.Add(MustParse("cpus:1", "*"))
+	if got := kept.String(); got != "cpus:4" {
+		t.Fatalf("a change in place of the original shows through its filter: %s", got)
+	}
+}

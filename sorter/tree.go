@@ -52,6 +52,8 @@ type node struct {
 	// only); view is Allocation's map of it, built on demand.
 	held []*agent
 	view map[string]resources.Resources
+	// charged is what Charge added to a leaf, beyond its holdings.
+	charged resources.Quantities
 	// shared holds, per agent, the shared resources allocated anywhere in
 	// the subtree, with their copy counts; nil while there are none. A shared
 	// volume counts once per node per agent however many copies it holds.
@@ -436,6 +438,11 @@ func (t *tree) remove(client string) error {
 	t.byIndex[l.index] = nil
 	t.free = append(t.free, l.index)
 	p := l.parent
+	if !l.charged.IsEmpty() {
+		for n := p; n != t.root; n = n.parent {
+			n.total.Subtract(l.charged)
+		}
+	}
 	for len(l.held) > 0 {
 		a := l.held[len(l.held)-1]
 		i := a.find(l)
@@ -496,6 +503,7 @@ func (t *tree) join(n *node) {
 		a.rekey(v, n)
 	}
 	n.total = v.total
+	n.charged = v.charged
 	n.shared = v.shared
 	t.file(n)
 	t.clients[n.client] = n
