@@ -611,7 +611,10 @@ func (a *Allocator) fairRole(role string) bool {
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
 	out, _ := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, stageFairShare, resources.Quantities{})
-	if out == exhausted {
+	if out == exhausted || (out == offered && c.ag.available.IsEmpty()) {
+		// Nothing left for the next framework: stop here rather than
+		// visit it to find out.
+		c.madeOffer = c.madeOffer || out == offered
 		c.complete = false
 		return false
 	}

@@ -90,11 +90,16 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			fw.filters[role] = byAgent
 		}
 		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires}
-		if !f.refused.Contains(ag.ref) && f.refused.Contains(ag.available) {
+		switch {
+		case f.refused.Equal(ag.ref):
+			// The usual decline of everything the agent had: share the
+			// reference's storage rather than keep a copy per filter.
+			f.refused = ag.ref
+		case !f.refused.Contains(ag.ref) && f.refused.Contains(ag.available):
 			// The refusal covers what the agent has now, not its
 			// reference: narrow the reference, which keeps every filter
 			// that covered the wider one covering.
-			ag.ref = ag.available.Clone()
+			ag.ref = ag.available.Clone().Frozen()
 		}
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
@@ -144,7 +149,7 @@ func (a *Allocator) availableGrew(ag *agent) {
 	if ag.ref.Contains(ag.available) {
 		return
 	}
-	ag.ref = ag.available.Clone()
+	ag.ref = ag.available.Clone().Frozen()
 	ag.refGen++
 }
 

@@ -71,20 +71,30 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		d.exact = false
 	}
 	rest := d.restBuf[:0]
+	first := -1
 	for i, l := range d.t.byIndex {
 		if l != nil && l.active && !skip.Has(i) {
+			if first < 0 || lessNode(l, rest[first]) {
+				first = len(rest)
+			}
 			rest = append(rest, l)
 		}
 	}
-	slices.SortFunc(rest, func(a, b *node) int {
-		if lessNode(a, b) {
-			return -1
-		}
-		return 1
-	})
-	for _, l := range rest {
-		if !visit(l.client) {
-			break
+	// A walk usually stops at its first client: visit the least one, and
+	// sort the others only if the walk goes on.
+	if first >= 0 && visit(rest[first].client) {
+		rest[first] = rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+		slices.SortFunc(rest, func(a, b *node) int {
+			if lessNode(a, b) {
+				return -1
+			}
+			return 1
+		})
+		for _, l := range rest {
+			if !visit(l.client) {
+				break
+			}
 		}
 	}
 	clear(rest)
