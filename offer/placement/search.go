@@ -1,0 +1,397 @@
+package placement
+
+import (
+	"math"
+	"slices"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// scoreScale quantizes scores: a score is an integer in [0, scoreScale], so
+// that scores equal on paper compare equal whatever the rounding of the
+// arithmetic that led to them.
+const scoreScale = 1e9
+
+func quantize(x float64) int64 {
+	if !(x > 0) { // NaN too
+		return 0
+	}
+	if x >= 1 {
+		return scoreScale
+	}
+	return int64(math.Round(x * scoreScale))
+}
+
+// entry is a slot in a class's heap with the score it had at step stamp.
+type entry struct {
+	score int64
+	slot  int32
+	stamp int32
+}
+
+func (a entry) before(b entry) bool {
+	return a.score > b.score || (a.score == b.score && a.slot < b.slot)
+}
+
+func (c *class) push(e entry) {
+	c.heap = append(c.heap, e)
+	h := c.heap
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h[i].before(h[parent]) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (c *class) down(i int) {
+	h := c.heap
+	n := len(h)
+	for {
+		best := i
+		if l := 2*i + 1; l < n && h[l].before(h[best]) {
+			best = l
+		}
+		if r := 2*i + 2; r < n && h[r].before(h[best]) {
+			best = r
+		}
+		if best == i {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+}
+
+func (c *class) pop() {
+	n := len(c.heap) - 1
+	c.heap[0] = c.heap[n]
+	c.heap = c.heap[:n]
+	if n > 0 {
+		c.down(0)
+	}
+}
+
+// failKind says which check refused a slot.
+type failKind uint8
+
+const (
+	fits failKind = iota
+	failRole
+	failScalar
+	failWhole
+	failPortCount
+	failPortNumber
+	failVolume
+	failFilter
+)
+
+type failure struct {
+	kind failKind
+	i    int // the need, port number, volume or filter
+}
+
+// check runs the hard checks of class c on slot si, in the order reasons
+// give them.
+func (p *placer) check(c *class, si int32) failure {
+	s := &p.slots[si]
+	if c.role != "" && s.offer.Role != c.role {
+		return failure{kind: failRole}
+	}
+	for i, n := range c.need {
+		if s.left[n.k] < n.v {
+			return failure{failScalar, i}
+		}
+	}
+	if s.whole && len(c.need) > 0 {
+		if i := s.unpickable(c.need); i >= 0 {
+			return failure{failWhole, i}
+		}
+	}
+	if c.port >= 0 {
+		if s.free[c.port] < c.count+uint64(len(c.numbers)) {
+			return failure{kind: failPortCount}
+		}
+		for i, n := range c.numbers {
+			if !s.portFree(c.port, n) {
+				return failure{failPortNumber, i}
+			}
+		}
+	}
+	if len(c.volumes) > 0 {
+		if i := s.matchVolumes(c.volumes, p.volumeScratch(len(c.volumes))); i >= 0 {
+			return failure{failVolume, i}
+		}
+	}
+	for i := range c.filters {
+		if !p.admits(c, &c.filters[i], si) {
+			return failure{failFilter, i}
+		}
+	}
+	return failure{}
+}
+
+func (p *placer) admits(c *class, f *cfilter, si int32) bool {
+	a := p.slots[si].agent
+	switch f.src.kind {
+	case filterEquals, filterIn:
+		v := f.table.valueOf[a]
+		return v >= 0 && slices.Contains(f.ids, v)
+	case filterNotIn:
+		v := f.table.valueOf[a]
+		return v < 0 || !slices.Contains(f.ids, v)
+	case filterUniqueHost:
+		return p.counts[groupKey(c.group.idx, a)] == 0
+	case filterMaxPerValue:
+		v := f.table.valueOf[a]
+		return v >= 0 && f.ga.counts[v] < int32(f.src.max)
+	case filterPredicate:
+		return f.src.custom.f(p.tasks[c.task], Candidate{p, si})
+	}
+	return false
+}
+
+// score is the weighted mean of the rankers of class c on slot si.
+func (p *placer) score(c *class, si int32) int64 {
+	if c.wsum == 0 {
+		return 0
+	}
+	s := &p.slots[si]
+	sum := 0.0
+	for i := range c.rankers {
+		r := &c.rankers[i]
+		if r.src.weight == 0 {
+			continue
+		}
+		var x float64
+		switch r.src.kind {
+		case rankBinPack:
+			for _, k := range r.ks {
+				d := s.denom[k]
+				if d <= 0 {
+					continue
+				}
+				used := d - s.left[k] + c.needOf(k)
+				x += clamp01(float64(used) / float64(d))
+			}
+			x /= float64(len(r.ks))
+		case rankSpread:
+			if v := r.ga.table.valueOf[s.agent]; v >= 0 {
+				x = 1 / float64(1+r.ga.counts[v])
+			}
+		case rankLocality:
+			if p.counts[groupKey(c.group.idx, s.agent)] > 0 {
+				x = 1
+			}
+		case rankScore:
+			x = clamp01(r.score(p.tasks[c.task], Candidate{p, si}))
+		}
+		sum += r.src.weight * x
+	}
+	return quantize(sum / c.wsum)
+}
+
+func clamp01(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return min(x, 1)
+}
+
+func (c *class) needOf(k int32) resources.Scalar {
+	for _, n := range c.need {
+		if n.k == k {
+			return n.v
+		}
+	}
+	return 0
+}
+
+// eval returns whether slot si admits a task of class c, and its score.
+func (p *placer) eval(c *class, si int32) (bool, int64) {
+	if p.check(c, si).kind != fits {
+		return false, 0
+	}
+	return true, p.score(c, si)
+}
+
+// run places every task in order.
+func (p *placer) run() {
+	for ti := range p.tasks {
+		c := p.classes[p.taskClass[ti]]
+		si, score := p.pick(c)
+		if si < 0 {
+			p.placed[ti] = placedTask{slot: -1, why: p.explain(c)}
+		} else {
+			p.place(ti, c, si, score)
+		}
+		c.pending--
+		if c.pending == 0 {
+			c.heap = nil
+		}
+	}
+}
+
+// pick returns the slot for the next task of class c and its score, or -1.
+//
+// Each class keeps a heap of the slots it has visited that admit it, by
+// score. An entry is exact while neither its agent nor a count it depends
+// on has changed since it was computed. A placement changes one agent: the
+// class revisits that agent's slots (sync) and pushes new entries, and
+// older entries of the agent are dropped when they come up. A placement
+// also raises the count of its group on the agent's attribute values, which
+// only lowers scores (Spread) or turns slots away (MaxPerValue); an entry
+// stale that way is an upper bound of its true score, and is rescored when
+// it comes up. So the top entry, once exact, is the best slot.
+func (p *placer) pick(c *class) (int32, int64) {
+	n := int32(len(p.slots))
+	if c.scanned == 0 {
+		c.synced = len(p.log)
+		if p.goodEnough == math.MaxInt64 {
+			for si := range n {
+				if ok, sc := p.eval(c, si); ok {
+					c.heap = append(c.heap, entry{sc, si, p.step})
+				}
+			}
+			c.scanned = n
+			for i := len(c.heap)/2 - 1; i >= 0; i-- {
+				c.down(i)
+			}
+		}
+	} else {
+		p.sync(c)
+	}
+	for {
+		e, ok := p.top(c)
+		if ok && (e.score >= p.goodEnough || c.scanned == n) {
+			return e.slot, e.score
+		}
+		if c.scanned == n {
+			return -1, 0
+		}
+		si := c.scanned
+		c.scanned++
+		if ok, sc := p.eval(c, si); ok {
+			c.push(entry{sc, si, p.step})
+		}
+	}
+}
+
+// sync rescores, for class c, the visited slots of the agents that got
+// tasks since c last looked.
+func (p *placer) sync(c *class) {
+	if c.synced == len(p.log) {
+		return
+	}
+	p.markGen++
+	for _, a := range p.log[c.synced:] {
+		if p.mark[a] == p.markGen {
+			continue
+		}
+		p.mark[a] = p.markGen
+		ag := &p.agents[a]
+		for si := ag.first; si < ag.last && si < c.scanned; si++ {
+			if ok, sc := p.eval(c, si); ok {
+				c.push(entry{sc, si, p.step})
+			}
+		}
+	}
+	c.synced = len(p.log)
+}
+
+// top returns the exact best entry of c's heap, dropping superseded
+// entries and rescoring stale ones on the way.
+func (p *placer) top(c *class) (entry, bool) {
+	for len(c.heap) > 0 {
+		e := c.heap[0]
+		a := p.slots[e.slot].agent
+		if e.stamp < p.agentChanged[a] {
+			c.pop()
+			continue
+		}
+		stale := false
+		for _, ga := range c.deps {
+			if v := ga.table.valueOf[a]; v >= 0 && e.stamp < ga.changed[v] {
+				stale = true
+				break
+			}
+		}
+		if !stale {
+			return e, true
+		}
+		if ok, sc := p.eval(c, e.slot); ok {
+			c.heap[0] = entry{sc, e.slot, p.step}
+			c.down(0)
+		} else {
+			c.pop()
+		}
+	}
+	return entry{}, false
+}
+
+// place puts task ti of class c on slot si.
+func (p *placer) place(ti int, c *class, si int32, score int64) {
+	s := &p.slots[si]
+	res := p.take(c, si)
+	s.tasks = append(s.tasks, offer.Task{ID: p.tasks[ti].ID, Resources: res})
+	p.placed[ti] = placedTask{slot: si, score: score, res: res}
+	p.step++
+	a := s.agent
+	p.agentChanged[a] = p.step
+	p.log = append(p.log, a)
+	p.agents[a].placed++
+	g := c.group
+	p.counts[groupKey(g.idx, a)]++
+	for _, ga := range g.attrs {
+		if v := ga.table.valueOf[a]; v >= 0 {
+			ga.counts[v]++
+			ga.changed[v] = p.step
+		}
+	}
+}
+
+// explain returns why no slot admits a task of class c, one reason per
+// slot. The reasons of a class are kept until the next placement.
+func (p *placer) explain(c *class) []Reason {
+	if c.reasons != nil && c.reasonStep == p.step {
+		return c.reasons
+	}
+	out := make([]Reason, len(p.slots))
+	for si := range p.slots {
+		out[si] = p.describe(c, int32(si), p.check(c, int32(si)))
+	}
+	c.reasons, c.reasonStep = out, p.step
+	return out
+}
+
+// result gathers the outcome.
+func (p *placer) result() Result {
+	var r Result
+	for ti, pt := range p.placed {
+		if pt.slot < 0 {
+			r.Unassigned = append(r.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: pt.why})
+			continue
+		}
+		s := &p.slots[pt.slot]
+		r.Assignments = append(r.Assignments, Assignment{
+			TaskID:    p.tasks[ti].ID,
+			OfferID:   s.offer.ID,
+			AgentID:   s.offer.AgentID,
+			Resources: pt.res,
+			Score:     float64(pt.score) / scoreScale,
+		})
+	}
+	for i := range p.slots {
+		s := &p.slots[i]
+		if len(s.tasks) == 0 {
+			r.Unused = append(r.Unused, *s.offer)
+			continue
+		}
+		r.Accepts = append(r.Accepts, Accept{Offer: *s.offer, Launch: offer.Launch{Tasks: s.tasks}})
+	}
+	return r
+}

@@ -1,0 +1,287 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// slot is an offer and what is left of it.
+type slot struct {
+	offer *offer.Offer
+	agent int32
+	// entries are the offer's pickable scalars of the names in
+	// placer.names, in the order offer.Pick takes them, with what is left
+	// of each.
+	entries []scalarEntry
+	lo, hi  int32
+	// left, offered and denom are by name index: what is left, what was
+	// offered, and what BinPack measures against.
+	left, offered, denom []resources.Scalar
+	// whole tells that some entry is a disk taken whole or not at all.
+	whole bool
+	// ports and free are by ports index: the ranges in pick order, and the
+	// number of free ports.
+	ports   [][]portEntry
+	free    []uint64
+	volumes []volumeEntry
+
+	tasks     []offer.Task
+	templates []template
+}
+
+type scalarEntry struct {
+	r     resources.Resource // read-only: shares storage with the offer
+	k     int32
+	left  resources.Scalar
+	whole bool
+}
+
+type portEntry struct {
+	r    resources.Resource
+	free resources.Ranges
+}
+
+type volumeEntry struct {
+	r      resources.Resource
+	one    resources.Resources // r without its allocation role
+	shared bool
+	used   bool
+}
+
+func newVolumeEntry(r resources.Resource) volumeEntry {
+	u := r
+	u.AllocationRole = ""
+	one, _ := resources.New(u) // r comes from valid Resources
+	return volumeEntry{r: r, one: one, shared: r.Shared}
+}
+
+// pickRec is an amount taken from an entry.
+type pickRec struct {
+	entry int32
+	v     resources.Scalar
+}
+
+// template is a set of picks already turned into Resources.
+type template struct {
+	picks []pickRec
+	res   resources.Resources
+}
+
+// unpickable returns the index of the first need that the entries cannot
+// give once disks taken whole are accounted for, or -1.
+func (s *slot) unpickable(needs []need) int {
+	for i, n := range needs {
+		want := n.v
+		for j := range s.entries {
+			e := &s.entries[j]
+			if e.k != n.k || e.left == 0 {
+				continue
+			}
+			if e.left > want {
+				if e.whole {
+					continue
+				}
+				want = 0
+				break
+			}
+			want -= e.left
+			if want == 0 {
+				break
+			}
+		}
+		if want > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// portFree reports whether port n of ports resource pi is free.
+func (s *slot) portFree(pi int32, n uint64) bool {
+	for _, e := range s.ports[pi] {
+		if inRanges(e.free, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func inRanges(rs resources.Ranges, n uint64) bool {
+	i, _ := slices.BinarySearchFunc(rs, n, func(r resources.Range, n uint64) int {
+		switch {
+		case r.End < n:
+			return -1
+		case r.Begin > n:
+			return 1
+		}
+		return 0
+	})
+	return i < len(rs) && rs[i].Begin <= n && n <= rs[i].End
+}
+
+// matchVolumes matches each volume to an unused (or shared) volume of the
+// slot, writing the index of the match into match (as long as vols); it
+// returns the index of the first volume without a match, or -1.
+func (s *slot) matchVolumes(vols []resources.Resources, match []int32) int {
+	for i, v := range vols {
+		match[i] = -1
+		for j := range s.volumes {
+			e := &s.volumes[j]
+			if !e.shared && (e.used || slices.Contains(match[:i], int32(j))) {
+				continue
+			}
+			if e.one.Contains(v) {
+				match[i] = int32(j)
+				break
+			}
+		}
+		if match[i] < 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// take takes what a task of class c needs from slot si and returns the
+// task's resources.
+func (p *placer) take(c *class, si int32) resources.Resources {
+	s := &p.slots[si]
+	picks := p.scratch[:0]
+	for _, n := range c.need {
+		want := n.v
+		for j := range s.entries {
+			e := &s.entries[j]
+			if e.k != n.k || e.left == 0 {
+				continue
+			}
+			v := e.left
+			if v > want {
+				if e.whole {
+					continue
+				}
+				v = want
+			}
+			picks = append(picks, pickRec{int32(j), v})
+			e.left -= v
+			want -= v
+			if want == 0 {
+				break
+			}
+		}
+		if want != 0 {
+			panic(fmt.Sprintf("placement: internal error: %s short of %s on offer %s", p.names[n.k], want, s.offer.ID))
+		}
+		s.left[n.k] -= n.v
+	}
+	p.scratch = picks
+	res := s.template(picks).Clone()
+	if c.port >= 0 {
+		for _, r := range s.takePorts(c.port, c.numbers, c.count) {
+			mustAdd(&res, r)
+		}
+	}
+	if len(c.volumes) > 0 {
+		match := p.volumeScratch(len(c.volumes))
+		if s.matchVolumes(c.volumes, match) >= 0 {
+			panic("placement: internal error: volumes no longer match on offer " + s.offer.ID)
+		}
+		for _, j := range match {
+			e := &s.volumes[j]
+			e.used = !e.shared
+			mustAdd(&res, e.r)
+		}
+	}
+	return res
+}
+
+func mustAdd(rs *resources.Resources, r resources.Resource) {
+	if err := rs.AddResource(r); err != nil {
+		panic("placement: internal error: " + err.Error())
+	}
+}
+
+// template returns the Resources of picks, made once per slot for each set
+// of picks met lately; the caller clones it.
+func (s *slot) template(picks []pickRec) resources.Resources {
+	for i := range s.templates {
+		if slices.Equal(s.templates[i].picks, picks) {
+			return s.templates[i].res
+		}
+	}
+	list := make([]resources.Resource, len(picks))
+	for i, pk := range picks {
+		list[i] = s.entries[pk.entry].r
+		list[i].Scalar = pk.v
+	}
+	res, err := resources.New(list...)
+	if err != nil {
+		panic("placement: internal error: " + err.Error())
+	}
+	t := template{picks: slices.Clone(picks), res: res}
+	const keep = 4
+	if len(s.templates) < keep {
+		s.templates = append(s.templates, t)
+	} else {
+		copy(s.templates, s.templates[1:])
+		s.templates[keep-1] = t
+	}
+	return res
+}
+
+// takePorts takes the given port numbers and then the count lowest free
+// ports of ports resource pi, in pick order, and returns them as resources.
+func (s *slot) takePorts(pi int32, numbers []uint64, count uint64) []resources.Resource {
+	entries := s.ports[pi]
+	taken := make([][]resources.Range, len(entries))
+	for _, n := range numbers {
+		for j := range entries {
+			if inRanges(entries[j].free, n) {
+				taken[j] = append(taken[j], resources.Range{Begin: n, End: n})
+				entries[j].free = entries[j].free.Difference(resources.Ranges{{Begin: n, End: n}})
+				break
+			}
+		}
+	}
+	for j := range entries {
+		if count == 0 {
+			break
+		}
+		for _, r := range entries[j].free {
+			if count == 0 {
+				break
+			}
+			end := r.End
+			if end-r.Begin >= count {
+				end = r.Begin + count - 1
+			}
+			taken[j] = append(taken[j], resources.Range{Begin: r.Begin, End: end})
+			count -= end - r.Begin + 1
+		}
+	}
+	var out []resources.Resource
+	for j, list := range taken {
+		if len(list) == 0 {
+			continue
+		}
+		rs, err := resources.NewRanges(list...)
+		if err != nil {
+			panic("placement: internal error: " + err.Error())
+		}
+		entries[j].free = entries[j].free.Difference(rs)
+		r := entries[j].r
+		r.Ranges = rs
+		out = append(out, r)
+		s.free[pi] -= rs.Count()
+	}
+	return out
+}
+
+func (p *placer) volumeScratch(n int) []int32 {
+	if cap(p.volMatch) < n {
+		p.volMatch = make([]int32, n)
+	}
+	return p.volMatch[:n]
+}
