@@ -189,3 +189,8 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, ':')
 	return append(b, s...)
 }
+
+// same reports whether f and o are the same filter.
+func (f Filter) same(o Filter) bool {
+	return f.kind == o.kind && f.attr == o.attr && f.max == o.max && f.custom == o.custom && slices.Equal(f.values, o.values)
+}

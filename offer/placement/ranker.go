@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,4 +145,9 @@ func (r Ranker) appendKey(b []byte, ids map[*scorer]int) []byte {
 		b = strconv.AppendInt(b, int64(customID(ids, r.custom)), 10)
 	}
 	return b
+}
+
+// same reports whether r and o are the same ranker.
+func (r Ranker) same(o Ranker) bool {
+	return r.kind == o.kind && r.attr == o.attr && r.weight == o.weight && r.custom == o.custom && slices.Equal(r.names, o.names)
 }

@@ -34,22 +34,24 @@ func (a entry) before(b entry) bool {
 	return a.score > b.score || (a.score == b.score && a.slot < b.slot)
 }
 
-func (c *class) push(e entry) {
-	c.heap = append(c.heap, e)
-	h := c.heap
-	i := len(h) - 1
+// heap is a binary heap of entries, best first.
+type heap []entry
+
+func (h *heap) push(e entry) {
+	*h = append(*h, e)
+	x := *h
+	i := len(x) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
+		if !x[i].before(x[parent]) {
 			break
 		}
-		h[i], h[parent] = h[parent], h[i]
+		x[i], x[parent] = x[parent], x[i]
 		i = parent
 	}
 }
 
-func (c *class) down(i int) {
-	h := c.heap
+func (h heap) down(i int) {
 	n := len(h)
 	for {
 		best := i
@@ -67,12 +69,18 @@ func (c *class) down(i int) {
 	}
 }
 
-func (c *class) pop() {
-	n := len(c.heap) - 1
-	c.heap[0] = c.heap[n]
-	c.heap = c.heap[:n]
+func (h *heap) pop() {
+	n := len(*h) - 1
+	(*h)[0] = (*h)[n]
+	*h = (*h)[:n]
 	if n > 0 {
-		c.down(0)
+		h.down(0)
+	}
+}
+
+func (h heap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
 }
 
@@ -155,8 +163,16 @@ func (p *placer) admits(c *class, f *cfilter, si int32) bool {
 	return false
 }
 
-// score is the weighted mean of the rankers of class c on slot si.
+// score is the score of class c on slot si: the weighted mean of its
+// rankers, as the sum of a local part (quantized) and the part of the
+// Spread rankers on the class's partition attribute (quantized apart).
 func (p *placer) score(c *class, si int32) int64 {
+	return min(p.localScore(c, si)+c.valueScore(p.partOf(c, si)), scoreScale)
+}
+
+// localScore is the part of the score that changes only when the slot's
+// agent gets a task, or a count in c.deps grows.
+func (p *placer) localScore(c *class, si int32) int64 {
 	if c.wsum == 0 {
 		return 0
 	}
@@ -164,7 +180,7 @@ func (p *placer) score(c *class, si int32) int64 {
 	sum := 0.0
 	for i := range c.rankers {
 		r := &c.rankers[i]
-		if r.src.weight == 0 {
+		if r.src.weight == 0 || r.inPart {
 			continue
 		}
 		var x float64
@@ -195,6 +211,25 @@ func (p *placer) score(c *class, si int32) int64 {
 	return quantize(sum / c.wsum)
 }
 
+// partOf returns the part of slot si in class c: 1 + the value id of its
+// agent for the partition attribute (0 when it lacks it), or 0 when the
+// class is not partitioned.
+func (p *placer) partOf(c *class, si int32) int {
+	if c.part == nil {
+		return 0
+	}
+	return int(c.part.table.valueOf[p.slots[si].agent]) + 1
+}
+
+// valueScore is the part of the score that the Spread rankers on the
+// partition attribute give to the slots of part pi.
+func (c *class) valueScore(pi int) int64 {
+	if c.part == nil || pi == 0 || c.partW == 0 {
+		return 0
+	}
+	return quantize(c.partW / float64(1+c.part.counts[pi-1]) / c.wsum)
+}
+
 func clamp01(x float64) float64 {
 	if !(x > 0) {
 		return 0
@@ -219,6 +254,13 @@ func (p *placer) eval(c *class, si int32) (bool, int64) {
 	return true, p.score(c, si)
 }
 
+// visit pushes slot si into its part of class c if it admits the class.
+func (p *placer) visit(c *class, si int32) {
+	if p.check(c, si).kind == fits {
+		c.parts[p.partOf(c, si)].push(entry{p.localScore(c, si), si, p.step})
+	}
+}
+
 // run places every task in order.
 func (p *placer) run() {
 	for ti := range p.tasks {
@@ -231,53 +273,75 @@ func (p *placer) run() {
 		}
 		c.pending--
 		if c.pending == 0 {
-			c.heap = nil
+			c.parts = nil
 		}
 	}
 }
 
 // pick returns the slot for the next task of class c and its score, or -1.
 //
-// Each class keeps a heap of the slots it has visited that admit it, by
-// score. An entry is exact while neither its agent nor a count it depends
-// on has changed since it was computed. A placement changes one agent: the
+// Each class keeps heaps of the slots it has visited that admit it, by
+// score: one per value of its partition attribute (the attribute of its
+// Spread rankers), or a single one. An entry holds the local score of its
+// slot, and is exact while neither the slot's agent nor a count in c.deps
+// has changed since it was computed. A placement changes one agent: the
 // class revisits that agent's slots (sync) and pushes new entries, and
 // older entries of the agent are dropped when they come up. A placement
-// also raises the count of its group on the agent's attribute values, which
-// only lowers scores (Spread) or turns slots away (MaxPerValue); an entry
-// stale that way is an upper bound of its true score, and is rescored when
-// it comes up. So the top entry, once exact, is the best slot.
+// also raises its group's counts for the agent's attribute values. On the
+// partition attribute, that lowers the spread score of a whole part at
+// once, which keeps the order within the part: the part's score is added
+// to its top when parts are compared. On another attribute it only lowers
+// scores (Spread) or turns slots away (MaxPerValue): an entry stale that
+// way is an upper bound of its true score, and is rescored when it comes
+// up. So the best of the parts' exact tops is the best slot.
 func (p *placer) pick(c *class) (int32, int64) {
 	n := int32(len(p.slots))
+	if c.parts == nil {
+		c.parts = make([]heap, c.nparts)
+	}
 	if c.scanned == 0 {
 		c.synced = len(p.log)
 		if p.goodEnough == math.MaxInt64 {
 			for si := range n {
-				if ok, sc := p.eval(c, si); ok {
-					c.heap = append(c.heap, entry{sc, si, p.step})
+				if p.check(c, si).kind == fits {
+					pi := p.partOf(c, si)
+					c.parts[pi] = append(c.parts[pi], entry{p.localScore(c, si), si, p.step})
 				}
 			}
 			c.scanned = n
-			for i := len(c.heap)/2 - 1; i >= 0; i-- {
-				c.down(i)
+			for _, h := range c.parts {
+				h.init()
 			}
 		}
 	} else {
 		p.sync(c)
 	}
 	for {
-		e, ok := p.top(c)
-		if ok && (e.score >= p.goodEnough || c.scanned == n) {
-			return e.slot, e.score
+		var best entry
+		found := false
+		for pi := range c.parts {
+			h := &c.parts[pi]
+			if len(*h) == 0 || (pi > 0 && c.partMax > 0 && c.part.counts[pi-1] >= c.partMax) {
+				continue
+			}
+			e, ok := p.top(c, h)
+			if !ok {
+				continue
+			}
+			e.score = min(e.score+c.valueScore(pi), scoreScale)
+			if !found || e.before(best) {
+				best, found = e, true
+			}
+		}
+		if found && (best.score >= p.goodEnough || c.scanned == n) {
+			return best.slot, best.score
 		}
 		if c.scanned == n {
 			return -1, 0
 		}
 		si := c.scanned
 		c.scanned++
-		if ok, sc := p.eval(c, si); ok {
-			c.push(entry{sc, si, p.step})
-		}
+		p.visit(c, si)
 	}
 }
 
@@ -295,22 +359,20 @@ func (p *placer) sync(c *class) {
 		p.mark[a] = p.markGen
 		ag := &p.agents[a]
 		for si := ag.first; si < ag.last && si < c.scanned; si++ {
-			if ok, sc := p.eval(c, si); ok {
-				c.push(entry{sc, si, p.step})
-			}
+			p.visit(c, si)
 		}
 	}
 	c.synced = len(p.log)
 }
 
-// top returns the exact best entry of c's heap, dropping superseded
-// entries and rescoring stale ones on the way.
-func (p *placer) top(c *class) (entry, bool) {
-	for len(c.heap) > 0 {
-		e := c.heap[0]
+// top returns the exact best entry of heap h of class c, dropping
+// superseded entries and rescoring stale ones on the way.
+func (p *placer) top(c *class, h *heap) (entry, bool) {
+	for len(*h) > 0 {
+		e := (*h)[0]
 		a := p.slots[e.slot].agent
 		if e.stamp < p.agentChanged[a] {
-			c.pop()
+			h.pop()
 			continue
 		}
 		stale := false
@@ -323,11 +385,11 @@ func (p *placer) top(c *class) (entry, bool) {
 		if !stale {
 			return e, true
 		}
-		if ok, sc := p.eval(c, e.slot); ok {
-			c.heap[0] = entry{sc, e.slot, p.step}
-			c.down(0)
+		if p.check(c, e.slot).kind == fits {
+			(*h)[0] = entry{p.localScore(c, e.slot), e.slot, p.step}
+			h.down(0)
 		} else {
-			c.pop()
+			h.pop()
 		}
 	}
 	return entry{}, false
@@ -337,7 +399,8 @@ func (p *placer) top(c *class) (entry, bool) {
 func (p *placer) place(ti int, c *class, si int32, score int64) {
 	s := &p.slots[si]
 	res := p.take(c, si)
-	s.tasks = append(s.tasks, offer.Task{ID: p.tasks[ti].ID, Resources: res})
+	s.ntasks++
+	p.order = append(p.order, int32(ti))
 	p.placed[ti] = placedTask{slot: si, score: score, res: res}
 	p.step++
 	a := s.agent
@@ -370,7 +433,32 @@ func (p *placer) explain(c *class) []Reason {
 
 // result gathers the outcome.
 func (p *placer) result() Result {
-	var r Result
+	placed, used := len(p.order), 0
+	start := make([]int32, len(p.slots)+1)
+	for i := range p.slots {
+		if n := p.slots[i].ntasks; n > 0 {
+			used++
+			start[i+1] = n
+		}
+	}
+	for i := range p.slots {
+		start[i+1] += start[i]
+	}
+	launched := make([]offer.Task, placed)
+	next := slices.Clone(start[:len(p.slots)])
+	for _, ti := range p.order {
+		pt := &p.placed[ti]
+		launched[next[pt.slot]] = offer.Task{ID: p.tasks[ti].ID, Resources: pt.res}
+		next[pt.slot]++
+	}
+	r := Result{
+		Assignments: make([]Assignment, 0, placed),
+		Accepts:     make([]Accept, 0, used),
+		Unused:      make([]offer.Offer, 0, len(p.slots)-used),
+	}
+	if n := len(p.tasks) - placed; n > 0 {
+		r.Unassigned = make([]Unassigned, 0, n)
+	}
 	for ti, pt := range p.placed {
 		if pt.slot < 0 {
 			r.Unassigned = append(r.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: pt.why})
@@ -387,11 +475,11 @@ func (p *placer) result() Result {
 	}
 	for i := range p.slots {
 		s := &p.slots[i]
-		if len(s.tasks) == 0 {
+		if s.ntasks == 0 {
 			r.Unused = append(r.Unused, *s.offer)
 			continue
 		}
-		r.Accepts = append(r.Accepts, Accept{Offer: *s.offer, Launch: offer.Launch{Tasks: s.tasks}})
+		r.Accepts = append(r.Accepts, Accept{Offer: *s.offer, Launch: offer.Launch{Tasks: launched[start[i]:start[i+1]:start[i+1]]}})
 	}
 	return r
 }

@@ -37,14 +37,18 @@ type placer struct {
 	step         int32
 	agentChanged []int32
 	log          []int32
+	order        []int32 // the tasks placed, in order
 	mark         []int32 // per agent, the sync that last visited it
 	markGen      int32
 
 	goodEnough int64 // a quantized score, or math.MaxInt64 when off
 
-	placed   []placedTask // by task
-	scratch  []pickRec
-	volMatch []int32
+	placed    []placedTask // by task
+	kinds     map[string]int32
+	templates map[string]resources.Resources
+	keyBuf    []byte
+	scratch   []pickRec
+	volMatch  []int32
 }
 
 type agentState struct {
@@ -128,7 +132,15 @@ type class struct {
 	wsum    float64
 	deps    []*groupAttr
 
-	heap    []entry
+	// parts are heaps of the visited slots that admit the class, by
+	// part (see pick); part is the group's counts on the partition
+	// attribute, partW the weight of the Spread rankers on it and partMax
+	// the lowest MaxPerValue limit on it (0 without one).
+	parts   []heap
+	nparts  int
+	part    *groupAttr
+	partW   float64
+	partMax int32
 	scanned int32
 	synced  int
 	pending int
@@ -145,10 +157,11 @@ type cfilter struct {
 }
 
 type cranker struct {
-	src   Ranker
-	ks    []int32
-	ga    *groupAttr
-	score func(Task, Candidate) float64
+	src    Ranker
+	inPart bool // a Spread ranker on the partition attribute
+	ks     []int32
+	ga     *groupAttr
+	score  func(Task, Candidate) float64
 }
 
 // Place places the tasks of in on its offers and returns the assignments,
@@ -192,6 +205,8 @@ func newPlacer(in *Input) (*placer, error) {
 		tables:     map[string]*attrTable{},
 		groupIdx:   map[string]int32{},
 		counts:     map[uint64]int32{},
+		kinds:      map[string]int32{},
+		templates:  map[string]resources.Resources{},
 		goodEnough: math.MaxInt64,
 	}
 	if in.GoodEnough > 0 {
@@ -265,6 +280,12 @@ func (p *placer) buildClasses(in *Input) error {
 			return fmt.Errorf("%w: %q", ErrDuplicateTask, t.ID)
 		}
 		ids[t.ID] = struct{}{}
+		if i > 0 && alike(t, &in.Tasks[i-1]) {
+			c := p.taskClass[i-1]
+			p.taskClass[i] = c
+			p.classes[c].pending++
+			continue
+		}
 		key = taskKey(key[:0], t, preds, scores)
 		if c, ok := byKey[string(key)]; ok {
 			p.taskClass[i] = c
@@ -396,6 +417,16 @@ func taskKey(b []byte, t *Task, preds map[*predicate]int, scores map[*scorer]int
 	return b
 }
 
+// alike reports, cheaply, whether two tasks are alike but for their ids;
+// false when unsure.
+func alike(a, b *Task) bool {
+	return a.Role == b.Role && a.Group == b.Group && a.Resources.Equal(b.Resources) &&
+		a.Ports.Resource == b.Ports.Resource && a.Ports.Count == b.Ports.Count && slices.Equal(a.Ports.Numbers, b.Ports.Numbers) &&
+		a.Volumes.Identical(b.Volumes) &&
+		slices.EqualFunc(a.Constraints, b.Constraints, Filter.same) &&
+		slices.EqualFunc(a.Preferences, b.Preferences, Ranker.same)
+}
+
 func validateTask(t *Task) error {
 	if t.Resources.IsEmpty() && t.Ports.IsEmpty() && t.Volumes.IsEmpty() {
 		return fmt.Errorf("%w: task %q asks for nothing", ErrInvalidTask, t.ID)
@@ -443,7 +474,20 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 	k := len(p.names)
 	p.slots = make([]slot, len(offers))
 	amounts := make([]resources.Scalar, 3*k*len(offers))
-	var entries []scalarEntry
+	total := 0
+	for i := range offers {
+		total += offers[i].Resources.Len()
+	}
+	entries := make([]scalarEntry, 0, total)
+	np := len(p.ports)
+	var portLists [][]portEntry
+	var portEntries []portEntry
+	var free []uint64
+	if np > 0 {
+		portLists = make([][]portEntry, np*len(offers))
+		portEntries = make([]portEntry, 0, total)
+		free = make([]uint64, np*len(offers))
+	}
 	type ranked struct {
 		rank int
 		r    resources.Resource
@@ -455,9 +499,9 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 		s.offer = o
 		s.left, s.offered, s.denom = amounts[:k:k], amounts[k:2*k:2*k], amounts[2*k:3*k:3*k]
 		amounts = amounts[3*k:]
-		if len(p.ports) > 0 {
-			s.ports = make([][]portEntry, len(p.ports))
-			s.free = make([]uint64, len(p.ports))
+		if np > 0 {
+			s.ports = portLists[i*np : (i+1)*np : (i+1)*np]
+			s.free = free[i*np : (i+1)*np : (i+1)*np]
 		}
 		anc := reservation.Ancestors(o.Role)
 		list = list[:0]
@@ -497,12 +541,17 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 				s.whole = s.whole || whole
 				entries = append(entries, scalarEntry{r: x.r, k: ki, left: x.r.Scalar, whole: whole})
 				s.left[ki] += x.r.Scalar
-			case resources.RangesType:
-				if pi, ok := p.portIdx[x.r.Name]; ok {
-					s.ports[pi] = append(s.ports[pi], portEntry{r: x.r, free: x.r.Ranges})
+			}
+		}
+		for pi, name := range p.ports {
+			lo := len(portEntries)
+			for _, x := range list {
+				if x.r.Name == name && x.r.Type == resources.RangesType {
+					portEntries = append(portEntries, portEntry{r: x.r, free: x.r.Ranges})
 					s.free[pi] += x.r.Ranges.Count()
 				}
 			}
+			s.ports[pi] = portEntries[lo:len(portEntries):len(portEntries)]
 		}
 		s.lo, s.hi = int32(first), int32(len(entries))
 		copy(s.offered, s.left)
@@ -658,6 +707,7 @@ func (p *placer) compileClasses(in *Input) {
 				c.wsum += r.weight
 			}
 		}
+		c.partition()
 	}
 	for _, g := range p.groups {
 		for _, ga := range g.attrs {
@@ -666,6 +716,44 @@ func (p *placer) compileClasses(in *Input) {
 		}
 	}
 	p.placed = make([]placedTask, len(p.tasks))
+}
+
+// maxParts bounds the number of values of a partition attribute: picking
+// compares the tops of all parts.
+const maxParts = 64
+
+// partition picks the class's partition attribute: that of its first
+// weighted Spread ranker, if it has few values. The Spread rankers and
+// MaxPerValue filters on it are then applied to whole parts, and its
+// counts leave c.deps.
+func (c *class) partition() {
+	c.nparts = 1
+	for i := range c.rankers {
+		r := &c.rankers[i]
+		if r.src.kind != rankSpread || r.src.weight == 0 {
+			continue
+		}
+		if c.part == nil {
+			if len(r.ga.table.byID) >= maxParts {
+				return
+			}
+			c.part = r.ga
+			c.nparts = len(r.ga.table.byID) + 1
+		}
+		if r.ga == c.part {
+			r.inPart = true
+			c.partW += r.src.weight
+		}
+	}
+	if c.part == nil {
+		return
+	}
+	for _, f := range c.filters {
+		if f.ga == c.part && (c.partMax == 0 || int32(f.src.max) < c.partMax) {
+			c.partMax = int32(f.src.max)
+		}
+	}
+	c.deps = slices.DeleteFunc(c.deps, func(ga *groupAttr) bool { return ga == c.part })
 }
 
 func (c *class) addDep(ga *groupAttr) {

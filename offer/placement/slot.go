@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -28,8 +29,7 @@ type slot struct {
 	free    []uint64
 	volumes []volumeEntry
 
-	tasks     []offer.Task
-	templates []template
+	ntasks int32
 }
 
 type scalarEntry struct {
@@ -37,6 +37,7 @@ type scalarEntry struct {
 	k     int32
 	left  resources.Scalar
 	whole bool
+	kind  int32 // see kindOf; 0 until known
 }
 
 type portEntry struct {
@@ -62,12 +63,6 @@ func newVolumeEntry(r resources.Resource) volumeEntry {
 type pickRec struct {
 	entry int32
 	v     resources.Scalar
-}
-
-// template is a set of picks already turned into Resources.
-type template struct {
-	picks []pickRec
-	res   resources.Resources
 }
 
 // unpickable returns the index of the first need that the entries cannot
@@ -177,7 +172,12 @@ func (p *placer) take(c *class, si int32) resources.Resources {
 		s.left[n.k] -= n.v
 	}
 	p.scratch = picks
-	res := s.template(picks).Clone()
+	res := p.template(s, picks)
+	if c.port < 0 && len(c.volumes) == 0 {
+		// Tasks given the same scalars from one offer share storage.
+		return res
+	}
+	res = res.Clone()
 	if c.port >= 0 {
 		for _, r := range s.takePorts(c.port, c.numbers, c.count) {
 			mustAdd(&res, r)
@@ -203,13 +203,18 @@ func mustAdd(rs *resources.Resources, r resources.Resource) {
 	}
 }
 
-// template returns the Resources of picks, made once per slot for each set
-// of picks met lately; the caller clones it.
-func (s *slot) template(picks []pickRec) resources.Resources {
-	for i := range s.templates {
-		if slices.Equal(s.templates[i].picks, picks) {
-			return s.templates[i].res
-		}
+// template returns the Resources of picks. Entries of the same kind (same
+// resource but for the amount) on different offers give the same
+// Resources, made once per call and shared.
+func (p *placer) template(s *slot, picks []pickRec) resources.Resources {
+	b := p.keyBuf[:0]
+	for _, pk := range picks {
+		b = binary.AppendUvarint(b, uint64(p.kindOf(&s.entries[pk.entry])))
+		b = binary.AppendVarint(b, int64(pk.v))
+	}
+	p.keyBuf = b
+	if res, ok := p.templates[string(b)]; ok {
+		return res
 	}
 	list := make([]resources.Resource, len(picks))
 	for i, pk := range picks {
@@ -220,15 +225,31 @@ func (s *slot) template(picks []pickRec) resources.Resources {
 	if err != nil {
 		panic("placement: internal error: " + err.Error())
 	}
-	t := template{picks: slices.Clone(picks), res: res}
-	const keep = 4
-	if len(s.templates) < keep {
-		s.templates = append(s.templates, t)
-	} else {
-		copy(s.templates, s.templates[1:])
-		s.templates[keep-1] = t
-	}
+	p.templates[string(b)] = res
 	return res
+}
+
+// kindOf interns the kind of an entry: everything of its resource but the
+// amount.
+func (p *placer) kindOf(e *scalarEntry) int32 {
+	if e.kind > 0 {
+		return e.kind
+	}
+	r := e.r
+	var key string
+	if !r.IsReserved() && r.Disk == nil && !r.Revocable && !r.Shared && r.ProviderID == "" {
+		key = "\x00" + r.Name + "\x00" + r.AllocationRole
+	} else {
+		r.Scalar = 0
+		key = r.String()
+	}
+	id, ok := p.kinds[key]
+	if !ok {
+		id = int32(len(p.kinds) + 1)
+		p.kinds[key] = id
+	}
+	e.kind = id
+	return id
 }
 
 // takePorts takes the given port numbers and then the count lowest free
