@@ -267,7 +267,7 @@ func (p *placer) run() {
 		c := p.classes[p.taskClass[ti]]
 		si, score := p.pick(c)
 		if si < 0 {
-			p.placed[ti] = placedTask{slot: -1, why: p.explain(c)}
+			p.out.Unassigned = append(p.out.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: p.explain(c)})
 		} else {
 			p.place(ti, c, si, score)
 		}
@@ -302,16 +302,7 @@ func (p *placer) pick(c *class) (int32, int64) {
 	if c.scanned == 0 {
 		c.synced = len(p.log)
 		if p.goodEnough == math.MaxInt64 {
-			for si := range n {
-				if p.check(c, si).kind == fits {
-					pi := p.partOf(c, si)
-					c.parts[pi] = append(c.parts[pi], entry{p.localScore(c, si), si, p.step})
-				}
-			}
-			c.scanned = n
-			for _, h := range c.parts {
-				h.init()
-			}
+			p.scanAll(c)
 		}
 	} else {
 		p.sync(c)
@@ -343,6 +334,33 @@ func (p *placer) pick(c *class) (int32, int64) {
 		c.scanned++
 		p.visit(c, si)
 	}
+}
+
+// scanAll visits every slot for class c at once, and sizes its heaps.
+func (p *placer) scanAll(c *class) {
+	all := p.scan[:0]
+	sizes := p.partSizes[:0]
+	for range c.nparts {
+		sizes = append(sizes, 0)
+	}
+	for si := range int32(len(p.slots)) {
+		if p.check(c, si).kind == fits {
+			all = append(all, entry{p.localScore(c, si), si, p.step})
+			sizes[p.partOf(c, si)]++
+		}
+	}
+	for pi, n := range sizes {
+		c.parts[pi] = make(heap, 0, n+n/4)
+	}
+	for _, e := range all {
+		pi := p.partOf(c, e.slot)
+		c.parts[pi] = append(c.parts[pi], e)
+	}
+	for _, h := range c.parts {
+		h.init()
+	}
+	c.scanned = int32(len(p.slots))
+	p.scan, p.partSizes = all, sizes
 }
 
 // sync rescores, for class c, the visited slots of the agents that got
@@ -400,8 +418,14 @@ func (p *placer) place(ti int, c *class, si int32, score int64) {
 	s := &p.slots[si]
 	res := p.take(c, si)
 	s.ntasks++
-	p.order = append(p.order, int32(ti))
-	p.placed[ti] = placedTask{slot: si, score: score, res: res}
+	p.out.Assignments = append(p.out.Assignments, Assignment{
+		TaskID:    p.tasks[ti].ID,
+		OfferID:   s.offer.ID,
+		AgentID:   s.offer.AgentID,
+		Resources: res,
+		Score:     float64(score) / scoreScale,
+	})
+	p.order = append(p.order, si)
 	p.step++
 	a := s.agent
 	p.agentChanged[a] = p.step
@@ -431,9 +455,11 @@ func (p *placer) explain(c *class) []Reason {
 	return out
 }
 
-// result gathers the outcome.
+// result gathers the outcome: the assignments and unassigned tasks made
+// by run, and one Accept per used offer.
 func (p *placer) result() Result {
-	placed, used := len(p.order), 0
+	r := p.out
+	used := 0
 	start := make([]int32, len(p.slots)+1)
 	for i := range p.slots {
 		if n := p.slots[i].ntasks; n > 0 {
@@ -444,35 +470,15 @@ func (p *placer) result() Result {
 	for i := range p.slots {
 		start[i+1] += start[i]
 	}
-	launched := make([]offer.Task, placed)
+	launched := make([]offer.Task, len(p.order))
 	next := slices.Clone(start[:len(p.slots)])
-	for _, ti := range p.order {
-		pt := &p.placed[ti]
-		launched[next[pt.slot]] = offer.Task{ID: p.tasks[ti].ID, Resources: pt.res}
-		next[pt.slot]++
+	for i, si := range p.order {
+		a := &r.Assignments[i]
+		launched[next[si]] = offer.Task{ID: a.TaskID, Resources: a.Resources}
+		next[si]++
 	}
-	r := Result{
-		Assignments: make([]Assignment, 0, placed),
-		Accepts:     make([]Accept, 0, used),
-		Unused:      make([]offer.Offer, 0, len(p.slots)-used),
-	}
-	if n := len(p.tasks) - placed; n > 0 {
-		r.Unassigned = make([]Unassigned, 0, n)
-	}
-	for ti, pt := range p.placed {
-		if pt.slot < 0 {
-			r.Unassigned = append(r.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: pt.why})
-			continue
-		}
-		s := &p.slots[pt.slot]
-		r.Assignments = append(r.Assignments, Assignment{
-			TaskID:    p.tasks[ti].ID,
-			OfferID:   s.offer.ID,
-			AgentID:   s.offer.AgentID,
-			Resources: pt.res,
-			Score:     float64(pt.score) / scoreScale,
-		})
-	}
+	r.Accepts = make([]Accept, 0, used)
+	r.Unused = make([]offer.Offer, 0, len(p.slots)-used)
 	for i := range p.slots {
 		s := &p.slots[i]
 		if s.ntasks == 0 {

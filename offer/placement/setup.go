@@ -37,13 +37,15 @@ type placer struct {
 	step         int32
 	agentChanged []int32
 	log          []int32
-	order        []int32 // the tasks placed, in order
+	order        []int32 // the slots of the tasks placed, in order
 	mark         []int32 // per agent, the sync that last visited it
 	markGen      int32
 
 	goodEnough int64 // a quantized score, or math.MaxInt64 when off
 
-	placed    []placedTask // by task
+	out       Result
+	scan      []entry // scratch of scanAll
+	partSizes []int
 	kinds     map[string]int32
 	templates map[string]resources.Resources
 	keyBuf    []byte
@@ -57,13 +59,6 @@ type agentState struct {
 	total       resources.Quantities
 	first, last int32 // its slots: [first, last)
 	placed      int32
-}
-
-type placedTask struct {
-	slot  int32 // -1 when unassigned
-	score int64
-	res   resources.Resources
-	why   []Reason
 }
 
 // attrTable interns the values of one attribute over the agents.
@@ -474,18 +469,24 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 	k := len(p.names)
 	p.slots = make([]slot, len(offers))
 	amounts := make([]resources.Scalar, 3*k*len(offers))
-	total := 0
+	nScalars, nPorts := 0, 0
 	for i := range offers {
-		total += offers[i].Resources.Len()
+		for r := range offers[i].Resources.All() {
+			if _, ok := p.nameIdx[r.Name]; ok && r.Type == resources.ScalarType {
+				nScalars++
+			} else if _, ok := p.portIdx[r.Name]; ok && r.Type == resources.RangesType {
+				nPorts++
+			}
+		}
 	}
-	entries := make([]scalarEntry, 0, total)
+	entries := make([]scalarEntry, 0, nScalars)
 	np := len(p.ports)
 	var portLists [][]portEntry
 	var portEntries []portEntry
 	var free []uint64
 	if np > 0 {
 		portLists = make([][]portEntry, np*len(offers))
-		portEntries = make([]portEntry, 0, total)
+		portEntries = make([]portEntry, 0, nPorts)
 		free = make([]uint64, np*len(offers))
 	}
 	type ranked struct {
@@ -715,7 +716,7 @@ func (p *placer) compileClasses(in *Input) {
 			ga.changed = make([]int32, len(ga.table.byID))
 		}
 	}
-	p.placed = make([]placedTask, len(p.tasks))
+	p.out.Assignments = make([]Assignment, 0, len(p.tasks))
 }
 
 // maxParts bounds the number of values of a partition attribute: picking
