@@ -278,8 +278,8 @@ func checkResult(in Input, res Result) string {
 	for _, t := range in.Tasks {
 		tasks[t.ID] = t
 	}
-	onAgent := map[[2]string]int{}  // group, agent
-	onValue := map[[3]string]int{}  // group, attribute, value
+	onAgent := map[[2]string]int{} // group, agent
+	onValue := map[[3]string]int{} // group, attribute, value
 	attrsOf := func(agent string) Attributes { return in.Agents[agent].Attributes }
 	count := func(group, agent string) {
 		onAgent[[2]string{group, agent}]++
