@@ -117,32 +117,33 @@ func quoteSet(values []string) string {
 	return b.String()
 }
 
-func (f Filter) validate() error {
+// validate checks f; where says where it was found ("" or `task "t1": `).
+func (f Filter) validate(where string) error {
 	switch f.kind {
 	case filterEquals, filterIn, filterNotIn:
 		if f.attr == "" {
-			return fmt.Errorf("%w: %s: empty attribute name", ErrInvalidFilter, f)
+			return fmt.Errorf("%w: %s%s: empty attribute name", ErrInvalidFilter, where, f)
 		}
 		if f.kind != filterEquals && len(f.values) == 0 {
-			return fmt.Errorf("%w: %s: no values", ErrInvalidFilter, f)
+			return fmt.Errorf("%w: %s%s: no values", ErrInvalidFilter, where, f)
 		}
 	case filterUniqueHost:
 	case filterMaxPerValue:
 		if f.attr == "" {
-			return fmt.Errorf("%w: %s: empty attribute name", ErrInvalidFilter, f)
+			return fmt.Errorf("%w: %s%s: empty attribute name", ErrInvalidFilter, where, f)
 		}
 		if f.max < 1 {
-			return fmt.Errorf("%w: %s: the limit must be at least 1", ErrInvalidFilter, f)
+			return fmt.Errorf("%w: %s%s: the limit must be at least 1", ErrInvalidFilter, where, f)
 		}
 	case filterPredicate:
 		if f.custom == nil || f.custom.name == "" {
-			return fmt.Errorf("%w: a predicate without a name", ErrInvalidFilter)
+			return fmt.Errorf("%w: %sa predicate without a name", ErrInvalidFilter, where)
 		}
 		if f.custom.f == nil {
-			return fmt.Errorf("%w: predicate %q without a function", ErrInvalidFilter, f.custom.name)
+			return fmt.Errorf("%w: %spredicate %q without a function", ErrInvalidFilter, where, f.custom.name)
 		}
 	default:
-		return fmt.Errorf("%w: the zero Filter; build filters with AttributeEquals, UniqueHost, ...", ErrInvalidFilter)
+		return fmt.Errorf("%w: %sthe zero Filter; build filters with AttributeEquals, UniqueHost, ...", ErrInvalidFilter, where)
 	}
 	return nil
 }

@@ -100,34 +100,35 @@ func (r Ranker) String() string {
 	return s
 }
 
-func (r Ranker) validate() error {
+// validate checks r; where says where it was found ("" or `task "t1": `).
+func (r Ranker) validate(where string) error {
 	if r.kind != 0 && (r.weight < 0 || math.IsNaN(r.weight) || math.IsInf(r.weight, 0)) {
-		return fmt.Errorf("%w: %s: weight must be finite and not negative", ErrInvalidRanker, r)
+		return fmt.Errorf("%w: %s%s: weight must be finite and not negative", ErrInvalidRanker, where, r)
 	}
 	switch r.kind {
 	case rankBinPack:
 		if len(r.names) == 0 {
-			return fmt.Errorf("%w: binpack of no resource", ErrInvalidRanker)
+			return fmt.Errorf("%w: %sbinpack of no resource", ErrInvalidRanker, where)
 		}
 		for _, name := range r.names {
 			if err := resources.ScalarResource(name, 0).Validate(); err != nil {
-				return fmt.Errorf("%w: binpack: %w", ErrInvalidRanker, err)
+				return fmt.Errorf("%w: %sbinpack: %w", ErrInvalidRanker, where, err)
 			}
 		}
 	case rankSpread:
 		if r.attr == "" {
-			return fmt.Errorf("%w: spread of an empty attribute name", ErrInvalidRanker)
+			return fmt.Errorf("%w: %sspread of an empty attribute name", ErrInvalidRanker, where)
 		}
 	case rankLocality:
 	case rankScore:
 		if r.custom == nil || r.custom.name == "" {
-			return fmt.Errorf("%w: a score without a name", ErrInvalidRanker)
+			return fmt.Errorf("%w: %sa score without a name", ErrInvalidRanker, where)
 		}
 		if r.custom.f == nil {
-			return fmt.Errorf("%w: score %q without a function", ErrInvalidRanker, r.custom.name)
+			return fmt.Errorf("%w: %sscore %q without a function", ErrInvalidRanker, where, r.custom.name)
 		}
 	default:
-		return fmt.Errorf("%w: the zero Ranker; build rankers with BinPack, Spread, ...", ErrInvalidRanker)
+		return fmt.Errorf("%w: %sthe zero Ranker; build rankers with BinPack, Spread, ...", ErrInvalidRanker, where)
 	}
 	return nil
 }

@@ -179,12 +179,12 @@ func newPlacer(in *Input) (*placer, error) {
 		return nil, fmt.Errorf("%w: GoodEnough %v is not in [0, 1]", ErrInvalidInput, in.GoodEnough)
 	}
 	for _, f := range in.Filters {
-		if err := f.validate(); err != nil {
+		if err := f.validate(""); err != nil {
 			return nil, err
 		}
 	}
 	for _, r := range in.Rankers {
-		if err := r.validate(); err != nil {
+		if err := r.validate(""); err != nil {
 			return nil, err
 		}
 	}
@@ -451,13 +451,13 @@ func validateTask(t *Task) error {
 		}
 	}
 	for _, f := range t.Constraints {
-		if err := f.validate(); err != nil {
-			return fmt.Errorf("task %q: %w", t.ID, err)
+		if err := f.validate(fmt.Sprintf("task %q: ", t.ID)); err != nil {
+			return err
 		}
 	}
 	for _, r := range t.Preferences {
-		if err := r.validate(); err != nil {
-			return fmt.Errorf("task %q: %w", t.ID, err)
+		if err := r.validate(fmt.Sprintf("task %q: ", t.ID)); err != nil {
+			return err
 		}
 	}
 	return nil
