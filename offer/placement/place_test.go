@@ -67,7 +67,7 @@ func tasks(n int, prefix, group, need string, edit ...func(*Task)) []Task {
 }
 
 func constrained(fs ...Filter) func(*Task) { return func(t *Task) { t.Constraints = fs } }
-func preferring(rs ...Ranker) func(*Task) { return func(t *Task) { t.Preferences = rs } }
+func preferring(rs ...Ranker) func(*Task)  { return func(t *Task) { t.Preferences = rs } }
 
 // where prints "t1@a1 t2@a3 t3@-": each task's agent, in task order.
 func where(in Input, res Result) string {
