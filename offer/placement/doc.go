@@ -92,7 +92,8 @@
 // order of the offers. Bad input is an error that names the task, offer,
 // filter or ranker and the rule it breaks, wrapping one of the Err*
 // sentinels; Place then calls no custom function and returns nothing. Place
-// never panics on its input.
+// never panics on its input; a panic in a custom function is that
+// function's own.
 //
 // Custom predicates and scores must answer from the task and the
 // Candidate alone, the same way every time, and alike for tasks alike but
