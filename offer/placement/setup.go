@@ -266,6 +266,7 @@ func (p *placer) buildClasses(in *Input) error {
 	scores := map[*scorer]int{}
 	p.taskClass = make([]int32, len(in.Tasks))
 	var key []byte
+	recent := make([]int32, 0, recentClasses)
 	for i := range in.Tasks {
 		t := &in.Tasks[i]
 		if t.ID == "" {
@@ -275,16 +276,17 @@ func (p *placer) buildClasses(in *Input) error {
 			return fmt.Errorf("%w: %q", ErrDuplicateTask, t.ID)
 		}
 		ids[t.ID] = struct{}{}
-		if i > 0 && alike(t, &in.Tasks[i-1]) {
-			c := p.taskClass[i-1]
+		if c, ok := p.recentClass(t, recent); ok {
 			p.taskClass[i] = c
 			p.classes[c].pending++
+			recent = bump(recent, c)
 			continue
 		}
 		key = taskKey(key[:0], t, preds, scores)
 		if c, ok := byKey[string(key)]; ok {
 			p.taskClass[i] = c
 			p.classes[c].pending++
+			recent = bump(recent, c)
 			continue
 		}
 		if err := validateTask(t); err != nil {
@@ -294,6 +296,7 @@ func (p *placer) buildClasses(in *Input) error {
 		byKey[string(key)] = c
 		p.taskClass[i] = c
 		p.classes = append(p.classes, &class{task: i, pending: 1, role: t.Role, group: p.group(t.Group), port: -1})
+		recent = bump(recent, c)
 	}
 	for _, r := range in.Running {
 		p.group(r.Group)
@@ -410,6 +413,40 @@ func taskKey(b []byte, t *Task, preds map[*predicate]int, scores map[*scorer]int
 		b = r.appendKey(b, scores)
 	}
 	return b
+}
+
+// recentClasses is the number of classes a task is compared with, field
+// by field, before its key is built: tasks often come in runs, or
+// interleave a few kinds.
+const recentClasses = 4
+
+// recentClass returns the class among recent (most recent first) whose
+// tasks are alike t.
+func (p *placer) recentClass(t *Task, recent []int32) (int32, bool) {
+	for _, c := range recent {
+		if alike(t, &p.tasks[p.classes[c].task]) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// bump moves class c to the front of recent, keeping at most
+// recentClasses.
+func bump(recent []int32, c int32) []int32 {
+	i := slices.Index(recent, c)
+	switch {
+	case i == 0:
+		return recent
+	case i < 0 && len(recent) < recentClasses:
+		recent = append(recent, 0)
+		i = len(recent) - 1
+	case i < 0:
+		i = len(recent) - 1
+	}
+	copy(recent[1:i+1], recent[:i])
+	recent[0] = c
+	return recent
 }
 
 // alike reports, cheaply, whether two tasks are alike but for their ids;
@@ -717,6 +754,8 @@ func (p *placer) compileClasses(in *Input) {
 		}
 	}
 	p.out.Assignments = make([]Assignment, 0, len(p.tasks))
+	p.log = make([]int32, 0, len(p.tasks))
+	p.order = make([]int32, 0, len(p.tasks))
 }
 
 // maxParts bounds the number of values of a partition attribute: picking

@@ -43,6 +43,9 @@ type scalarEntry struct {
 type portEntry struct {
 	r    resources.Resource
 	free resources.Ranges
+	// owned tells that free is a copy of the offer's ranges, which may be
+	// changed in place.
+	owned bool
 }
 
 type volumeEntry struct {
@@ -179,9 +182,7 @@ func (p *placer) take(c *class, si int32) resources.Resources {
 	}
 	res = res.Clone()
 	if c.port >= 0 {
-		for _, r := range s.takePorts(c.port, c.numbers, c.count) {
-			mustAdd(&res, r)
-		}
+		s.takePorts(c.port, c.numbers, c.count, &res)
 	}
 	if len(c.volumes) > 0 {
 		match := p.volumeScratch(len(c.volumes))
@@ -253,51 +254,42 @@ func (p *placer) kindOf(e *scalarEntry) int32 {
 }
 
 // takePorts takes the given port numbers and then the count lowest free
-// ports of ports resource pi, in pick order, and returns them as resources.
-func (s *slot) takePorts(pi int32, numbers []uint64, count uint64) []resources.Resource {
-	entries := s.ports[pi]
-	taken := make([][]resources.Range, len(entries))
-	for _, n := range numbers {
-		for j := range entries {
-			if inRanges(entries[j].free, n) {
-				taken[j] = append(taken[j], resources.Range{Begin: n, End: n})
-				entries[j].free = entries[j].free.Difference(resources.Ranges{{Begin: n, End: n}})
+// ports of ports resource pi, in pick order, and adds them to res.
+func (s *slot) takePorts(pi int32, numbers []uint64, count uint64, res *resources.Resources) {
+	for j := range s.ports[pi] {
+		e := &s.ports[pi][j]
+		var taken resources.Ranges
+		for _, n := range numbers {
+			if inRanges(e.free, n) {
+				taken = append(taken, resources.Range{Begin: n, End: n})
+			}
+		}
+		if len(taken) > 0 {
+			e.free, e.owned = e.free.Difference(taken), true
+		}
+		for count > 0 && len(e.free) > 0 {
+			r := e.free[0]
+			if r.End-r.Begin >= count {
+				taken = append(taken, resources.Range{Begin: r.Begin, End: r.Begin + count - 1})
+				if !e.owned {
+					e.free, e.owned = slices.Clone(e.free), true
+				}
+				e.free[0].Begin = r.Begin + count
+				count = 0
 				break
 			}
+			taken = append(taken, r)
+			count -= r.End - r.Begin + 1
+			e.free = e.free[1:]
 		}
-	}
-	for j := range entries {
-		if count == 0 {
-			break
-		}
-		for _, r := range entries[j].free {
-			if count == 0 {
-				break
-			}
-			end := r.End
-			if end-r.Begin >= count {
-				end = r.Begin + count - 1
-			}
-			taken[j] = append(taken[j], resources.Range{Begin: r.Begin, End: end})
-			count -= end - r.Begin + 1
-		}
-	}
-	var out []resources.Resource
-	for j, list := range taken {
-		if len(list) == 0 {
+		if len(taken) == 0 {
 			continue
 		}
-		rs, err := resources.NewRanges(list...)
-		if err != nil {
-			panic("placement: internal error: " + err.Error())
-		}
-		entries[j].free = entries[j].free.Difference(rs)
-		r := entries[j].r
-		r.Ranges = rs
-		out = append(out, r)
-		s.free[pi] -= rs.Count()
+		r := e.r
+		r.Ranges = taken
+		mustAdd(res, r)
+		s.free[pi] -= taken.Count()
 	}
-	return out
 }
 
 func (p *placer) volumeScratch(n int) []int32 {
