@@ -77,42 +77,70 @@ func (c Candidate) Running(group string) int {
 // far, of every group.
 func (c Candidate) Placed() int { return int(c.p.agents[c.p.slots[c.s].agent].placed) }
 
-// describe turns the failure of class c on slot si into a Reason.
+// detailKey names a Detail: the class, the failed check, and what the
+// text depends on besides (an amount, a count, a value id, a role).
+type detailKey struct {
+	c    *class
+	f    failure
+	n    int64
+	role string
+}
+
+// describe turns the failure of class c on slot si into a Reason. Details
+// are cached: many offers refuse a class for the same reason.
 func (p *placer) describe(c *class, si int32, f failure) Reason {
 	s := &p.slots[si]
 	r := Reason{OfferID: s.offer.ID, AgentID: s.offer.AgentID}
+	key := detailKey{c: c, f: f}
+	a := s.agent
 	switch f.kind {
-	case fits:
-		r.Detail = "admitted when asked again"
 	case failRole:
 		r.Filter = "role"
-		r.Detail = fmt.Sprintf("offered to %q, wants %q", s.offer.Role, c.role)
-	case failScalar:
+		key.role = s.offer.Role
+	case failScalar, failWhole:
 		n := c.need[f.i]
 		r.Resource = p.names[n.k]
-		r.Detail = fmt.Sprintf("wants %s, %s left", n.v, s.left[n.k])
-	case failWhole:
-		n := c.need[f.i]
-		r.Resource = p.names[n.k]
-		r.Detail = fmt.Sprintf("wants %s, %s left on disks taken whole or not at all", n.v, s.left[n.k])
+		key.n = int64(s.left[n.k])
 	case failPortCount:
 		r.Resource = p.ports[c.port]
-		r.Detail = fmt.Sprintf("wants %d, %d free", c.count+uint64(len(c.numbers)), s.free[c.port])
+		key.n = int64(s.free[c.port])
 	case failPortNumber:
 		r.Resource = p.ports[c.port]
-		r.Detail = "port " + strconv.FormatUint(c.numbers[f.i], 10) + " is not free"
 	case failVolume:
 		r.Resource = "volume"
+	case failFilter:
+		cf := &c.filters[f.i]
+		r.Filter = cf.name
+		if cf.table != nil {
+			key.n = int64(cf.table.valueOf[a])
+		}
+	}
+	if d, ok := p.details[key]; ok {
+		r.Detail = d
+		return r
+	}
+	switch f.kind {
+	case fits:
+		r.Detail = "refused the task in its turn, admits it at the end of the call (a custom predicate changed its answer)"
+	case failRole:
+		r.Detail = "offered to " + strconv.Quote(s.offer.Role) + ", wants " + strconv.Quote(c.role)
+	case failScalar:
+		r.Detail = "wants " + c.need[f.i].v.String() + ", " + resources.Scalar(key.n).String() + " left"
+	case failWhole:
+		r.Detail = "wants " + c.need[f.i].v.String() + ", " + resources.Scalar(key.n).String() + " left on disks taken whole or not at all"
+	case failPortCount:
+		r.Detail = fmt.Sprintf("wants %d, %d free", c.count+uint64(len(c.numbers)), key.n)
+	case failPortNumber:
+		r.Detail = "port " + strconv.FormatUint(c.numbers[f.i], 10) + " is not free"
+	case failVolume:
 		r.Detail = c.volumes[f.i].String() + " is not offered or in use"
 	case failFilter:
 		cf := &c.filters[f.i]
-		r.Filter = cf.src.String()
-		a := s.agent
 		switch cf.src.kind {
 		case filterEquals, filterIn, filterNotIn:
 			r.Detail = describeValue(cf.table, a)
 		case filterUniqueHost:
-			r.Detail = fmt.Sprintf("group %q runs here", c.group.name)
+			r.Detail = "group " + strconv.Quote(c.group.name) + " runs here"
 		case filterMaxPerValue:
 			if v := cf.table.valueOf[a]; v >= 0 {
 				r.Detail = fmt.Sprintf("%d of group %q in %s %q", cf.ga.counts[v], c.group.name, cf.table.name, cf.table.byID[v])
@@ -121,6 +149,10 @@ func (p *placer) describe(c *class, si int32, f failure) Reason {
 			}
 		}
 	}
+	if p.details == nil {
+		p.details = map[detailKey]string{}
+	}
+	p.details[key] = r.Detail
 	return r
 }
 

@@ -327,8 +327,9 @@ func checkResult(in Input, res Result) string {
 		if len(u.Reasons) != len(seen) {
 			return fmt.Sprintf("%s: %d reasons for %d offers", u.TaskID, len(u.Reasons), len(seen))
 		}
+		custom := slices.ContainsFunc(slices.Concat(in.Filters, tasks[u.TaskID].Constraints), func(f Filter) bool { return f.custom != nil })
 		for i, r := range u.Reasons {
-			if r.OfferID != seen[i] || (r.Resource == "" && r.Filter == "") {
+			if r.OfferID != seen[i] || (r.Resource == "" && r.Filter == "" && !custom) {
 				return fmt.Sprintf("%s: reason %d: %s", u.TaskID, i, r)
 			}
 		}

@@ -146,8 +146,10 @@ type Accept struct {
 func (a Accept) Operations() []offer.Operation { return []offer.Operation{a.Launch} }
 
 // Unassigned is a task no offer took, with one reason per offer, by agent
-// id then offer id. Tasks alike but for their ids that fail one after the
-// other may share one Reasons slice: treat it as read-only.
+// id then offer id, as the offers stand at the end of the call: every
+// offer that refused the task in its turn still refuses it then, unless a
+// custom predicate changed its answer. Tasks alike but for their ids share
+// one Reasons slice: treat it as read-only.
 type Unassigned struct {
 	TaskID  string
 	Reasons []Reason

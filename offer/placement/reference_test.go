@@ -34,7 +34,7 @@ func placeReference(in Input) (Result, error) {
 		}
 		scanned[ci] = k
 		if best < 0 {
-			p.out.Unassigned = append(p.out.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: p.explain(c)})
+			p.fail(ti)
 			continue
 		}
 		p.place(ti, c, best, bestScore)

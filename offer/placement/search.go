@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/offer"
-	"github.com/allot-go/allot/resources"
 )
 
 // scoreScale quantizes scores: a score is an integer in [0, scoreScale], so
@@ -20,7 +19,7 @@ func quantize(x float64) int64 {
 	if x >= 1 {
 		return scoreScale
 	}
-	return int64(math.Round(x * scoreScale))
+	return int64(x*scoreScale + 0.5)
 }
 
 // entry is a slot in a class's heap with the score it had at step stamp.
@@ -186,12 +185,12 @@ func (p *placer) localScore(c *class, si int32) int64 {
 		var x float64
 		switch r.src.kind {
 		case rankBinPack:
-			for _, k := range r.ks {
+			for j, k := range r.ks {
 				d := s.denom[k]
 				if d <= 0 {
 					continue
 				}
-				used := d - s.left[k] + c.needOf(k)
+				used := d - s.left[k] + r.need[j]
 				x += clamp01(float64(used) / float64(d))
 			}
 			x /= float64(len(r.ks))
@@ -227,7 +226,18 @@ func (c *class) valueScore(pi int) int64 {
 	if c.part == nil || pi == 0 || c.partW == 0 {
 		return 0
 	}
-	return quantize(c.partW / float64(1+c.part.counts[pi-1]) / c.wsum)
+	n := c.part.counts[pi-1]
+	if v := &c.values[pi]; v.count != n || !v.known {
+		*v = valueCache{n, quantize(c.partW / float64(1+n) / c.wsum), true}
+	}
+	return c.values[pi].score
+}
+
+// valueCache is the value score of a part for a count.
+type valueCache struct {
+	count int32
+	score int64
+	known bool
 }
 
 func clamp01(x float64) float64 {
@@ -235,15 +245,6 @@ func clamp01(x float64) float64 {
 		return 0
 	}
 	return min(x, 1)
-}
-
-func (c *class) needOf(k int32) resources.Scalar {
-	for _, n := range c.need {
-		if n.k == k {
-			return n.v
-		}
-	}
-	return 0
 }
 
 // eval returns whether slot si admits a task of class c, and its score.
@@ -267,12 +268,17 @@ func (p *placer) run() {
 		c := p.classes[p.taskClass[ti]]
 		si, score := p.pick(c)
 		if si < 0 {
-			p.out.Unassigned = append(p.out.Unassigned, Unassigned{TaskID: p.tasks[ti].ID, Reasons: p.explain(c)})
+			p.fail(ti)
 		} else {
 			p.place(ti, c, si, score)
 		}
 		c.pending--
 		if c.pending == 0 {
+			for _, h := range c.parts {
+				if cap(h) > 0 {
+					p.pool = append(p.pool, h[:0])
+				}
+			}
 			c.parts = nil
 		}
 	}
@@ -350,7 +356,7 @@ func (p *placer) scanAll(c *class) {
 		}
 	}
 	for pi, n := range sizes {
-		c.parts[pi] = make(heap, 0, n+n/4)
+		c.parts[pi] = p.newHeap(n + n/4)
 	}
 	for _, e := range all {
 		pi := p.partOf(c, e.slot)
@@ -361,6 +367,18 @@ func (p *placer) scanAll(c *class) {
 	}
 	c.scanned = int32(len(p.slots))
 	p.scan, p.partSizes = all, sizes
+}
+
+// newHeap returns an empty heap with room for n entries, reusing the
+// storage of classes done with when it can.
+func (p *placer) newHeap(n int) heap {
+	for i := len(p.pool) - 1; i >= 0; i-- {
+		if h := p.pool[i]; cap(h) >= n {
+			p.pool = slices.Delete(p.pool, i, i+1)
+			return h
+		}
+	}
+	return make(heap, 0, n)
 }
 
 // sync rescores, for class c, the visited slots of the agents that got
@@ -441,23 +459,33 @@ func (p *placer) place(ti int, c *class, si int32, score int64) {
 	}
 }
 
+// fail records that task ti fits nowhere; result says why.
+func (p *placer) fail(ti int) {
+	p.out.Unassigned = append(p.out.Unassigned, Unassigned{TaskID: p.tasks[ti].ID})
+	p.failed = append(p.failed, int32(ti))
+}
+
 // explain returns why no slot admits a task of class c, one reason per
-// slot. The reasons of a class are kept until the next placement.
+// slot, as things stand at the end of the call; the reasons of a class are
+// made once and shared.
 func (p *placer) explain(c *class) []Reason {
-	if c.reasons != nil && c.reasonStep == p.step {
+	if c.reasons != nil {
 		return c.reasons
 	}
 	out := make([]Reason, len(p.slots))
 	for si := range p.slots {
 		out[si] = p.describe(c, int32(si), p.check(c, int32(si)))
 	}
-	c.reasons, c.reasonStep = out, p.step
+	c.reasons = out
 	return out
 }
 
 // result gathers the outcome: the assignments and unassigned tasks made
 // by run, and one Accept per used offer.
 func (p *placer) result() Result {
+	for i, ti := range p.failed {
+		p.out.Unassigned[i].Reasons = p.explain(p.classes[p.taskClass[ti]])
+	}
 	r := p.out
 	used := 0
 	start := make([]int32, len(p.slots)+1)

@@ -38,6 +38,7 @@ type placer struct {
 	agentChanged []int32
 	log          []int32
 	order        []int32 // the slots of the tasks placed, in order
+	failed       []int32 // the tasks that fit nowhere, in order
 	mark         []int32 // per agent, the sync that last visited it
 	markGen      int32
 
@@ -45,6 +46,8 @@ type placer struct {
 
 	out       Result
 	scan      []entry // scratch of scanAll
+	pool      []heap  // storage of the heaps of classes done with
+	details   map[detailKey]string
 	partSizes []int
 	kinds     map[string]int32
 	templates map[string]resources.Resources
@@ -136,16 +139,17 @@ type class struct {
 	part    *groupAttr
 	partW   float64
 	partMax int32
+	values  []valueCache // by part
 	scanned int32
 	synced  int
 	pending int
 
-	reasons    []Reason
-	reasonStep int32
+	reasons []Reason // see explain
 }
 
 type cfilter struct {
 	src   Filter
+	name  string // src.String()
 	table *attrTable
 	ids   []int32
 	ga    *groupAttr
@@ -155,6 +159,7 @@ type cranker struct {
 	src    Ranker
 	inPart bool // a Spread ranker on the partition attribute
 	ks     []int32
+	need   []resources.Scalar // the class's need of each of ks
 	ga     *groupAttr
 	score  func(Task, Candidate) float64
 }
@@ -709,7 +714,7 @@ func (p *placer) compileClasses(in *Input) {
 		t := &p.tasks[c.task]
 		for _, list := range [][]Filter{in.Filters, t.Constraints} {
 			for _, f := range list {
-				cf := cfilter{src: f}
+				cf := cfilter{src: f, name: f.String()}
 				if a, ok := f.usesAttribute(); ok {
 					cf.table = p.tables[a]
 				}
@@ -733,7 +738,15 @@ func (p *placer) compileClasses(in *Input) {
 				switch r.kind {
 				case rankBinPack:
 					for _, n := range r.names {
-						cr.ks = append(cr.ks, p.nameIdx[n])
+						k := p.nameIdx[n]
+						cr.ks = append(cr.ks, k)
+						var v resources.Scalar
+						for _, nd := range c.need {
+							if nd.k == k {
+								v = nd.v
+							}
+						}
+						cr.need = append(cr.need, v)
 					}
 				case rankSpread:
 					cr.ga = c.group.attr(p.tables[r.attr])
@@ -779,6 +792,7 @@ func (c *class) partition() {
 			}
 			c.part = r.ga
 			c.nparts = len(r.ga.table.byID) + 1
+			c.values = make([]valueCache, c.nparts)
 		}
 		if r.ga == c.part {
 			r.inPart = true
