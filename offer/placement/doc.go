@@ -141,7 +141,7 @@
 // classes once its last task is placed. Reasons are made once per class
 // that left tasks over, at the end of the call, and shared by its tasks.
 // On the machine of BENCHMARKS.md, 10000 tasks of 90 classes over 1000
-// offers take about 14 ms; ten times the tasks and offers take ten times
+// offers take about 13 ms; ten times the tasks and offers take ten times
 // as long with as many classes, and three times that with ten times the
 // classes. GoodEnough saves work where a class's first visit is what
 // costs, for instance with expensive custom functions: the visit stops
