@@ -338,7 +338,7 @@ func (p *placer) buildClasses(in *Input) error {
 	for i, n := range p.ports {
 		p.portIdx[n] = int32(i)
 	}
-	for name := range ports {
+	for _, name := range p.ports {
 		if seen[name] {
 			return fmt.Errorf("%w: %s is asked for both as a scalar and as ports", ErrInvalidTask, name)
 		}
