@@ -128,7 +128,9 @@ type Assignment struct {
 	// Resources are the exact resources the task launches with: its scalars
 	// (reserved first, as offer.Pick takes them), ports and volumes, all
 	// allocated to the offer's role. They are the Resources of the task in
-	// the offer's Accept, and share storage with it.
+	// the offer's Accept, and share storage with it; tasks given the same
+	// scalars (and no ports or volumes) share one value. Clone before
+	// changing them in place, as for any copy of a Resources.
 	Resources resources.Resources
 	// Score is the weighted score of the offer for the task, in [0, 1].
 	Score float64
