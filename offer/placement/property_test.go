@@ -61,6 +61,24 @@ func TestProperties(t *testing.T) {
 			return ""
 		}, genProblem()))
 
+	props.Property("without partitions too, the search finds what rescoring every offer finds", prop.ForAll(
+		func(p problem) string {
+			defer func(n int) { maxParts = n }(maxParts)
+			maxParts = 1
+			got, err := Place(p.In)
+			if err != nil {
+				return fmt.Sprintf("Place: %v", err)
+			}
+			if msg := checkResult(p.In, got); msg != "" {
+				return msg + "\n" + got.String()
+			}
+			want, _ := placeReference(p.In)
+			if !reflect.DeepEqual(got, want) {
+				return fmt.Sprintf("Place:\n%s\nreference:\n%s", got, want)
+			}
+			return ""
+		}, genProblem()))
+
 	props.Property("identical input gives identical output, whatever the order of the offers", prop.ForAll(
 		func(p problem, seed int64) string {
 			first, err := Place(p.In)

@@ -772,8 +772,9 @@ func (p *placer) compileClasses(in *Input) {
 }
 
 // maxParts bounds the number of values of a partition attribute: picking
-// compares the tops of all parts.
-const maxParts = 64
+// compares the tops of all parts. Tests lower it to check the search
+// without parts.
+var maxParts = 64
 
 // partition picks the class's partition attribute: that of its first
 // weighted Spread ranker, if it has few values. The Spread rankers and
