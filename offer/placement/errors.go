@@ -22,9 +22,10 @@ var (
 	// ErrInvalidFilter: a zero Filter, an empty attribute, a limit below
 	// one, or a custom predicate without a name or function.
 	ErrInvalidFilter = errors.New("placement: invalid filter")
-	// ErrInvalidRanker: a zero Ranker, an empty attribute or resource name, a
-	// negative or non-finite weight, or a custom score without a name or
-	// function.
+	// ErrInvalidRanker: a zero Ranker, an empty attribute or an invalid
+	// resource name, bin-packing on a resource that offers hold as ranges or
+	// a set, a negative or non-finite weight, or a custom score without a
+	// name or function.
 	ErrInvalidRanker = errors.New("placement: invalid ranker")
 	// ErrInvalidRunning: a running task without an agent.
 	ErrInvalidRunning = errors.New("placement: invalid running task")
