@@ -12,6 +12,8 @@
 //     holding the fewest GPUs first, then DRF), run through sortertest and
 //     plugged into the allocator.
 //   - resources: parsing, adding, reserving and printing resources.
+//   - placement: a service spread over zones and a batch framework
+//     bin-packing, each placing its tasks on its offers.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples
