@@ -207,18 +207,8 @@ func (a *Allocator) allocate(candidates []string) Result {
 		r.requiredHeadroom = a.requiredHeadroom()
 		r.names = a.totals.Names()
 	}
-	var capped []string
 	if r.quota && len(agents) > 0 {
-		// Roles capped from the start stay out of both stages, unless a
-		// guarantee is unmet in their ancestry: guaranteed resources are not
-		// held back as headroom.
-		for _, role := range sortedKeys(a.frameworkSorters) {
-			if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
-				_ = a.roleSorter.Deactivate(role)
-				capped = append(capped, role)
-				r.stats.Capped++
-			}
-		}
+		a.parkCapped(r)
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
@@ -235,8 +225,17 @@ func (a *Allocator) allocate(candidates []string) Result {
 	for _, ag := range agents {
 		a.allocateFairShare(r, ag)
 	}
-	for _, role := range append(r.hidden, capped...) {
+	// Roles capped during the run stay parked with those capped from its
+	// start, unless a guarantee is unmet in their ancestry.
+	for _, role := range r.hidden {
+		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() {
+			a.parked = append(a.parked, role)
+			continue
+		}
 		_ = a.roleSorter.Activate(role)
+	}
+	if !r.quota || len(agents) == 0 {
+		a.unpark()
 	}
 
 	res := Result{Stats: *r.stats}
@@ -429,46 +428,9 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 	if !r.quota || n.cappedRun == r.id {
 		return n.cappedRun == r.id && r.quota
 	}
-	top := n
-	for top.parent != a.roles.root {
-		top = top.parent
-	}
-	if !top.allocatedReserved.Contains(top.reserved) || a.revocableOrSharedAgents > 0 {
+	capped, byLimit := a.cappedNow(n, r.requiredHeadroom, r.names)
+	if !capped {
 		return false
-	}
-	var spare resources.Quantities
-	headroom := !r.requiredHeadroom.IsEmpty()
-	if headroom {
-		spare = a.freeHeadroom.Minus(r.requiredHeadroom)
-	}
-	byLimit := false
-	for _, name := range r.names {
-		left, limited := spare.Scalar(name), headroom
-		for q := range n.quotaAncestry {
-			if lim, ok := q.quota.Limits.Get(name); ok {
-				left2 := max(lim-q.consumed().Scalar(name), 0)
-				if !limited || left2 < left {
-					left, limited = left2, true
-				}
-				byLimit = byLimit || left2 == 0
-			}
-		}
-		if !limited || left > 0 {
-			return false
-		}
-	}
-	if len(a.opts.MinAllocatable) == 0 {
-		return false
-	}
-	for _, alt := range a.opts.MinAllocatable {
-		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return a.totals.Scalar(name) > 0 }) {
-			return false
-		}
-	}
-	for fwID := range n.frameworks {
-		if _, ok := a.frameworks[fwID].info.MinAllocatable[n.path]; ok {
-			return false
-		}
 	}
 	reason := SkipHeadroom
 	if byLimit {
@@ -482,6 +444,90 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 	n.cappedRun = r.id
 	return true
 }
+
+// cappedNow is capped's test, with the run's required headroom and the
+// cluster's scalar names: whether the role can take nothing more, and
+// whether a quota limit is why.
+func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities, names []string) (capped, byLimit bool) {
+	top := n
+	for top.parent != a.roles.root {
+		top = top.parent
+	}
+	if !top.allocatedReserved.Contains(top.reserved) || a.revocableOrSharedAgents > 0 {
+		return false, false
+	}
+	// What the role may take of unreserved scalars is at most what is free
+	// beyond the headroom held for others, and at most what its limits
+	// leave. (With no unmet guarantee anywhere, that is what is free.)
+	spare := a.freeHeadroom.Minus(requiredHeadroom)
+	const headroom = true
+	for _, name := range names {
+		left, limited := spare.Scalar(name), headroom
+		for q := range n.quotaAncestry {
+			if lim, ok := q.quota.Limits.Get(name); ok {
+				left2 := max(lim-q.consumed().Scalar(name), 0)
+				if !limited || left2 < left {
+					left, limited = left2, true
+				}
+				byLimit = byLimit || left2 == 0
+			}
+		}
+		if !limited || left > 0 {
+			return false, false
+		}
+	}
+	if len(a.opts.MinAllocatable) == 0 {
+		return false, false
+	}
+	for _, alt := range a.opts.MinAllocatable {
+		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return a.totals.Scalar(name) > 0 }) {
+			return false, false
+		}
+	}
+	for fwID := range n.frameworks {
+		if _, ok := a.frameworks[fwID].info.MinAllocatable[n.path]; ok {
+			return false, false
+		}
+	}
+	return true, byLimit
+}
+
+// parkCapped keeps out of the role sorter the roles that can take nothing
+// more (see capped), unless a guarantee is unmet in their ancestry:
+// guaranteed resources are not held back as headroom. Such roles stay out
+// across runs, parked, until something that could uncap a role happens
+// (capEpoch: resources given back, totals, reservations, quota or a role's
+// frameworks changed); then every parked role is looked at again.
+func (a *Allocator) parkCapped(r *run) {
+	if a.parkedEpoch == a.capEpoch {
+		r.stats.Capped += len(a.parked)
+		return
+	}
+	a.unpark()
+	a.parkedEpoch = a.capEpoch
+	for _, role := range sortedKeys(a.frameworkSorters) {
+		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
+			_ = a.roleSorter.Deactivate(role)
+			a.parked = append(a.parked, role)
+			r.stats.Capped++
+		}
+	}
+}
+
+// unpark lets every parked role back into the role sorter.
+func (a *Allocator) unpark() {
+	for _, role := range a.parked {
+		if a.roleSorter.Contains(role) {
+			_ = a.roleSorter.Activate(role)
+		}
+	}
+	clear(a.parked)
+	a.parked = a.parked[:0]
+	a.parkedEpoch = a.capEpoch - 1
+}
+
+// uncapped notes an event that could let a capped role take more again.
+func (a *Allocator) uncapped() { a.capEpoch++ }
 
 // stage is one of the two stages of a run.
 type stage int

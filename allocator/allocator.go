@@ -47,6 +47,11 @@ type Allocator struct {
 	// the agent's total (see overflow.go).
 	excess resources.Quantities
 
+	// parked are the roles kept out of the role sorter because they could
+	// take nothing more when parkedEpoch was capEpoch (see parkCapped).
+	parked                []string
+	capEpoch, parkedEpoch uint64
+
 	pending    map[string]struct{}
 	pendingAll bool
 	paused     bool
@@ -187,6 +192,7 @@ func New(opts Options) (*Allocator, error) {
 		roles:            newRoleTree(),
 		frameworkSorters: map[string]*trackedSorter{},
 		pending:          map[string]struct{}{},
+		capEpoch:         1,
 		offerIDs:         offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
 	}
@@ -352,6 +358,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
+	a.uncapped() // minimum allocatable resources may have changed
 	newRoles := roleSetOf(info.Roles)
 	for _, role := range slices.Clone(fw.roles) {
 		if newRoles.has(role) {
@@ -455,6 +462,7 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 	if !fw.tracked.add(role) {
 		return
 	}
+	a.uncapped()
 	node := a.roles.ensure(role)
 	node.frameworks[fw.id] = struct{}{}
 	if !a.roleSorter.Contains(role) {
@@ -474,6 +482,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 	if !fw.tracked.remove(role) {
 		return
 	}
+	a.uncapped()
 	s := a.frameworkSorters[role]
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
@@ -577,6 +586,7 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 // addTotal adds an agent's total to the cluster totals and its reservations
 // to the role tree, and recomputes its available resources.
 func (a *Allocator) addTotal(ag *agent) {
+	a.uncapped()
 	a.totals.Add(ag.total.Quantities())
 	a.totalsVersion++
 	a.setFlags(ag)
@@ -585,6 +595,7 @@ func (a *Allocator) addTotal(ag *agent) {
 }
 
 func (a *Allocator) removeTotal(ag *agent) {
+	a.uncapped()
 	a.totals.Subtract(ag.total.Quantities())
 	a.totalsVersion++
 	if ag.hasRevocable || ag.hasShared {
@@ -601,6 +612,7 @@ func (a *Allocator) removeTotal(ag *agent) {
 // trackReservations adds (or removes) the scalar reservations of res to the
 // role tree, under their current reservation roles.
 func (a *Allocator) trackReservations(res resources.Resources, add bool) {
+	a.uncapped()
 	if !res.IsEmpty() {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
@@ -639,6 +651,7 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // recomputeAvailable derives available from total minus everything offered
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *agent) {
+	a.uncapped()
 	var used, shared resources.Resources
 	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
 		for _, fwID := range sortedKeys(held) {
@@ -904,6 +917,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 	if res.IsEmpty() {
 		return
 	}
+	a.uncapped()
 	roles := res.AllocationRoles()
 	for _, role := range roles {
 		part := res
@@ -1103,6 +1117,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.quota.Guarantees, path)
 		}
 	}
+	a.uncapped()
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.get(role); n != nil {

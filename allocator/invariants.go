@@ -19,7 +19,8 @@ import (
 //     exactly the scalar quantities recorded on the agents;
 //   - the role tree's reservation and allocation aggregates, and the
 //     cluster's totals and free headroom, match a recomputation;
-//   - refusal filters name only known frameworks and agents.
+//   - refusal filters name only known frameworks and agents;
+//   - roles kept out of the role sorter across runs can still take nothing.
 //
 // It costs O(everything) and is meant for tests; the error joins every
 // violation found.
@@ -189,6 +190,19 @@ func (a *Allocator) CheckInvariants() error {
 		for agentID := range fw.agents {
 			if _, ok := a.agents[agentID]; !ok {
 				fail("framework %s lists unknown agent %s", fwID, agentID)
+			}
+		}
+	}
+	if a.parkedEpoch == a.capEpoch && len(a.parked) > 0 {
+		required, names := a.requiredHeadroom(), a.totals.Names()
+		for _, role := range a.parked {
+			n := a.roles.get(role)
+			if n == nil || !a.unsatisfiedGuarantees(n).IsEmpty() {
+				fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
+				continue
+			}
+			if capped, _ := a.cappedNow(n, required, names); !capped {
+				fail("role %q is kept out of the role sorter, but could take more: an event that uncaps roles did not say so", role)
 			}
 		}
 	}

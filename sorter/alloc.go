@@ -85,6 +85,9 @@ func (h *holding) empty() bool { return h.res.IsEmpty() && len(h.more) == 0 }
 func (t *tree) newAgent(name string) *agent {
 	a := &agent{name: name}
 	a.holders = a.inline[:0]
+	if t.agents == nil {
+		t.agents = make(map[string]*agent)
+	}
 	t.agents[name] = a
 	return a
 }

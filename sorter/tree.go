@@ -13,6 +13,11 @@ import (
 // client which also has children.
 const virtualName = "."
 
+// nodeFreeList recycles the btree nodes of every sorter's orders: a sorter
+// per role, most of them small, need not each keep a free list of its own.
+// A FreeListG is safe for concurrent use.
+var nodeFreeList = btree.NewFreeListG[*node](btree.DefaultFreeListSize)
+
 // btreeDegree is the degree of the per-node child orders. Sibling sets are
 // small or flat-and-wide (a thousand frameworks in one role); 16 keeps the
 // trees shallow without making each node's linear search expensive.
@@ -126,9 +131,7 @@ func newTree(fair bool, excluded resources.NameSet) tree {
 		fair:     fair,
 		excluded: excluded,
 		clients:  make(map[string]*node),
-		weights:  make(map[string]float64),
-		agents:   make(map[string]*agent),
-		freelist: btree.NewFreeListG[*node](btree.DefaultFreeListSize),
+		freelist: nodeFreeList,
 	}
 	t.root = t.newInternal("", "", nil)
 	return t
@@ -544,6 +547,9 @@ func (t *tree) updateWeight(path string, w float64) error {
 	if w == 1 {
 		delete(t.weights, path)
 	} else {
+		if t.weights == nil {
+			t.weights = make(map[string]float64)
+		}
 		t.weights[path] = w
 	}
 	if n := t.find(path); n != nil && n.weight != w {

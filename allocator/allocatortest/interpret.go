@@ -1043,7 +1043,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 	if fwOK {
 		role = h.fwInfo[fw].Roles[0]
 	}
-	huge := h.res("cpus:1000000000000").Allocate(role)
+	huge := h.res("unheld:1").Allocate(role)
 	switch x[0] % 16 {
 	case 0:
 		id := unknownFramework
@@ -1155,7 +1155,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if x[0]%16 == 8 {
 			r, _ := pick(h.roles, x[1])
 			r = reservation.TopLevel(r)
-			res, _ := h.res("cpus:1000000000000").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
+			res, _ := h.res("unheld:1").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
 			set(fmt.Sprintf("UpdateAvailable(%s, reserve %s)", agentID, res), allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}))
 			return
 		}
@@ -1195,7 +1195,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil))
 			return
 		}
-		res, _ := h.res("cpus:1000000000000").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
+		res, _ := h.res("unheld:1").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
 		op := offer.Reserve{Resources: res}
 		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op), allocator.ErrOperation,
 			a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}))
