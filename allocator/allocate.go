@@ -353,18 +353,10 @@ func (a *Allocator) unmet(n *roleNode) resources.Quantities {
 	if n.quota.Guarantees.IsEmpty() {
 		return children
 	}
-	own := n.quota.Guarantees.Minus(n.consumed())
-	return maxQuantities(own, children)
-}
-
-func maxQuantities(a, b resources.Quantities) resources.Quantities {
-	out := a.Clone()
-	for name, v := range b.All() {
-		if out.Scalar(name) < v {
-			out.SetScalar(name, v)
-		}
-	}
-	return out
+	var own resources.Quantities
+	n.unmetInto(&own)
+	own.Max(children)
+	return own
 }
 
 // requiredHeadroom is the sum of the unmet guarantees of the top-level
@@ -382,38 +374,45 @@ func (a *Allocator) requiredHeadroom() resources.Quantities {
 // ancestor's guarantee covers its whole subtree.
 func (a *Allocator) unsatisfiedGuarantees(n *roleNode) resources.Quantities {
 	var out resources.Quantities
+	a.unsatisfiedInto(n, &out)
+	return out
+}
+
+// unsatisfiedInto is unsatisfiedGuarantees into out's storage.
+func (a *Allocator) unsatisfiedInto(n *roleNode, out *resources.Quantities) {
+	out.Reset()
 	for q := range n.quotaAncestry {
 		if q.quota.Guarantees.IsEmpty() {
 			continue
 		}
-		out = maxQuantities(out, q.quota.Guarantees.Minus(q.consumed()))
+		q.unmetInto(&a.unmetBuf)
+		out.Max(a.unmetBuf)
 	}
-	return out
 }
 
 // limitHeadroom is how much more unreserved, non-revocable scalar resources
 // the role may take before it or an ancestor reaches its limit; limited is
-// false when no limit applies.
+// false when no limit applies. The result is valid until the next call.
 func (a *Allocator) limitHeadroom(n *roleNode) (resources.Limits, bool) {
-	var out resources.Limits
+	out := &a.limitsBuf
 	limited := false
 	for q := range n.quotaAncestry {
 		if q.quota.Limits.IsEmpty() {
 			continue
 		}
-		left := q.quota.Limits.Subtract(q.consumed())
 		if !limited {
-			out, limited = left, true
+			out.CopyFrom(q.quota.Limits)
+			out.SubtractInPlace(q.reserved)
+			out.SubtractInPlace(q.allocatedUnreserved)
+			limited = true
 			continue
 		}
-		for _, name := range left.Names() {
-			v, _ := left.Get(name)
-			if cur, ok := out.Get(name); !ok || v < cur {
-				out.Set(name, v)
-			}
-		}
+		a.leftBuf.CopyFrom(q.quota.Limits)
+		a.leftBuf.SubtractInPlace(q.reserved)
+		a.leftBuf.SubtractInPlace(q.allocatedUnreserved)
+		out.Lower(a.leftBuf)
 	}
-	return out, limited
+	return *out, limited
 }
 
 // capped reports whether a role can take nothing more anywhere in this
@@ -585,8 +584,9 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if node == nil {
 		return true
 	}
-	unsatisfied := a.unsatisfiedGuarantees(node)
-	if unsatisfied.IsEmpty() {
+	a.unsatisfiedInto(node, &a.unsatBuf)
+	c.unsatisfied = a.unsatBuf
+	if c.unsatisfied.IsEmpty() {
 		// Guarantees only get met within a run: hide the role from the
 		// role sorter for the rest of stage one.
 		_ = a.roleSorter.Deactivate(role)
@@ -597,7 +597,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if fs == nil || a.nobody(c.ag, node, c.r) {
 		return true
 	}
-	c.role, c.node, c.unsatisfied = role, node, unsatisfied
+	c.role, c.node = role, node
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
 	return true
 }
@@ -776,12 +776,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() {
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
-		quotaPart := available.Filter(func(x resources.Resource) bool {
-			return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
-		})
-		rest := available.Filter(func(x resources.Resource) bool {
-			return x.Type != resources.ScalarType || x.IsReserved() || x.Revocable
-		})
+		quotaPart, rest := available.QuotaPart()
 		if st == stageGuarantees {
 			// Guarantees never take the role or an ancestor past a limit.
 			if limited {

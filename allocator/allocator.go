@@ -60,6 +60,10 @@ type Allocator struct {
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
 	ch      charge
+	// unmetBuf, limitsBuf and leftBuf hold quota figures worked out on the
+	// hot path.
+	unmetBuf, unsatBuf resources.Quantities
+	limitsBuf, leftBuf resources.Limits
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.

@@ -146,6 +146,15 @@ func (n *roleNode) consumed() resources.Quantities {
 	return n.reserved.Plus(n.allocatedUnreserved)
 }
 
+// unmetInto sets out to the role's own unmet guarantees, guarantees −
+// consumed, reusing out's storage.
+func (n *roleNode) unmetInto(out *resources.Quantities) {
+	out.Reset()
+	out.Add(n.quota.Guarantees)
+	out.Subtract(n.reserved)
+	out.Subtract(n.allocatedUnreserved)
+}
+
 // quotaAncestry yields n and its ancestors that have quota, nearest first.
 func (n *roleNode) quotaAncestry(yield func(*roleNode) bool) {
 	for ; n != nil && n.path != ""; n = n.parent {

@@ -223,7 +223,38 @@ func (q *Quantities) Add(o Quantities) {
 }
 
 func (q *Quantities) addSlow(o Quantities) {
-	out := make([]quantity, 0, len(q.items)+len(o.items))
+	// The merged length: q's names plus o's new ones.
+	n := len(q.items)
+	for i, j := 0, 0; j < len(o.items); j++ {
+		for i < len(q.items) && q.items[i].id < o.items[j].id {
+			i++
+		}
+		if i == len(q.items) || q.items[i].id != o.items[j].id {
+			n++
+		}
+	}
+	if n <= cap(q.items) && !overlaps(q.items, o.items) {
+		// Merge in place from the back: no allocation.
+		items := q.items[:n]
+		i, j := len(q.items)-1, len(o.items)-1
+		for k := n - 1; k >= 0; k-- {
+			switch {
+			case j < 0 || (i >= 0 && q.items[i].id > o.items[j].id):
+				items[k] = q.items[i]
+				i--
+			case i < 0 || o.items[j].id > q.items[i].id:
+				items[k] = o.items[j]
+				j--
+			default:
+				items[k] = quantity{q.items[i].id, q.items[i].v + o.items[j].v}
+				i--
+				j--
+			}
+		}
+		q.items = items
+		return
+	}
+	out := make([]quantity, 0, n)
 	i, j := 0, 0
 	for i < len(q.items) || j < len(o.items) {
 		switch {
@@ -588,4 +619,47 @@ func (q Quantities) Within(max Scalar) bool {
 		}
 	}
 	return true
+}
+
+// Max raises every amount of q to o's amount of the same name, in place:
+// q becomes the larger of the two, name by name.
+func (q *Quantities) Max(o Quantities) {
+	for _, it := range o.items {
+		if v, _ := q.getID(it.id); v < it.v {
+			q.setID(it.id, it.v)
+		}
+	}
+}
+
+// Lower lowers every limit of l to o's limit of the same name, in place,
+// and limits the names o limits that l does not: l becomes the tighter of
+// the two.
+func (l *Limits) Lower(o Limits) {
+	for _, it := range o.items {
+		if v, ok := l.get(it.id); !ok || it.v < v {
+			l.set(it.id, it.v)
+		}
+	}
+}
+
+// SubtractInPlace lowers every limit of l by q's amount of the same name,
+// saturating at zero, as Subtract does, without a copy.
+func (l *Limits) SubtractInPlace(q Quantities) {
+	for i, lim := range l.items {
+		if v, ok := q.getID(lim.id); ok {
+			l.items[i].v = max(lim.v-v, 0)
+		}
+	}
+}
+
+// CopyFrom makes l limit what o limits, reusing l's storage.
+func (l *Limits) CopyFrom(o Limits) { l.items = append(l.items[:0], o.items...) }
+
+// overlaps reports whether a and b share storage.
+func overlaps(a, b []quantity) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	a, b = a[:cap(a)], b[:cap(b)]
+	return &a[len(a)-1] == &b[len(b)-1] || (&a[0] == &b[0])
 }
