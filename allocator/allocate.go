@@ -773,7 +773,8 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if r.quota {
 		limits, limited = a.limitHeadroom(node)
 	}
-	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() {
+	split := st == stageFairShare && a.opts.OfferShare > 0 && a.opts.OfferShare < 1
+	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
 		quotaPart, rest := available.QuotaPart()
@@ -808,6 +809,9 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			capped := additional.Shrink(spare, a.rng)
 			cutByHeadroom = !capped.Equal(additional)
 			additional = capped
+		}
+		if split {
+			additional = additional.ShrinkToLimits(a.offerShareOf(ag), a.rng)
 		}
 		rest.Add(additional)
 		toOffer, whole = rest, false
@@ -849,6 +853,16 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		return offered, guaranteed.Plus(additional).Quantities()
 	}
 	return offered, resources.Quantities{}
+}
+
+// offerShareOf is the most of each unreserved, non-revocable scalar of ag
+// one offer may hold under Options.OfferShare.
+func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
+	var l resources.Limits
+	for name, v := range headroomOf(ag.total).All() {
+		l.Set(name, resources.Scalar(float64(v)*a.opts.OfferShare))
+	}
+	return l
 }
 
 // record adds an offer to the run; a stage-two offer to the same

@@ -186,6 +186,9 @@ func New(opts Options) (*Allocator, error) {
 	if opts.AllocationInterval < 0 {
 		return nil, fmt.Errorf("%w: negative allocation interval", ErrInvalidOptions)
 	}
+	if !(opts.OfferShare >= 0 && opts.OfferShare < 1) {
+		return nil, fmt.Errorf("%w: offer share %v, want 0 (off) or a part between 0 and 1", ErrInvalidOptions, opts.OfferShare)
+	}
 	opts = opts.withDefaults()
 	a := &Allocator{
 		opts:             opts,

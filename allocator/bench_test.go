@@ -279,32 +279,43 @@ func BenchmarkLargeAndSmallQuota(b *testing.B) {
 func BenchmarkWorkloadW1(b *testing.B) {
 	for _, n := range []int{1000, 2000, 5000} {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			runWorkload(b, n, 12*n/10, true)
+			runWorkload(b, Options{}, n, 12*n/10, nil)
 		})
 	}
 }
 
-// Workload W2: as W1 with 4N tasks per role, more than the cluster holds;
-// runs until a round places nothing and reports the spread of dominant
-// shares.
+// Workload W2: as W1 with 4N tasks per role, more than the cluster holds
+// (at most about 22.8N tasks fit: memory and cpus both run out). The host
+// declines what a framework cannot use with Mesos's default refusal of 5
+// s, as real frameworks do, and the clock moves one second a run, so
+// leftovers one framework cannot use reach the others within a few runs.
+// It runs until no framework could use what was left for twenty runs in a
+// row, and reports the tasks placed, the cluster's utilisation and the
+// spread of dominant shares.
 func BenchmarkWorkloadW2(b *testing.B) {
-	for _, n := range []int{1000, 2000, 5000} {
-		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			runWorkload(b, n, 4*n, false)
-		})
+	for _, share := range []float64{0, 0.5} {
+		for _, n := range []int{1000, 2000, 5000} {
+			b.Run(fmt.Sprintf("offer-share=%g/agents=%d", share, n), func(b *testing.B) {
+				runWorkload(b, Options{OfferShare: share}, n, 4*n, &Filter{Refuse: DefaultRefuse})
+			})
+		}
 	}
 }
 
-func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
+// runWorkload plays W1 (decline nil: every task must run, at equal shares)
+// or W2 (declines with a filter, more demand than supply).
+func runWorkload(b *testing.B, opts Options, agents, tasksPerRole int, decline *Filter) {
 	const roles = 10
 	var placed, rounds int
-	var spread float64
+	var spread, cpuUse, memUse float64
 	var cpu cpuClock
 	var fl time.Duration
 	b.ReportAllocs()
 	for range b.N {
 		b.StopTimer()
-		a, err := New(Options{Seed: 1})
+		clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		opts.Seed, opts.Clock = 1, clock.Now
+		a, err := New(opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -332,6 +343,7 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 		fl = timeFloor(a)
 		b.StartTimer()
 		placed, rounds = 0, 0
+		idle := 0 // runs in a row that placed nothing
 		for {
 			var res Result
 			cpu.measure(func() { res = a.AllocateAll() })
@@ -341,36 +353,48 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 			for _, o := range res.Offers {
 				r := int(o.FrameworkID[len(o.FrameworkID)-1] - '0')
 				q := o.Resources.Quantities()
-				var task resources.Resources
 				for pending[r] > 0 && q.Contains(need[r]) {
 					q.Subtract(need[r])
 					pending[r]--
 					round++
 				}
 				used := o.Resources.Quantities().Minus(q)
-				task = o.Resources.Shrink(used, nil)
-				if !task.IsEmpty() {
-					// The tasks run: keep them allocated; give back the rest.
-					if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources.Minus(task), nil); err != nil {
-						b.Fatal(err)
-					}
-				} else if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
+				task := o.Resources.Shrink(used, nil)
+				filter := decline
+				if decline != nil && task.IsEmpty() && pending[r] == 0 {
+					filter = &Filter{Refuse: MaxRefuse} // wants nothing more
+				}
+				// The tasks run: keep them allocated; give back the rest.
+				if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources.Minus(task), filter); err != nil {
 					b.Fatal(err)
 				}
 			}
 			placed += round
+			clock.now = clock.now.Add(time.Second)
 			b.StartTimer()
 			if round == 0 {
+				idle++
+			} else {
+				idle = 0
+			}
+			// W1 ends when a run places nothing; W2 when every framework
+			// has had the leftovers (a refusal outlives five runs, and
+			// ten frameworks take turns) and none could use them.
+			if (decline == nil && idle > 0) || idle > 2*roles || len(res.Offers) == 0 {
 				break
 			}
 		}
 		b.StopTimer()
 		lo, hi := 2.0, -1.0
+		var used resources.Quantities
 		for _, r := range a.Roles() {
 			lo, hi = min(lo, r.Share), max(hi, r.Share)
+			used.Add(r.Allocated)
 		}
 		spread = hi - lo
-		if checkShares {
+		cpuUse = used.Get("cpus") / (16 * float64(agents))
+		memUse = used.Get("mem") / (65536 * float64(agents))
+		if decline == nil {
 			for _, p := range pending {
 				if p != 0 {
 					b.Fatalf("%d tasks left", p)
@@ -385,6 +409,9 @@ func runWorkload(b *testing.B, agents, tasksPerRole int, checkShares bool) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(placed), "tasks")
+	b.ReportMetric(float64(placed)/float64(agents), "tasks/agent")
+	b.ReportMetric(cpuUse, "cpu-used")
+	b.ReportMetric(memUse, "mem-used")
 	b.ReportMetric(float64(rounds), "rounds")
 	b.ReportMetric(spread, "share-spread")
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(rounds)/float64(fl), "x-floor")

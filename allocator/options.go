@@ -49,6 +49,16 @@ type Options struct {
 	// GPU_RESOURCES capability. False (Mesos's --filter_gpu_resources) keeps
 	// such agents from them.
 	AllowGPUsToAll bool
+	// OfferShare, when between 0 and 1, splits agents among frameworks:
+	// no offer of the fair-share stage holds more than this part of an
+	// agent's unreserved, non-revocable scalars (by the agent's total), so
+	// the rest goes to the next frameworks in DRF order in the same run.
+	// Zero (the default) is Mesos's behaviour: the first framework is
+	// offered everything. Splitting helps when frameworks take all they
+	// can of one resource and leave the others stranded (one framework
+	// fills an agent's cpus, another its memory): with 0.5 each agent
+	// hosts both kinds of task. See BENCHMARKS.md, workload W2.
+	OfferShare float64
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).
