@@ -240,6 +240,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 
 	res := Result{Stats: *r.stats}
 	res.Offers = a.groupOffers(r.offers)
+	a.noteOffers(res.Offers)
 	res.InverseOffers = a.inverseOffers(candidates, r.now)
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)

@@ -151,6 +151,9 @@ type agent struct {
 	nobody map[string]nobodyEntry
 
 	inverse map[string]*inverseState
+	// outstanding are the offers made on the agent and not yet given back
+	// in full, in the order they were made (see outstanding.go).
+	outstanding []outstandingOffer
 }
 
 // nobodyEntry says that at agent version `version` and role epoch `epoch`
@@ -313,6 +316,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	}
 	for _, ag := range a.agents {
 		delete(ag.inverse, id)
+		ag.dropOffers(id)
 	}
 	for _, role := range slices.Clone(fw.tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
@@ -941,7 +945,11 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		if whole := first[fw.id]; whole.Len() == part.Len() && whole.Equal(part) {
 			given = whole
 		}
+		offeredBefore := ag.offered[fw.id]
 		takeFrom(first, second, fw.id, part)
+		if taken := offeredBefore.Minus(ag.offered[fw.id]); !taken.IsEmpty() {
+			ag.offersTaken(fw.id, role, taken, resources.Resources{})
+		}
 		a.ch.load(given)
 		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
 		if s := a.frameworkSorters[role]; s != nil {

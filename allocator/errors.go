@@ -33,6 +33,8 @@ var (
 	ErrUnknownTask = errors.New("allocator: unknown task")
 	// ErrDuplicateTask: a launch of a task id the framework already runs.
 	ErrDuplicateTask = errors.New("allocator: task already running")
+	// ErrUnknownOffer: an offer id that is not outstanding.
+	ErrUnknownOffer = errors.New("allocator: unknown offer")
 	// ErrOverflow: an event that would take a sum the allocator keeps past
 	// resources.MaxTotal (see the package doc).
 	ErrOverflow = errors.New("allocator: amounts too large")

@@ -20,6 +20,7 @@ import (
 //   - the role tree's reservation and allocation aggregates, and the
 //     cluster's totals and free headroom, match a recomputation;
 //   - refusal filters name only known frameworks and agents;
+//   - outstanding offers hold no more than their frameworks are offered;
 //   - roles kept out of the role sorter across runs can still take nothing.
 //
 // It costs O(everything) and is meant for tests; the error joins every
@@ -190,6 +191,26 @@ func (a *Allocator) CheckInvariants() error {
 		for agentID := range fw.agents {
 			if _, ok := a.agents[agentID]; !ok {
 				fail("framework %s lists unknown agent %s", fwID, agentID)
+			}
+		}
+	}
+	for _, id := range a.agentIDs {
+		ag := a.agents[id]
+		sums := map[string]resources.Resources{}
+		for _, o := range ag.outstanding {
+			if _, ok := a.frameworks[o.framework]; !ok {
+				fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
+			}
+			if role, ok := o.res.AllocationRole(); !ok || role != o.role {
+				fail("agent %s: outstanding offer %s of role %q holds %s", id, o.id, o.role, o.res)
+			}
+			s := sums[o.framework]
+			s.Add(o.res)
+			sums[o.framework] = s
+		}
+		for fwID, s := range sums {
+			if !ag.offered[fwID].Contains(s) {
+				fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered[fwID])
 			}
 		}
 	}

@@ -196,7 +196,11 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
+	offeredBefore := ag.offered[fwID]
 	takeFrom(ag.offered, ag.allocated, fwID, offered)
+	if taken := offeredBefore.Minus(ag.offered[fwID]); !taken.IsEmpty() {
+		ag.offersTaken(fwID, role, taken, accepted.Unused)
+	}
 	if !accepted.Unused.IsEmpty() {
 		ag.offered[fwID] = ag.offered[fwID].Plus(accepted.Unused)
 	}
