@@ -1,6 +1,6 @@
 module github.com/allot-go/allot
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/cockroachdb/datadriven v1.0.3
