@@ -321,6 +321,44 @@ func (a *Allocator) refreshSorterTotals() {
 	for _, s := range a.frameworkSorters {
 		refresh(s)
 	}
+	a.refreshAllowances()
+}
+
+// refreshAllowances tells the role sorter each role's allowance under
+// Options.ChargeBeyondAllowance: its quota guarantee plus the reservations
+// of its subtree, name by name. Both change only with events, never within
+// a run; a role whose allowance changed is re-keyed in the sorter.
+func (a *Allocator) refreshAllowances() {
+	if !a.opts.ChargeBeyondAllowance {
+		return
+	}
+	s, ok := a.roleSorter.Sorter.(sorter.Allowances)
+	if !ok {
+		return
+	}
+	for path, n := range a.roles.nodes {
+		a.scratch.Reset()
+		a.scratch.Add(n.quota.Guarantees)
+		a.scratch.Add(n.reserved)
+		if !a.scratch.Equal(n.allowance) {
+			n.allowance = a.scratch.Clone()
+			_ = s.SetAllowance(path, n.allowance)
+		}
+	}
+	for path := range a.allowed {
+		if _, ok := a.roles.nodes[path]; !ok {
+			_ = s.SetAllowance(path, resources.Quantities{})
+			delete(a.allowed, path)
+		}
+	}
+	for path, n := range a.roles.nodes {
+		if !n.allowance.IsEmpty() {
+			if a.allowed == nil {
+				a.allowed = map[string]struct{}{}
+			}
+			a.allowed[path] = struct{}{}
+		}
+	}
 }
 
 func (a *Allocator) countSuppressed(r *run) {

@@ -47,6 +47,8 @@ type Allocator struct {
 	// the agent's total (see overflow.go).
 	excess resources.Quantities
 
+	// allowed lists the roles given an allowance in the role sorter.
+	allowed map[string]struct{}
 	// parked are the roles kept out of the role sorter because they could
 	// take nothing more when parkedEpoch was capEpoch (see parkCapped).
 	parked                []string

@@ -49,6 +49,16 @@ type Options struct {
 	// GPU_RESOURCES capability. False (Mesos's --filter_gpu_resources) keeps
 	// such agents from them.
 	AllowGPUsToAll bool
+	// ChargeBeyondAllowance charges a role in the role sorter only for what
+	// it holds beyond its allowance: its quota guarantee plus the
+	// reservations of its subtree, name by name. A role that uses exactly
+	// its pool reservation then sorts as if it held nothing, and competes
+	// for the shared pool with what it holds beyond it. Off (Mesos's
+	// behaviour), a role's reservations count in its share like anything
+	// else it holds. Frameworks within a role are charged for all they
+	// hold: the allowance belongs to the role. It needs a role sorter that
+	// implements sorter.Allowances (the DRF sorter does).
+	ChargeBeyondAllowance bool
 	// OfferShare, when between 0 and 1, splits agents among frameworks:
 	// no offer of the fair-share stage holds more than this part of an
 	// agent's unreserved, non-revocable scalars (by the agent's total), so

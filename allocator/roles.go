@@ -36,6 +36,9 @@ type roleNode struct {
 	// turn a framework that was passed over into one that is not: one
 	// added, activated, revived, its filters cleared or its info updated.
 	epoch uint64
+	// allowance is what the role sorter was last told the role may hold
+	// without it counting in its share (Options.ChargeBeyondAllowance).
+	allowance resources.Quantities
 	// cappedRun is the run in which the role was found unable to take any
 	// more resources anywhere (see Allocator.capped).
 	cappedRun uint64

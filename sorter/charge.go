@@ -85,3 +85,47 @@ func (t *tree) dischargeQuantities(client string, q resources.Quantities) error 
 	t.touch(l)
 	return nil
 }
+
+// Allowances is implemented by sorters that can charge a client, or a
+// subtree, only for what it holds beyond an allowance: its share is
+// computed from what it holds beyond the allowance, name by name, never
+// below zero. A role given its pool reservation as an allowance sorts, while
+// it uses no more than that, as if it held nothing; beyond it, it competes
+// for the shared pool with what it holds there. The allocator sets a role's
+// quota guarantee plus its reservations as its allowance when
+// Options.ChargeBeyondAllowance is on.
+type Allowances interface {
+	// SetAllowance sets the allowance of the node at path (a client, or a
+	// prefix of clients' paths), which need not exist yet; empty
+	// quantities remove it. It returns ErrInvalidClient for a malformed
+	// path.
+	SetAllowance(path string, allowance resources.Quantities) error
+}
+
+var _ Allowances = (*DRF)(nil)
+
+// SetAllowance sets what the node at path may hold before it counts in its
+// share (see Allowances).
+func (d *DRF) SetAllowance(path string, allowance resources.Quantities) error {
+	err := d.t.setAllowance(path, allowance)
+	d.changed(err)
+	return err
+}
+
+func (t *tree) setAllowance(path string, allowance resources.Quantities) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	if allowance.IsEmpty() {
+		delete(t.allowances, path)
+	} else {
+		if t.allowances == nil {
+			t.allowances = make(map[string]resources.Quantities)
+		}
+		t.allowances[path] = allowance.Clone()
+	}
+	if n := t.find(path); n != nil {
+		t.touch(n)
+	}
+	return nil
+}

@@ -105,6 +105,10 @@ type tree struct {
 	byIndex []*node
 	free    []int
 	weights map[string]float64   // path -> weight, for weights other than 1
+	// allowances holds, by path, what a node may hold before it counts in
+	// its share (see Allowances); allowed is shareOf's scratch.
+	allowances map[string]resources.Quantities
+	allowed    resources.Quantities
 	agents  map[string]*agent    // agents with a total or a holding
 	total   resources.Quantities // sum of the agents' totals
 	nodes   int                  // nodes below the root
@@ -182,7 +186,16 @@ func validPath(p string) bool {
 // shareOf returns n's weighted dominant share, computed from the integer
 // quantities: equal allocations give bit-identical shares.
 func (t *tree) shareOf(n *node) (float64, string) {
-	s, dom := n.total.DominantShare(t.total, t.excluded)
+	total := n.total
+	if len(t.allowances) > 0 {
+		if allow, ok := t.allowances[n.path]; ok {
+			t.allowed.Reset()
+			t.allowed.Add(n.total)
+			t.allowed.Subtract(allow)
+			total = t.allowed
+		}
+	}
+	s, dom := total.DominantShare(t.total, t.excluded)
 	return s / n.weight, dom
 }
 
