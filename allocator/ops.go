@@ -160,18 +160,28 @@ func offeredRole(fwID string, ag *agent, offered resources.Resources) (string, e
 }
 
 func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Accepted, error) {
+	accepted, _, err := a.updateAllocationOps(fwID, agentID, offered, ops)
+	return accepted, err
+}
+
+// updateAllocationOps applies ops as updateAllocation does and also returns
+// them as applied (see reservedFirst).
+func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Accepted, []offer.Operation, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
-		return offer.Accepted{}, err
+		return offer.Accepted{}, nil, err
 	}
 	ag, err := a.agent(agentID)
 	if err != nil {
-		return offer.Accepted{}, err
+		return offer.Accepted{}, nil, err
 	}
 	offered = offered.Clone()
 	role, err := offeredRole(fwID, ag, offered)
 	if err != nil {
-		return offer.Accepted{}, err
+		return offer.Accepted{}, nil, err
+	}
+	if a.opts.ReservedFirst {
+		ops = reservedFirst(role, offered, ops)
 	}
 	total := ag.total
 	var removed, added resources.Resources
@@ -180,18 +190,18 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	for i, op := range ops {
 		ctx.Checkpointed = total
 		if err := offer.Validate(op, ctx); err != nil {
-			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+			return offer.Accepted{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 		if err := checkNewTasks(fw, i, op, seen); err != nil {
-			return offer.Accepted{}, err
+			return offer.Accepted{}, nil, err
 		}
 		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
-			return offer.Accepted{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+			return offer.Accepted{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 	}
 	accepted, err := offer.Accept(offered, ops...)
 	if err != nil {
-		return offer.Accepted{}, fmt.Errorf("%w: %w", ErrOperation, err)
+		return offer.Accepted{}, nil, fmt.Errorf("%w: %w", ErrOperation, err)
 	}
 
 	// Take the offered resources out of the framework's holdings (offered
@@ -228,7 +238,7 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 			a.recomputeAvailable(ag)
 		}
 	}
-	return accepted, nil
+	return accepted, ops, nil
 }
 
 // applyToTotal applies an operation's conversions, allocation roles

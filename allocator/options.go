@@ -59,6 +59,12 @@ type Options struct {
 	// hold: the allowance belongs to the role. It needs a role sorter that
 	// implements sorter.Allowances (the DRF sorter does).
 	ChargeBeyondAllowance bool
+	// ReservedFirst moves tasks launched on unreserved resources onto the
+	// role's reservations still free in the same offer, the most specific
+	// first, so that reservations are used before the shared pool and the
+	// pool is not left in pieces (see AcceptApplied). Off by default:
+	// Mesos launches what the framework names.
+	ReservedFirst bool
 	// OfferShare, when between 0 and 1, splits agents among frameworks:
 	// no offer of the fair-share stage holds more than this part of an
 	// agent's unreserved, non-revocable scalars (by the agent's total), so
