@@ -947,9 +947,12 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		if whole := first[fw.id]; whole.Len() == part.Len() && whole.Equal(part) {
 			given = whole
 		}
-		offeredBefore := ag.offered[fw.id]
-		takeFrom(first, second, fw.id, part)
-		if taken := offeredBefore.Minus(ag.offered[fw.id]); !taken.IsEmpty() {
+		fromFirst, fromSecond := takeFrom(first, second, fw.id, part)
+		taken := fromFirst
+		if allocatedFirst {
+			taken = fromSecond
+		}
+		if !taken.IsEmpty() {
 			ag.offersTaken(fw.id, role, taken, resources.Resources{})
 		}
 		a.ch.load(given)
@@ -974,7 +977,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		a.recomputeAvailable(ag)
 		return
 	}
-	ag.available.Add(res.Unallocate().NonShared())
+	ag.available.AddUnallocated(res, false)
 	a.availableGrew(ag)
 	ag.version++
 	a.refreshHeadroom(ag)
@@ -1004,19 +1007,25 @@ func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) 
 }
 
 // takeFrom removes part from first[key] as far as it holds it, and the rest
-// from second[key].
-func takeFrom(first, second map[string]resources.Resources, key string, part resources.Resources) {
+// from second[key]; it returns what it took from each.
+func takeFrom(first, second map[string]resources.Resources, key string, part resources.Resources) (fromFirst, fromSecond resources.Resources) {
 	held := first[key]
 	if held.Contains(part) {
-		setOrDelete(first, key, held.Minus(part))
-		return
+		if held.Identical(part) || held.Equal(part) {
+			delete(first, key)
+		} else {
+			setOrDelete(first, key, held.Minus(part))
+		}
+		return part, resources.Resources{}
 	}
 	// part ∩ held, with Mesos's subtraction: part − (part − held).
-	fromFirst := part.Minus(part.Minus(held))
+	fromFirst = part.Minus(part.Minus(held))
 	setOrDelete(first, key, held.Minus(fromFirst))
 	if rest := part.Minus(fromFirst); !rest.IsEmpty() {
 		setOrDelete(second, key, second[key].Minus(rest))
+		fromSecond = rest
 	}
+	return fromFirst, fromSecond
 }
 
 func setOrDelete(m map[string]resources.Resources, key string, v resources.Resources) {
@@ -1059,15 +1068,14 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	if res.IsEmpty() {
 		return nil
 	}
-	// The caller's value may share storage with what it was handed; work on
-	// a copy.
-	res = res.Clone()
-	for _, role := range res.AllocationRoles() {
-		if role == "" {
-			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
-		}
+	// Nothing below keeps res or changes it in place: what the allocator
+	// keeps of it are new values.
+	if role, single := res.AllocationRole(); single && role == "" {
+		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
+	} else if !single && slices.Contains(res.AllocationRoles(), "") {
+		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 	}
-	if !ag.held(fwID).Contains(res) {
+	if !ag.offered[fwID].Contains(res) && !ag.allocated[fwID].Contains(res) && !ag.held(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)

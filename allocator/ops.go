@@ -206,9 +206,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	offeredBefore := ag.offered[fwID]
-	takeFrom(ag.offered, ag.allocated, fwID, offered)
-	if taken := offeredBefore.Minus(ag.offered[fwID]); !taken.IsEmpty() {
+	if taken, _ := takeFrom(ag.offered, ag.allocated, fwID, offered); !taken.IsEmpty() {
 		ag.offersTaken(fwID, role, taken, accepted.Unused)
 	}
 	if !accepted.Unused.IsEmpty() {

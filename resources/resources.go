@@ -138,6 +138,20 @@ func (rs *Resources) Add(o Resources) {
 	}
 }
 
+// AddUnallocated adds o to the receiver in place without o's allocation
+// roles, as o.Unallocate() would give, but without that copy; shared
+// resources of o are left out unless withShared is set.
+func (rs *Resources) AddUnallocated(o Resources, withShared bool) {
+	for i := range o.entries {
+		e := o.entries[i]
+		if e.m.shared && !withShared {
+			continue
+		}
+		e.alloc = ""
+		rs.addEntry(e)
+	}
+}
+
 // Subtract removes o from the receiver in place, with Mesos's semantics:
 // each entry of o is taken from the first entry of the same kind; an entry
 // that would go negative is removed; entries of o with no matching kind (a
