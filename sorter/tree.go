@@ -104,15 +104,15 @@ type tree struct {
 	// byIndex holds each leaf at its number; free lists numbers to reuse.
 	byIndex []*node
 	free    []int
-	weights map[string]float64   // path -> weight, for weights other than 1
+	weights map[string]float64 // path -> weight, for weights other than 1
 	// allowances holds, by path, what a node may hold before it counts in
 	// its share (see Allowances); allowed is shareOf's scratch.
 	allowances map[string]resources.Quantities
 	allowed    resources.Quantities
-	agents  map[string]*agent    // agents with a total or a holding
-	total   resources.Quantities // sum of the agents' totals
-	nodes   int                  // nodes below the root
-	scratch resources.Quantities // see load
+	agents     map[string]*agent    // agents with a total or a holding
+	total      resources.Quantities // sum of the agents' totals
+	nodes      int                  // nodes below the root
+	scratch    resources.Quantities // see load
 
 	freelist *btree.FreeListG[*node]
 
