@@ -195,6 +195,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 	r.stats.Agents = len(agents)
 	a.countSuppressed(r)
 	a.refreshSorterTotals()
+	a.offerHolds(r, agents)
 
 	guarantees := false
 	for _, n := range a.roles.nodes {
@@ -212,7 +213,9 @@ func (a *Allocator) allocate(candidates []string) Result {
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
-		r.stage1 = map[offerKey]int{}
+		if r.stage1 == nil {
+			r.stage1 = map[offerKey]int{}
+		}
 		for _, ag := range agents {
 			a.allocateGuarantees(r, ag)
 		}

@@ -156,6 +156,8 @@ type agent struct {
 	// outstanding are the offers made on the agent and not yet given back
 	// in full, in the order they were made (see outstanding.go).
 	outstanding []outstandingOffer
+	// holds are resources held for frameworks (see holds.go).
+	holds []hold
 }
 
 // nobodyEntry says that at agent version `version` and role epoch `epoch`
@@ -314,6 +316,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	a.forgetFilters(fw, "")
 	for _, agentID := range sortedKeys(fw.agents) {
 		ag := a.agents[agentID]
+		ag.holdsToOffered(id)
 		a.untrackAllocation(fw, ag, ag.held(id), false)
 	}
 	for _, ag := range a.agents {
@@ -672,6 +675,9 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 			shared.Add(held[fwID].Shared().Unallocate())
 		}
 	}
+	for _, h := range ag.holds {
+		used.AddUnallocated(h.res, false)
+	}
 	ag.overAllocated = !ag.total.Contains(used)
 	a.excess.Subtract(ag.excess)
 	ag.excess = resources.Quantities{}
@@ -718,6 +724,7 @@ func (a *Allocator) RemoveAgent(id string) error {
 	if err != nil {
 		return err
 	}
+	ag.holdsToOffered("")
 	for _, fwID := range ag.frameworkIDs() {
 		if fw, ok := a.frameworks[fwID]; ok {
 			a.untrackAllocation(fw, ag, ag.held(fwID), false)
@@ -867,7 +874,11 @@ func (a *Allocator) agent(id string) (*agent, error) {
 
 // held returns what a framework holds on the agent, offered or allocated.
 func (ag *agent) held(fwID string) resources.Resources {
-	return ag.offered[fwID].Plus(ag.allocated[fwID])
+	held := ag.offered[fwID].Plus(ag.allocated[fwID])
+	if len(ag.holds) > 0 {
+		held.Add(ag.heldFor(fwID))
+	}
+	return held
 }
 
 func (ag *agent) frameworkIDs() []string {
@@ -875,6 +886,11 @@ func (ag *agent) frameworkIDs() []string {
 	for id := range ag.allocated {
 		if _, ok := ag.offered[id]; !ok {
 			ids = append(ids, id)
+		}
+	}
+	for _, h := range ag.holds {
+		if !slices.Contains(ids, h.framework) {
+			ids = append(ids, h.framework)
 		}
 	}
 	slices.Sort(ids)
@@ -963,7 +979,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		a.trackHeld(role, part, false)
 	}
 	if _, ok := ag.offered[fw.id]; !ok {
-		if _, ok := ag.allocated[fw.id]; !ok {
+		if _, ok := ag.allocated[fw.id]; !ok && ag.heldFor(fw.id).IsEmpty() {
 			delete(fw.agents, ag.id)
 		}
 	}

@@ -33,6 +33,9 @@ var (
 	ErrUnknownTask = errors.New("allocator: unknown task")
 	// ErrDuplicateTask: a launch of a task id the framework already runs.
 	ErrDuplicateTask = errors.New("allocator: task already running")
+	// ErrInvalidHold: a hold of no resources, of shared volumes, or for a
+	// duration that is not positive or passes MaxRefuse.
+	ErrInvalidHold = errors.New("allocator: invalid hold")
 	// ErrUnknownOffer: an offer id that is not outstanding.
 	ErrUnknownOffer = errors.New("allocator: unknown offer")
 	// ErrOverflow: an event that would take a sum the allocator keeps past

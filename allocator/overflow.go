@@ -103,6 +103,9 @@ func (ag *agent) heldQuantities() resources.Quantities {
 			r.AddQuantitiesTo(&q)
 		}
 	}
+	for _, h := range ag.holds {
+		h.res.AddQuantitiesTo(&q)
+	}
 	return q
 }
 

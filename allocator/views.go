@@ -23,6 +23,11 @@ type AgentView struct {
 	Available resources.Resources
 	// Offered and Allocated are per framework, tagged with allocation roles.
 	Offered, Allocated map[string]resources.Resources
+	// Held is what the agent holds for frameworks (RecoverHeld), per
+	// framework, tagged with allocation roles; HeldUntil says until when
+	// (the latest of a framework's holds).
+	Held      map[string]resources.Resources
+	HeldUntil map[string]time.Time
 	Unavailability     *offer.Unavailability
 }
 
@@ -52,6 +57,17 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 	}
 	for k, r := range ag.allocated {
 		v.Allocated[k] = r.Clone()
+	}
+	for _, h := range ag.holds {
+		if v.Held == nil {
+			v.Held, v.HeldUntil = map[string]resources.Resources{}, map[string]time.Time{}
+		}
+		held := v.Held[h.framework]
+		held.Add(h.res)
+		v.Held[h.framework] = held
+		if h.until.After(v.HeldUntil[h.framework]) {
+			v.HeldUntil[h.framework] = h.until
+		}
 	}
 	if u := ag.info.Unavailability; u != nil {
 		c := *u
@@ -220,6 +236,9 @@ func (a *Allocator) Describe() string {
 		}
 		for _, fw := range sortedKeys(v.Allocated) {
 			fmt.Fprintf(&b, "    allocated to %s: %s\n", fw, v.Allocated[fw])
+		}
+		for _, fw := range sortedKeys(v.Held) {
+			fmt.Fprintf(&b, "    held for %s until %s: %s\n", fw, v.HeldUntil[fw].UTC().Format(time.RFC3339Nano), v.Held[fw])
 		}
 		if v.Unavailability != nil {
 			fmt.Fprintf(&b, "    unavailable: from %s for %s\n", v.Unavailability.Start.UTC().Format(time.RFC3339), v.Unavailability.Duration)

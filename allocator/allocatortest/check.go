@@ -93,6 +93,9 @@ func used(v allocator.AgentView) resources.Resources {
 	for _, fw := range sortedKeys(v.Allocated) {
 		out.Add(v.Allocated[fw].NonShared().Unallocate())
 	}
+	for _, fw := range sortedKeys(v.Held) {
+		out.Add(v.Held[fw].Unallocate())
+	}
 	return out
 }
 
@@ -212,6 +215,7 @@ func checkSnapshot(s Snapshot) []error {
 		}
 		held("offered", v.Offered, fwOffered)
 		held("allocated", v.Allocated, fwAllocated)
+		held("held", v.Held, map[string]resources.Resources{}) // counts as the role's, as in use
 	}
 
 	for _, f := range s.Frameworks {
@@ -427,8 +431,13 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
 			g.Add(o.Resources)
 			grown[o.FrameworkID] = g
 		}
-		if !v.Available.NonShared().Contains(nonShared) {
-			fail("agent %s: the run offered %s, more than was available, %s", v.ID, nonShared, v.Available.NonShared())
+		// Offers come from what was available and from holds.
+		offerable := v.Available.NonShared()
+		for _, fw := range sortedKeys(v.Held) {
+			offerable.Add(v.Held[fw].Unallocate())
+		}
+		if !offerable.Contains(nonShared) {
+			fail("agent %s: the run offered %s, more than was available or held, %s", v.ID, nonShared, offerable)
 		}
 		if !v.Available.Shared().Contains(shared) {
 			fail("agent %s: the run offered shared volumes %s, available once each: %s", v.ID, shared, v.Available.Shared())

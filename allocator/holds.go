@@ -1,0 +1,180 @@
+package allocator
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Holds: in-framework preemption.
+//
+// A host that preempts a framework's task to make room for another task of
+// the same framework gives the task's resources back with RecoverHeld (or
+// PreemptTask, for a task of the ledger): instead of going back to the
+// common pool, they are held for the framework, in the role they were
+// allocated to, and offered to it alone at the next run (ahead of every
+// other offer on the agent, and whatever its refusal filters say, since it
+// asked for them). They stay held while the framework is inactive or has
+// suppressed the role, until the hold time runs out; then, at the first run
+// after the expiry (a run at the very instant still holds them, as with
+// refusal filters), they go back to the pool. Declining the offer made from
+// a hold gives the resources back to the pool as any decline does.
+//
+// While held, resources count in the framework's and its role's shares and
+// in the role's quota consumption, exactly as when they were in use, so
+// holding cannot be used to game fairness; they are neither available nor
+// offered, so they count once. Removing the framework or the agent ends its
+// holds.
+
+// hold is resources held for a framework on an agent.
+type hold struct {
+	framework string
+	res       resources.Resources // tagged with allocation roles; frozen
+	until     time.Time
+}
+
+// RecoverHeld gives back resources a framework uses on an agent (as
+// RecoverAllocated does) but holds them for the framework for d: the next
+// run offers them to it alone (see the package doc and holds.go). res must
+// be among what the framework uses there, carry allocation roles, and hold
+// no shared volume; d must be positive and at most MaxRefuse. It triggers an
+// allocation of the agent.
+func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if err := checkHold(res, d); err != nil {
+		return err
+	}
+	if !ag.allocated[fwID].Contains(res) {
+		return fmt.Errorf("%w: framework %q does not use %s on agent %q", ErrNotHeld, fwID, res, agentID)
+	}
+	a.holdFor(fw, ag, res, d)
+	return nil
+}
+
+// PreemptTask ends a task of the ledger (see EndTask) and holds its
+// resources for the framework for d, as RecoverHeld does. Shared volumes
+// the task used are given back as EndTask gives them back.
+func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	t, ok := fw.tasks[taskID]
+	if !ok {
+		return fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
+	}
+	held := t.owns.NonShared()
+	if err := checkHold(held, d); err != nil {
+		return err
+	}
+	ag := a.agents[t.agent]
+	if !ag.allocated[fwID].Contains(held) {
+		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, held)
+	}
+	if shared := t.owns.Shared(); !shared.IsEmpty() {
+		// The task's shared volumes go as EndTask lets them go; its other
+		// resources are held.
+		t.owns = shared
+		if err := a.EndTask(fwID, taskID); err != nil {
+			return err
+		}
+	} else {
+		delete(fw.tasks, taskID)
+	}
+	a.holdFor(fw, ag, held, d)
+	return nil
+}
+
+func checkHold(res resources.Resources, d time.Duration) error {
+	if d <= 0 || d > MaxRefuse {
+		return fmt.Errorf("%w: hold of %s, want a positive duration of at most %s", ErrInvalidHold, d, MaxRefuse)
+	}
+	if res.IsEmpty() {
+		return fmt.Errorf("%w: nothing to hold", ErrInvalidHold)
+	}
+	if res.HasShared() {
+		return fmt.Errorf("%w: shared volumes stay available and cannot be held: %s", ErrInvalidHold, res.Shared())
+	}
+	if role, single := res.AllocationRole(); (single && role == "") || (!single && slices.Contains(res.AllocationRoles(), "")) {
+		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
+	}
+	return nil
+}
+
+// holdFor moves res (checked) from what fw uses on ag to a hold for it.
+// Nothing else changes: held resources count as they did in use.
+func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
+	setOrDelete(ag.allocated, fw.id, ag.allocated[fw.id].Minus(res))
+	ag.holds = append(ag.holds, hold{framework: fw.id, res: res.Clone().Frozen(), until: a.opts.Clock().Add(d)})
+	a.pending[ag.id] = struct{}{}
+}
+
+// heldFor returns what ag holds for fw, all holds together.
+func (ag *agent) heldFor(fwID string) resources.Resources {
+	var out resources.Resources
+	for _, h := range ag.holds {
+		if h.framework == fwID {
+			out.Add(h.res)
+		}
+	}
+	return out
+}
+
+// holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
+// into offered resources, so that the usual paths give them back.
+func (ag *agent) holdsToOffered(fwID string) {
+	ag.holds = slices.DeleteFunc(ag.holds, func(h hold) bool {
+		if fwID != "" && h.framework != fwID {
+			return false
+		}
+		ag.offered[h.framework] = ag.offered[h.framework].Plus(h.res)
+		return true
+	})
+}
+
+// offerHolds makes, at the start of a run, the offers of what the
+// candidate agents hold for frameworks, and gives back to the pool the
+// holds that expired before the run's instant.
+func (a *Allocator) offerHolds(r *run, agents []*agent) {
+	for _, ag := range agents {
+		if len(ag.holds) > 0 && r.stage1 == nil {
+			// Offers from holds are recorded as stage one's are, so that
+			// a later offer to the same framework, role and agent joins.
+			r.stage1 = map[offerKey]int{}
+		}
+		if len(ag.holds) == 0 {
+			continue
+		}
+		var keep []hold
+		for _, h := range ag.holds {
+			fw := a.frameworks[h.framework]
+			switch {
+			case r.now.After(h.until):
+				ag.offered[h.framework] = ag.offered[h.framework].Plus(h.res)
+				a.untrackAllocation(fw, ag, h.res, false)
+			case !fw.active:
+				keep = append(keep, h)
+			default:
+				for _, role := range h.res.AllocationRoles() {
+					part := h.res.AllocatedTo(role)
+					if fw.suppressed.has(role) || !fw.roles.has(role) {
+						keep = append(keep, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						continue
+					}
+					ag.offered[h.framework] = ag.offered[h.framework].Plus(part)
+					a.record(r, offerKey{fw.id, role, ag.id}, part.Frozen(), stageGuarantees)
+				}
+			}
+		}
+		ag.holds = keep
+	}
+}

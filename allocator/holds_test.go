@@ -1,0 +1,105 @@
+package allocator_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/offer"
+)
+
+// holdCluster: one agent of cpus:2, framework "fa" (role a) runs task t1
+// on all of it, framework "fb" (role b) holds nothing and waits.
+func holdCluster(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
+	t.Helper()
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+	o := a.Allocate().Offers[0]
+	must(t, a.Accept("fa", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}}, nil))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	require.Empty(t, a.Allocate().Offers)
+	return a, clock
+}
+
+// A preempted task's resources are held for its framework: the next run
+// offers them to it alone, although the other framework's share is lower,
+// and while held they count in the framework's share as before.
+func TestPreemptTaskHoldsForTheFramework(t *testing.T) {
+	a, clock := holdCluster(t)
+	shareBefore, _ := a.Role("a")
+	must(t, a.PreemptTask("fa", "t1", 10*time.Second))
+	require.Empty(t, a.Tasks("fa"))
+	v, _ := a.Agent("a1")
+	require.True(t, v.Held["fa"].Equal(res("cpus:2;mem:2048").Allocate("a")), "held: %v", v.Held)
+	require.True(t, v.Available.IsEmpty(), "held resources are not available: %s", v.Available)
+	shareHeld, _ := a.Role("a")
+	require.Equal(t, shareBefore.Share, shareHeld.Share, "held resources count in the share")
+	require.NoError(t, allocatortest.Check(a))
+
+	res1 := a.Allocate() // RecoverHeld triggers a run of the agent
+	require.Len(t, res1.Offers, 1)
+	require.Equal(t, "fa", res1.Offers[0].FrameworkID)
+	require.NoError(t, allocatortest.Check(a))
+
+	// Declined, the resources go back to the pool: fb, with the lower
+	// share, is offered them.
+	must(t, a.RecoverResources("fa", "a1", res1.Offers[0].Resources, nil))
+	clock.Advance(time.Second)
+	res2 := a.AllocateAll()
+	require.Len(t, res2.Offers, 1)
+	require.Equal(t, "fb", res2.Offers[0].FrameworkID)
+	require.NoError(t, a.CheckInvariants())
+}
+
+// A hold outlives an inactive framework until its time runs out; a run at
+// the expiry instant still holds, the first run after gives it back.
+func TestHoldExpires(t *testing.T) {
+	a, clock := holdCluster(t)
+	must(t, a.PreemptTask("fa", "t1", 10*time.Second))
+	must(t, a.DeactivateFramework("fa"))
+	require.Empty(t, a.Allocate().Offers, "nobody else is offered what is held")
+	clock.Advance(10 * time.Second)
+	require.Empty(t, a.AllocateAll().Offers)
+	v, _ := a.Agent("a1")
+	require.NotEmpty(t, v.Held)
+	clock.Advance(time.Millisecond)
+	offers := a.AllocateAll().Offers
+	require.Len(t, offers, 1)
+	require.Equal(t, "fb", offers[0].FrameworkID)
+	v, _ = a.Agent("a1")
+	require.Empty(t, v.Held)
+	require.NoError(t, a.CheckInvariants())
+}
+
+// Removing the framework or the agent ends its holds; bad holds change
+// nothing.
+func TestHoldsEndWithFrameworkAndAgent(t *testing.T) {
+	a, _ := holdCluster(t)
+	must(t, a.RecoverHeld("fa", "a1", res("cpus:1;mem:1024").Allocate("a"), time.Minute))
+	must(t, a.RemoveFramework("fa"))
+	v, _ := a.Agent("a1")
+	require.Empty(t, v.Held)
+	require.True(t, v.Available.Equal(res("cpus:2;mem:2048")), "available %s", v.Available)
+	require.NoError(t, a.CheckInvariants())
+
+	a, _ = holdCluster(t)
+	must(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), time.Minute))
+	must(t, a.RemoveAgent("a1"))
+	r, _ := a.Role("a")
+	require.True(t, r.Allocated.IsEmpty(), "role a still charged %s", r.Allocated)
+	require.NoError(t, a.CheckInvariants())
+
+	a, _ = holdCluster(t)
+	before := a.Describe()
+	require.ErrorIs(t, a.RecoverHeld("fa", "a1", res("cpus:3").Allocate("a"), time.Minute), allocator.ErrNotHeld)
+	require.ErrorIs(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), 0), allocator.ErrInvalidHold)
+	require.ErrorIs(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), allocator.MaxRefuse+time.Second), allocator.ErrInvalidHold)
+	require.ErrorIs(t, a.RecoverHeld("fa", "a1", res("cpus:1"), time.Minute), allocator.ErrInvalidResources)
+	require.ErrorIs(t, a.PreemptTask("fa", "nope", time.Minute), allocator.ErrUnknownTask)
+	require.Equal(t, before, a.Describe())
+}
