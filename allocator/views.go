@@ -26,9 +26,9 @@ type AgentView struct {
 	// Held is what the agent holds for frameworks (RecoverHeld), per
 	// framework, tagged with allocation roles; HeldUntil says until when
 	// (the latest of a framework's holds).
-	Held      map[string]resources.Resources
-	HeldUntil map[string]time.Time
-	Unavailability     *offer.Unavailability
+	Held           map[string]resources.Resources
+	HeldUntil      map[string]time.Time
+	Unavailability *offer.Unavailability
 }
 
 // Agents returns every agent, sorted by id.
