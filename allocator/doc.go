@@ -152,6 +152,43 @@
 //   - A run skipped while paused keeps its triggers for the next run.
 //   - Framework sorters are unweighted, as in Mesos; weights apply to roles.
 //
+// # Beyond Mesos (options, off by default)
+//
+// Four changes to Mesos's resource management, each behind an option or an
+// event of its own so that Mesos's behaviour stays the default:
+//
+//   - Pool reservations as quota guarantees, and a role's maximum share as
+//     its quota limit: UpdateQuota, always on.
+//   - Share charged only beyond a role's allowance
+//     (Options.ChargeBeyondAllowance): a role's dominant share counts only
+//     what it holds beyond its quota guarantee plus its reservations, name
+//     by name, so a role that uses exactly its pool reservation sorts as if
+//     it held nothing. With roles "pool" (cpus(pool):4 reserved, in use) and
+//     "other" (cpus:1 of a 6-cpu cluster), the next agent goes to "pool"
+//     (share 0 against 1/6); without the option to "other" (4/6 against
+//     1/6). Frameworks within a role are charged for all they hold. The role
+//     sorter must implement sorter.Allowances (DRF does), which a researcher
+//     can use without the allocator.
+//   - Reserved resources used first (Options.ReservedFirst): a task
+//     launched on unreserved resources while the role's reservations of
+//     the same names sit unused in the same offer is moved onto them, the
+//     role's own first, then its ancestors' (offer.Pick's order);
+//     AcceptApplied returns the operations as applied and Tasks the
+//     resources each task was given. Four tasks of cpus:1 on an agent of
+//     cpus:8 plus cpus(r):4 leave the shared pool at cpus:4 without the
+//     option, at cpus:8 with it.
+//   - Freed resources held for preemption (RecoverHeld, PreemptTask): a
+//     task preempted by its framework frees resources that are offered to
+//     that framework alone at the next run, until it takes them, declines
+//     them, or the hold runs out; while held they count in its share and
+//     quota, and they never count twice.
+//   - Splitting agents among frameworks (Options.OfferShare): no offer
+//     holds more than a part of an agent, so frameworks that fill one
+//     resource each share an agent (workload W2 in BENCHMARKS.md: 20.8
+//     tasks per agent with 0.5, 16 without).
+//
+// examples/pool shows the first three end to end with the numbers.
+//
 // # Implementation notes
 //
 // Agents keep their available resources cached and a per-agent share of
@@ -161,7 +198,7 @@
 //
 // A run does not build the sorters' orders: it walks them (sorter.Walker)
 // and stops at the first framework that takes the agent, so a run costs
-// what it offers, not agents x frameworks. Three things keep it from
+// what it offers, not agents x frameworks. Four things keep it from
 // visiting frameworks that cannot take anything:
 //
 //   - When every framework of a role was passed over on an agent for reasons
@@ -170,15 +207,26 @@
 //     updated) or a refusal filter expires, the (agent, role) pair is
 //     skipped without looking at the frameworks until then (RunStats
 //     counts these as Unchanged).
-//   - A role that can take nothing more anywhere in a run (every scalar of
-//     the cluster is at its limits or held back as headroom, and no
-//     reservation or revocable resource is left for it) leaves the role
-//     sorter for the rest of the run (RunStats.Capped); in stage one, so
-//     does a role whose guarantees are met.
-//   - Offered resources are shared, without copies, by the agent's records
-//     and both sorters, which never change them in place; giving back an
-//     offer whole hands the sorters the very value they hold, which they
-//     find by identity.
+//   - Refusal filters are checked against an agent's reference (what its
+//     available resources never exceed) once per generation, and an index
+//     per agent and role holds the frameworks known to refuse everything
+//     there: the walk steps over them without a visit (sorter.Indexed,
+//     RunStats.Refused). In Mesos's DeclineOffers loop, where every
+//     framework ends up refusing every agent, a refused pair costs a bit in
+//     a bitset. See filters.go.
+//   - A role that can take nothing more anywhere (every scalar of the
+//     cluster is at its limits or held back as headroom, and no reservation
+//     or revocable resource is left for it) leaves the role sorter, and
+//     stays out across runs until an event could uncap it (resources given
+//     back, totals, reservations, quota or the role's frameworks changed);
+//     RunStats.Capped counts such roles. In stage one, a role whose
+//     guarantees are met leaves the role sorter for the stage.
+//   - A walk stops at the offer that leaves the agent empty.
 //
-// The host receives its own copy of each offer's resources.
+// Resources are small flat entries whose metadata is shared (see package
+// resources). An offer's resources are made once, frozen, and shared by the
+// host, the agent's records and the outstanding offers; the sorters are
+// charged with quantities (sorter.Charger), so they keep no per-agent
+// records but for shared volumes. A frozen value copies itself before any
+// change in place, so the host may keep or change what it receives.
 package allocator
