@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/offer/placement"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -19,21 +20,23 @@ func Example_hostLoop() {
 	a, _ := allocator.New(allocator.Options{Seed: 1}) // a nil Clock is the system clock
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil)
 	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
-	pending, need := 6, resources.MustParseQuantities("cpus:1;mem:1024") // web wants 6 tasks
-	for interval := range 3 {                                            // every allocation interval; events arrive in between
-		for _, o := range a.AllocateAll().Offers { // the periodic run over every agent
-			var launch offer.Launch // as many pending tasks as fit, reserved resources first
-			for left := o.Resources; pending > 0; pending-- {
-				task, ok := offer.PickTask(left, fmt.Sprintf("web-%d", pending), need, o.Role)
-				if !ok {
-					break
-				}
-				launch.Tasks, left = append(launch.Tasks, task), left.Minus(task.Resources)
-			}
-			err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 5 * time.Second}) // decline the rest for 5 s
-			fmt.Println(interval, o.AgentID, "launched", len(launch.Tasks), "error:", err)
+	var pending []placement.Task // web wants 6 tasks of 1 CPU and 1 GB
+	for i := range 6 {
+		pending = append(pending, placement.Task{ID: fmt.Sprintf("web-%d", i), Resources: resources.MustParseQuantities("cpus:1;mem:1024")})
+	}
+	decline := &allocator.Filter{Refuse: 5 * time.Second}
+	for interval := range 3 { // every allocation interval; events arrive in between
+		offers := a.AllocateAll().Offers // the periodic run over every agent
+		placed, _ := placement.Place(placement.Input{Tasks: pending, Offers: offers}) // one framework's tasks on its offers
+		for _, acc := range placed.Accepts { // launch, and decline the rest for 5 s
+			err := a.Accept(acc.Offer.FrameworkID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), decline)
+			fmt.Println(interval, acc.Offer.AgentID, "launched", len(acc.Launch.Tasks), "error:", err)
 		}
-		_ = a.EndTask("web", fmt.Sprintf("web-%d", 6-interval)) // a status update: a task finished
+		for _, o := range placed.Unused {
+			_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, decline)
+		}
+		pending = placed.Unplaced(pending)
+		_ = a.EndTask("web", fmt.Sprintf("web-%d", interval)) // a status update: a task finished
 	}
 	// Output:
 	// 0 agent-1 launched 4 error: <nil>

@@ -466,3 +466,15 @@ func TestFilterAndRankerStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestUnplacedKeepsOrder(t *testing.T) {
+	res := Result{Assignments: []Assignment{{TaskID: "b"}, {TaskID: "d"}}}
+	tasks := []Task{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}, {ID: "e"}}
+	var ids []string
+	for _, task := range res.Unplaced(tasks) {
+		ids = append(ids, task.ID)
+	}
+	if got := strings.Join(ids, ","); got != "a,c,e" {
+		t.Fatalf("Unplaced = %s, want a,c,e", got)
+	}
+}

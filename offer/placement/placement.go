@@ -203,6 +203,22 @@ func (r Reason) String() string {
 //	unused: o3 on a3
 //	t9 unassigned:
 //	  o1 on a1: does not fit: cpus: wants 8, 3 left
+// Unplaced returns the tasks of tasks (the Input's) that no offer took, in
+// their order: what is still pending after the call.
+func (r Result) Unplaced(tasks []Task) []Task {
+	placed := make(map[string]bool, len(r.Assignments))
+	for _, as := range r.Assignments {
+		placed[as.TaskID] = true
+	}
+	var out []Task
+	for _, t := range tasks {
+		if !placed[t.ID] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func (r Result) String() string {
 	var b strings.Builder
 	for _, a := range r.Assignments {
