@@ -203,6 +203,7 @@ func (r Reason) String() string {
 //	unused: o3 on a3
 //	t9 unassigned:
 //	  o1 on a1: does not fit: cpus: wants 8, 3 left
+//
 // Unplaced returns the tasks of tasks (the Input's) that no offer took, in
 // their order: what is still pending after the call.
 func (r Result) Unplaced(tasks []Task) []Task {
