@@ -26,9 +26,11 @@ func Example_hostLoop() {
 	}
 	decline := &allocator.Filter{Refuse: 5 * time.Second}
 	for interval := range 3 { // every allocation interval; events arrive in between
-		offers := a.AllocateAll().Offers                                              // the periodic run over every agent
-		placed, _ := placement.Place(placement.Input{Tasks: pending, Offers: offers}) // one framework's tasks on its offers
-		for _, acc := range placed.Accepts {                                          // launch, and decline the rest for 5 s
+		// The periodic run over every agent; each framework places its
+		// pending tasks on its offers, launches, and declines the rest for 5 s.
+		offers := a.AllocateAll().Offers
+		placed, _ := placement.Place(placement.Input{Tasks: pending, Offers: offers})
+		for _, acc := range placed.Accepts {
 			err := a.Accept(acc.Offer.FrameworkID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), decline)
 			fmt.Println(interval, acc.Offer.AgentID, "launched", len(acc.Launch.Tasks), "error:", err)
 		}
