@@ -158,8 +158,7 @@ type run struct {
 type offerRecord struct {
 	key offerKey
 	res resources.Resources
-	// rank is the agent's place in the run's sorted candidate list.
-	rank int
+	ag  *agent
 }
 
 // outcome is what offerTo did.
@@ -242,8 +241,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 	}
 
 	res := Result{Stats: *r.stats}
-	res.Offers = a.groupOffers(r.offers)
-	a.noteOffers(res.Offers)
+	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(candidates, r.now)
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
@@ -283,7 +281,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	type sortable struct{ group, rank, i int }
 	keys := make([]sortable, len(records))
 	for i, rec := range records {
-		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.rank, i}
+		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.ag.rank, i}
 	}
 	slices.SortFunc(keys, func(x, y sortable) int {
 		if x.group != y.group {
@@ -299,6 +297,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
 			Role: rec.key.role, Resources: rec.res,
 		})
+		rec.ag.outstanding = append(rec.ag.outstanding, outstandingOffer{id: ids[i], framework: rec.key.framework, role: rec.key.role, res: rec.res})
 	}
 	return out
 }
@@ -876,7 +875,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, offerKey{fw.id, role, ag.id}, offeredRes, st)
+	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st)
 	if ag.hasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -909,19 +908,19 @@ func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
 
 // record adds an offer to the run; a stage-two offer to the same
 // framework, role and agent as a stage-one offer joins it.
-func (a *Allocator) record(r *run, key offerKey, res resources.Resources, st stage) {
+func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, st stage) {
 	if r.stage1 != nil {
 		if i, ok := r.stage1[key]; ok {
 			merged := r.offers[i].res.Clone()
 			merged.Add(res)
-			r.offers[i].res = merged
+			r.offers[i].res = merged.Frozen()
 			return
 		}
 		if st == stageGuarantees {
 			r.stage1[key] = len(r.offers)
 		}
 	}
-	r.offers = append(r.offers, offerRecord{key: key, res: res, rank: a.agents[key.agent].rank})
+	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged

@@ -171,7 +171,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 						continue
 					}
 					ag.offered[h.framework] = ag.offered[h.framework].Plus(part)
-					a.record(r, offerKey{fw.id, role, ag.id}, part.Frozen(), stageGuarantees)
+					a.record(r, ag, offerKey{fw.id, role, ag.id}, part.Frozen(), stageGuarantees)
 				}
 			}
 		}

@@ -26,14 +26,6 @@ type outstandingOffer struct {
 	res                 resources.Resources // tagged with role; frozen
 }
 
-// noteOffers records a run's offers as outstanding.
-func (a *Allocator) noteOffers(offers []offer.Offer) {
-	for _, o := range offers {
-		ag := a.agents[o.AgentID]
-		ag.outstanding = append(ag.outstanding, outstandingOffer{id: o.ID, framework: o.FrameworkID, role: o.Role, res: o.Resources})
-	}
-}
-
 // offersTaken ends or shrinks the outstanding offers of fw on ag in role
 // for resources (tagged with role) that left fw's offered holdings there.
 // left, when not empty, is what the offer taken whole became and still
