@@ -119,7 +119,9 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		s.now = epoch
 		opts := Options{Clock: s.clock}
 		if v, ok := arg(d, "seed"); ok {
-			fmt.Sscan(v, &opts.Seed)
+			if _, err := fmt.Sscan(v, &opts.Seed); err != nil {
+				t.Fatalf("%s: seed %q: %v", d.Pos, v, err)
+			}
 		}
 		if v, ok := arg(d, "min-allocatable"); ok {
 			mins, err := ParseMinAllocatable(strings.ReplaceAll(v, ",", ";"))
@@ -261,7 +263,9 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		w := map[string]float64{}
 		for _, a := range d.CmdArgs {
 			var f float64
-			fmt.Sscan(a.Vals[0], &f)
+			if _, err := fmt.Sscan(a.Vals[0], &f); err != nil {
+				t.Fatalf("%s: weight %q: %v", d.Pos, a.Vals[0], err)
+			}
 			w[a.Key] = f
 		}
 		return errText(s.a.UpdateWeights(w))
