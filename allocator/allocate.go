@@ -327,8 +327,10 @@ func (a *Allocator) refreshSorterTotals() {
 }
 
 // refreshAllowances tells the role sorter each role's allowance under
-// Options.ChargeBeyondAllowance: its quota guarantee plus the reservations
-// of its subtree, name by name. Both change only with events, never within
+// Options.ChargeBeyondAllowance: the larger of its quota guarantee and the
+// reservations of its subtree, name by name (reservations count as
+// consumed quota, so a pool reservation is the guarantee it meets, not an
+// allowance on top of it). Both change only with events, never within
 // a run; a role whose allowance changed is re-keyed in the sorter.
 func (a *Allocator) refreshAllowances() {
 	if !a.opts.ChargeBeyondAllowance {
@@ -341,7 +343,7 @@ func (a *Allocator) refreshAllowances() {
 	for path, n := range a.roles.nodes {
 		a.scratch.Reset()
 		a.scratch.Add(n.quota.Guarantees)
-		a.scratch.Add(n.reserved)
+		a.scratch.Max(n.reserved)
 		if !a.scratch.Equal(n.allowance) {
 			n.allowance = a.scratch.Clone()
 			_ = s.SetAllowance(path, n.allowance)
@@ -472,13 +474,19 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 	if !capped {
 		return false
 	}
-	reason := SkipHeadroom
-	if byLimit {
-		reason = SkipQuotaLimit
+	// The role's frameworks are passed over for its limit, or for the
+	// headroom held for others; when neither holds anything back, the
+	// cluster simply has nothing free for the role, which is no reason to
+	// count against it (as an agent with nothing left is not).
+	reason, counted := SkipQuotaLimit, true
+	if !byLimit {
+		reason, counted = SkipHeadroom, !r.requiredHeadroom.IsEmpty()
 	}
-	for _, fwID := range sortedKeys(n.frameworks) {
-		if fw := a.frameworks[fwID]; fw.active {
-			a.skip(r, fw, reason)
+	if counted {
+		for _, fwID := range sortedKeys(n.frameworks) {
+			if fw := a.frameworks[fwID]; fw.active {
+				a.skip(r, fw, reason)
+			}
 		}
 	}
 	n.cappedRun = r.id

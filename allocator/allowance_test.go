@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/resources"
 )
 
 // With ChargeBeyondAllowance, a role that uses exactly its pool
@@ -36,4 +37,43 @@ func TestChargeBeyondAllowance(t *testing.T) {
 	got, share = next(false)
 	require.Equal(t, "fo", got, "charged for everything, the pool role waits")
 	require.Equal(t, 4.0/6, share)
+}
+
+// A role whose quota guarantee is its pool reservation has that amount as
+// allowance once, not twice: what it holds of the shared pool beyond its
+// reservation counts.
+func TestAllowanceCountsPoolReservationOnce(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096;cpus:2;mem:2048"), nil))
+	must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	must(t, a.UpdateQuota("pool", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096")}))
+	must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, true))
+	for _, o := range a.Allocate().Offers {
+		if o.AgentID == "a1" {
+			must(t, a.Accept("fp", "a1", o.Resources, launchOps("all", o.Resources), nil))
+		} else {
+			must(t, a.RecoverResources("fp", o.AgentID, o.Resources, &allocator.Filter{Refuse: time.Hour}))
+		}
+	}
+	v, ok := a.Role("pool")
+	require.True(t, ok)
+	require.Equal(t, "cpus:6; mem:6144", v.Consumed.String())
+	require.InDelta(t, 0.2, v.Share, 1e-9, "cpus:2 beyond the pool reservation, of cpus:10 (twice it would be 0)")
+}
+
+// Frameworks of a role the cluster has nothing free for are not counted as
+// held back for headroom when no guarantee is unmet.
+func TestNoHeadroomReasonWithoutUnmetGuarantees(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
+	must(t, a.UpdateQuota("c", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+	o := a.Allocate().Offers[0]
+	must(t, a.Accept("fa", "a1", o.Resources, launchOps("t", o.Resources), nil))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	clock.Advance(time.Second)
+	require.Empty(t, a.AllocateAll().Offers)
+	require.Zero(t, a.Skips("fb")[allocator.SkipHeadroom])
 }

@@ -161,9 +161,10 @@
 //     its quota limit: UpdateQuota, always on.
 //   - Share charged only beyond a role's allowance
 //     (Options.ChargeBeyondAllowance): a role's dominant share counts only
-//     what it holds beyond its quota guarantee plus its reservations, name
-//     by name, so a role that uses exactly its pool reservation sorts as if
-//     it held nothing. With roles "pool" (cpus(pool):4 reserved, in use) and
+//     what it holds beyond the larger of its quota guarantee and its
+//     reservations, name by name (reservations count as consumed quota, so
+//     a pool reservation is the guarantee it meets), so a role that uses
+//     exactly its pool reservation sorts as if it held nothing. With roles "pool" (cpus(pool):4 reserved, in use) and
 //     "other" (cpus:1 of a 6-cpu cluster), the next agent goes to "pool"
 //     (share 0 against 1/6); without the option to "other" (4/6 against
 //     1/6). Frameworks within a role are charged for all they hold. The role

@@ -50,8 +50,10 @@ type Options struct {
 	// such agents from them.
 	AllowGPUsToAll bool
 	// ChargeBeyondAllowance charges a role in the role sorter only for what
-	// it holds beyond its allowance: its quota guarantee plus the
-	// reservations of its subtree, name by name. A role that uses exactly
+	// it holds beyond its allowance: the larger of its quota guarantee and
+	// the reservations of its subtree, name by name. (Reservations count as
+	// consumed quota: a pool reservation is the guarantee it meets, so the
+	// two are not added.) A role that uses exactly
 	// its pool reservation then sorts as if it held nothing, and competes
 	// for the shared pool with what it holds beyond it. Off (Mesos's
 	// behaviour), a role's reservations count in its share like anything
