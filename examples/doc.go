@@ -14,6 +14,9 @@
 //   - resources: parsing, adding, reserving and printing resources.
 //   - placement: a service spread over zones and a batch framework
 //     bin-packing, each placing its tasks on its offers.
+//   - pool: pool reservations as quota guarantees, a limit as maximum
+//     share, ChargeBeyondAllowance, ReservedFirst and PreemptTask, the
+//     same events on two allocators, with the options off and on.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples
