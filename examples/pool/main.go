@@ -33,10 +33,10 @@
 //     reserved resources first): with the same holdings, its share is 0.125
 //     on mesos and 0 on pool.
 //  5. dev subscribes and web scales out; they share the rest of the pool
-//     in the order their shares give. On pool, web's allowance is its
-//     guarantee plus its reservations, cpus:48;mem:196608, twice its pool
-//     reservation: it sorts at 0 until it holds cpus:24;mem:98304 of the
-//     shared pool as well, and gets most of it.
+//     in the order their shares give. On pool, web's allowance is its pool
+//     reservation (its guarantee, which the reservation meets): only what
+//     it holds of the shared pool counts in its share, so it and dev share
+//     the rest of the pool as two roles that held nothing would.
 //  6. finance stays idle: its reservation is offered to nobody else, and
 //     as reservations count as consumed quota its guarantee is met, so no
 //     headroom is held back for it.
@@ -605,12 +605,10 @@ func noteCompete(w io.Writer, m, p *hostOutcome) {
 		fmt.Fprintf(w, "    web %s (share %.3f).\n", web.Allocated.Minus(before.Roles["web"].Allocated), web.Share)
 	}
 	web := p.Steps[4].Roles["web"]
-	allowance := poolSize.Plus(web.Reserved)
-	fmt.Fprintf(w, "  On pool, web's allowance is its guarantee plus its reservations, %s, twice\n", allowance)
-	fmt.Fprintf(w, "  its pool reservation: of the %s it holds, %s count in its share.\n",
-		web.Consumed, web.Consumed.Minus(allowance))
-	fmt.Fprintf(w, "  So web sorts at 0 until it holds %s of the shared pool as well, and gets most of it.\n",
-		allowance.Minus(web.Reserved))
+	fmt.Fprintf(w, "  On pool, web's allowance is its pool reservation, %s, which is also its\n", web.Reserved)
+	fmt.Fprintf(w, "  guarantee: of the %s it holds, %s counts in its share, and web and dev\n",
+		web.Consumed, web.Consumed.Minus(web.Reserved))
+	fmt.Fprintln(w, "  share the rest of the pool as two roles that held nothing would.")
 }
 
 func noteIdle(w io.Writer, m, p *hostOutcome) {

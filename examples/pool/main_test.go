@@ -161,15 +161,15 @@ func TestPool(t *testing.T) {
 	checkRole("pool", 4, p.Steps[3], "etl", 0, none, cpus(24), 24)
 
 	// 5. dev and web share the rest of the pool in the order of their
-	// shares: on pool, web is charged only beyond its guarantee plus its
-	// reservations (cpus:48).
+	// shares: on pool, web is charged only beyond its pool reservation
+	// (cpus:24, its guarantee too), so the two share the rest as equals.
 	checkOffers("mesos", 5, m.Offers[4], offers{"dev", "cpus:8;mem:32768", 5, 8, 0}, offers{"web", "cpus:8;mem:32768", 1, 8, 0})
-	checkOffers("pool", 5, p.Offers[4], offers{"dev", "cpus:10;mem:40960", 2, 10, 0}, offers{"dev", "cpus:2;mem:8192", 1, 2, 0},
-		offers{"web", "cpus:10;mem:40960", 5, 10, 0})
+	checkOffers("pool", 5, p.Offers[4], offers{"dev", "cpus:10;mem:40960", 3, 10, 0}, offers{"dev", "cpus:2;mem:8192", 1, 2, 0},
+		offers{"web", "cpus:10;mem:40960", 4, 10, 0})
 	checkRole("mesos", 5, m.Steps[4], "dev", share(40), cpus(40), cpus(40), 40)
 	checkRole("mesos", 5, m.Steps[4], "web", share(32), cpus(8), cpus(32), 32)
-	checkRole("pool", 5, p.Steps[4], "dev", share(22), cpus(22), cpus(22), 22)
-	checkRole("pool", 5, p.Steps[4], "web", share(74-48), cpus(50), cpus(74), 74)
+	checkRole("pool", 5, p.Steps[4], "dev", share(32), cpus(32), cpus(32), 32)
+	checkRole("pool", 5, p.Steps[4], "web", share(64-24), cpus(40), cpus(64), 64)
 	for _, h := range []named{{"mesos", m}, {"pool", p}} {
 		if got := h.o.Steps[4].FreeShared; !got.IsEmpty() {
 			t.Errorf("%s: shared pool free %s after step 5, want none", h.name, got)
@@ -210,7 +210,7 @@ func TestPool(t *testing.T) {
 		checkRole(h.name, 7, o.Steps[6], "adhoc", 0.25, cpus(48), cpus(48), 48)
 	}
 	checkRole("mesos", 7, m.WhileHeld, "dev", share(40), cpus(40), cpus(40), 40)
-	checkRole("pool", 7, p.WhileHeld, "dev", share(22), cpus(22), cpus(22), 22)
+	checkRole("pool", 7, p.WhileHeld, "dev", share(32), cpus(32), cpus(32), 32)
 
 	// 8. An ended task's resources go to the lowest share: web on mesos,
 	// dev on pool.
@@ -223,7 +223,7 @@ func TestPool(t *testing.T) {
 		checkRole(h.name, 8, h.o.Steps[7], "adhoc", share(47), cpus(47), cpus(47), 47)
 	}
 	checkRole("mesos", 8, m.Steps[7], "web", share(33), cpus(9), cpus(33), 33)
-	checkRole("pool", 8, p.Steps[7], "dev", share(23), cpus(23), cpus(23), 23)
+	checkRole("pool", 8, p.Steps[7], "dev", share(33), cpus(33), cpus(33), 33)
 
 	// The output tells the story in eight steps, with the notes' numbers.
 	text := buf.String()
@@ -231,10 +231,10 @@ func TestPool(t *testing.T) {
 		"\n1. Twelve agents", "\n2. ", "\n3. ", "\n4. ", "\n5. ", "\n6. ", "\n7. ", "\n8. ",
 		"ReservedFirst moved 24 tasks onto etl's reservation",
 		"its share is 0.125 on mesos and 0.000 on pool",
-		"web's allowance is its guarantee plus its reservations, cpus:48; mem:196608",
+		"web's allowance is its pool reservation, cpus:24; mem:98304",
 		"offers cpus:1; mem:4096 to adhoc alone on both allocators",
 		"mesos: to web (share 0.167, dev's 0.208)",
-		"pool: to dev (share 0.115, web's 0.135)",
+		"pool: to dev (share 0.167, web's 0.208)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
