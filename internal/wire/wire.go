@@ -232,3 +232,25 @@ func (r *Reader) String() string {
 	}
 	return string(b)
 }
+
+// Rest returns what is left to read, for a decoder of its own (see Skip).
+func (r *Reader) Rest() []byte {
+	if r.err != nil {
+		return nil
+	}
+	return r.b[r.off:]
+}
+
+// Skip moves past n bytes that were read from Rest.
+func (r *Reader) Skip(n int) {
+	if r.err == nil {
+		r.off = min(r.off+n, len(r.b))
+	}
+}
+
+// Fail records err, unless a problem is recorded already.
+func (r *Reader) Fail(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
+	}
+}
