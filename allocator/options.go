@@ -59,6 +59,11 @@ type Options struct {
 	// fills an agent's cpus, another its memory): with 0.5 each agent
 	// hosts both kinds of task. See BENCHMARKS.md, workload W2.
 	OfferShare float64
+	// Journal, when set, receives the entry of every event the allocator
+	// takes (see Entry), after the event succeeded and before the method
+	// returns, in the order of the events: a host appends them to a log
+	// to replay (Replay) or replicate. It must not call the allocator.
+	Journal func(Entry)
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).
