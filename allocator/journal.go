@@ -57,6 +57,7 @@ const (
 	EventPause                EventKind = "pause"
 	EventResume               EventKind = "resume"
 	EventUpdateAllocation     EventKind = "update-allocation"
+	EventUpdateAvailable      EventKind = "update-available"
 	EventAccept               EventKind = "accept"
 	EventAcceptEach           EventKind = "accept-each"
 	EventEndTask              EventKind = "end-task"
@@ -84,6 +85,7 @@ const (
 //	update-inverse-offer   Agent Framework Status Filter
 //	pause, resume          nothing
 //	update-allocation      Framework Agent Resources (offered) Operations
+//	update-available       Agent Operations
 //	accept, accept-each    Framework Agent Resources (offered) Operations Filter
 //	end-task               Framework Task
 //	rescind-offer          Offer
@@ -309,6 +311,8 @@ func (a *Allocator) apply(e *Entry) (Result, []error, error) {
 		a.Resume()
 	case EventUpdateAllocation:
 		err = a.UpdateAllocation(e.Framework, e.Agent, e.Resources, e.Operations)
+	case EventUpdateAvailable:
+		err = a.UpdateAvailable(e.Agent, e.Operations)
 	case EventAccept:
 		err = a.Accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
 	case EventAcceptEach:

@@ -272,6 +272,9 @@ func applyToTotal(total resources.Resources, op offer.Operation, removed, added 
 // as operator requests and must apply to what is neither offered nor
 // allocated; otherwise nothing changes. No allocation is triggered.
 func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
+	}
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err

@@ -701,8 +701,8 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 		for _, t := range fw.tasks {
 			ag := a.agents[t.agent]
-			if ag == nil || !fw.tracked.has(t.role) || !ag.allocated[id].Contains(t.owns) {
-				return nil, fmt.Errorf("framework %q: task %q on %q in %q is not allocated there", id, t.id, t.agent, t.role)
+			if ag == nil {
+				return nil, fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
 			}
 		}
 		for _, agentID := range sortedKeys(fw.inverseFilters) {
@@ -716,11 +716,6 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		for _, fwID := range sortedKeys(ag.inverse) {
 			if a.frameworks[fwID] == nil {
 				return nil, fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
-			}
-		}
-		for _, role := range sortedKeys(ag.nobody) {
-			if a.roles.get(role) == nil {
-				return nil, fmt.Errorf("agent %q: cache entry of unknown role %q", id, role)
 			}
 		}
 	}
