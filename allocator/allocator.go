@@ -921,6 +921,12 @@ func (ag *agent) held(fwID string) resources.Resources {
 }
 
 func (ag *agent) frameworkIDs() []string {
+	if len(ag.allocated) == 0 {
+		return sortedKeys(ag.offered)
+	}
+	if len(ag.offered) == 0 {
+		return sortedKeys(ag.allocated)
+	}
 	ids := sortedKeys(ag.offered)
 	for id := range ag.allocated {
 		if _, ok := ag.offered[id]; !ok {

@@ -116,7 +116,7 @@ type RestoreOptions struct {
 // sorter does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
 	s := snapshotWriter{enc: resources.NewEncoder()}
-	s.w.B = make([]byte, 0, 64+256*len(a.agents))
+	s.w.B = make([]byte, 0, 1024+512*len(a.agents)+128*len(a.frameworks))
 	if err := s.write(a); err != nil {
 		return nil, err
 	}
