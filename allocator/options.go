@@ -28,7 +28,9 @@ type Options struct {
 	// system clock (time.Now), which is what a service wants; simulations
 	// and tests pass a clock of their own (ManualClock) so that runs repeat
 	// exactly. This is the only place the system clock is chosen: the
-	// allocator reads time through Clock alone.
+	// allocator reads time through Clock alone, once per event, and keeps
+	// the reading as wall-clock time in UTC (Round(0).UTC()), so that a
+	// snapshot or a journal carries it exactly.
 	Clock func() time.Time
 	// Seed drives every random choice (agent shuffles, random sorters).
 	Seed int64
