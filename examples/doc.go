@@ -14,6 +14,10 @@
 //   - resources: parsing, adding, reserving and printing resources.
 //   - placement: a service spread over zones and a batch framework
 //     bin-packing, each placing its tasks on its offers.
+//   - replicated: three replicas that agree on the allocator's journal
+//     through etcd's raft; the leader fails mid-stream and a follower goes
+//     on with its offers. A module of its own (go run . in its directory),
+//     so that the library does not depend on raft.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples
