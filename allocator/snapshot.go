@@ -16,8 +16,41 @@ import (
 	"github.com/allot-go/allot/sorter"
 )
 
-// Snapshots.
-//
+// snapshotMagic starts every snapshot.
+const snapshotMagic = "allot-snapshot"
+
+// SnapshotVersion is the version of the snapshot format Snapshot writes and
+// Restore reads.
+const SnapshotVersion = 1
+
+// Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
+var (
+	// ErrInvalidSnapshot: Restore was given bytes that are not a snapshot
+	// of this version: another format or version, cut short, damaged (the
+	// checksum says so), or a state that breaks an invariant.
+	ErrInvalidSnapshot = errors.New("allocator: invalid snapshot")
+	// ErrSnapshotVersion: a snapshot of another version of the format; it
+	// also wraps ErrInvalidSnapshot.
+	ErrSnapshotVersion = errors.New("allocator: unsupported snapshot version")
+	// ErrSnapshotSorter: Snapshot found a sorter that does not implement
+	// sorter.Snapshotter, or Restore's sorter factories made a sorter of
+	// another type than the one saved.
+	ErrSnapshotSorter = errors.New("allocator: sorter cannot be saved or restored")
+)
+
+// RestoreOptions are what Restore cannot read from a snapshot: the options
+// that are functions. A nil field means what it means in Options.
+type RestoreOptions struct {
+	// Clock is the restored allocator's clock (Options.Clock).
+	Clock func() time.Time
+	// RoleSorter and FrameworkSorter make its sorters: they must make
+	// sorters of the types the saved allocator used, which implement
+	// sorter.Snapshotter.
+	RoleSorter, FrameworkSorter sorter.Factory
+	// Journal receives the restored allocator's events (Options.Journal).
+	Journal func(Entry)
+}
+
 // Snapshot writes the allocator's whole state; Restore builds an allocator
 // from it that behaves exactly as the saved one would have from there on:
 // the same offers, inverse offers, ids and views for the same events. What
@@ -75,45 +108,9 @@ import (
 //	CRC-32C     of everything before, 4 bytes little-endian
 //
 // Maps are written in key order, so the same state gives the same bytes.
-
-// snapshotMagic starts every snapshot.
-const snapshotMagic = "allot-snapshot"
-
-// SnapshotVersion is the version of the snapshot format Snapshot writes and
-// Restore reads.
-const SnapshotVersion = 1
-
-// Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
-var (
-	// ErrInvalidSnapshot: Restore was given bytes that are not a snapshot
-	// of this version: another format or version, cut short, damaged (the
-	// checksum says so), or a state that breaks an invariant.
-	ErrInvalidSnapshot = errors.New("allocator: invalid snapshot")
-	// ErrSnapshotVersion: a snapshot of another version of the format; it
-	// also wraps ErrInvalidSnapshot.
-	ErrSnapshotVersion = errors.New("allocator: unsupported snapshot version")
-	// ErrSnapshotSorter: Snapshot found a sorter that does not implement
-	// sorter.Snapshotter, or Restore's sorter factories made a sorter of
-	// another type than the one saved.
-	ErrSnapshotSorter = errors.New("allocator: sorter cannot be saved or restored")
-)
-
-// RestoreOptions are what Restore cannot read from a snapshot: the options
-// that are functions. A nil field means what it means in Options.
-type RestoreOptions struct {
-	// Clock is the restored allocator's clock (Options.Clock).
-	Clock func() time.Time
-	// RoleSorter and FrameworkSorter make its sorters: they must make
-	// sorters of the types the saved allocator used, which implement
-	// sorter.Snapshotter.
-	RoleSorter, FrameworkSorter sorter.Factory
-	// Journal receives the restored allocator's events (Options.Journal).
-	Journal func(Entry)
-}
-
-// Snapshot returns the allocator's whole state in the snapshot format (see
-// Restore). It changes nothing. It fails with ErrSnapshotSorter when a
-// sorter does not implement sorter.Snapshotter.
+//
+// Snapshot changes nothing. It fails with ErrSnapshotSorter when a sorter
+// does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
 	s := snapshotWriter{enc: resources.NewEncoder()}
 	s.w.B = make([]byte, 0, 1024+512*len(a.agents)+128*len(a.frameworks))
