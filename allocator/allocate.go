@@ -105,6 +105,10 @@ func (r Result) ByFramework() map[string]map[string][]offer.Offer {
 // between runs accumulate into one batch. While paused it makes no offers
 // and keeps the triggers.
 func (a *Allocator) Allocate() Result {
+	if a.rec.on() {
+		res, _, _ := a.event(Entry{Event: EventAllocate})
+		return res
+	}
 	if a.paused {
 		return Result{}
 	}
@@ -122,6 +126,10 @@ func (a *Allocator) Allocate() Result {
 // AllocateAll runs one allocation over every agent, as the periodic batch
 // does.
 func (a *Allocator) AllocateAll() Result {
+	if a.rec.on() {
+		res, _, _ := a.event(Entry{Event: EventAllocateAll})
+		return res
+	}
 	a.pendingAll = true
 	return a.Allocate()
 }

@@ -25,7 +25,11 @@ const poolAgent = "(cluster)"
 type Allocator struct {
 	opts     Options
 	rng      *rand.Rand
+	pcg      *rand.PCG // rng's source, kept for Snapshot
 	excluded resources.NameSet
+	// rec records events and stands in for the clock while an entry is
+	// applied (see journal.go).
+	rec recorder
 
 	frameworks map[string]*framework
 	agents     map[string]*agent
@@ -85,6 +89,7 @@ type Allocator struct {
 type trackedSorter struct {
 	sorter.Sorter
 	totalsVersion uint64
+	salt          uint64 // the sorter was made with sorterConfig(salt)
 }
 
 type framework struct {
@@ -197,9 +202,11 @@ func New(opts Options) (*Allocator, error) {
 		return nil, fmt.Errorf("%w: offer share %v, want 0 (off) or a part between 0 and 1", ErrInvalidOptions, opts.OfferShare)
 	}
 	opts = opts.withDefaults()
+	pcg := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74)
 	a := &Allocator{
 		opts:             opts,
-		rng:              rand.New(rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74)),
+		rng:              rand.New(pcg),
+		pcg:              pcg,
 		excluded:         resources.NewNameSet(opts.FairnessExcludedResources...),
 		frameworks:       map[string]*framework{},
 		agents:           map[string]*agent{},
@@ -211,6 +218,7 @@ func New(opts Options) (*Allocator, error) {
 		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
 	}
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
 	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
 	return a, nil
@@ -239,6 +247,9 @@ func validID(kind, id string) error {
 // among its roles); agents not yet added are skipped, as AddAgent reports
 // them later. An active framework triggers an allocation over all agents.
 func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: active})
+	}
 	if err := validID("framework", id); err != nil {
 		return err
 	}
@@ -309,6 +320,9 @@ func checkUsed(used resources.Resources, roles []string) error {
 // RemoveFramework drops a framework: everything it was offered or uses goes
 // back to the agents' available pools. No allocation is triggered.
 func (a *Allocator) RemoveFramework(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRemoveFramework, Framework: id})
+	}
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -333,6 +347,9 @@ func (a *Allocator) RemoveFramework(id string) error {
 // ActivateFramework makes a framework eligible for offers again in its
 // roles that are not suppressed, and triggers an allocation over all agents.
 func (a *Allocator) ActivateFramework(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventActivateFramework, Framework: id})
+	}
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -349,6 +366,9 @@ func (a *Allocator) ActivateFramework(id string) error {
 // (they still count for fairness); its refusal and inverse-offer filters are
 // cleared, as in Mesos.
 func (a *Allocator) DeactivateFramework(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventDeactivateFramework, Framework: id})
+	}
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -367,6 +387,9 @@ func (a *Allocator) DeactivateFramework(id string) error {
 // framework holds nothing in them), suppression follows info.SuppressedRoles
 // (reviving here triggers nothing). No allocation is triggered.
 func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
+	}
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -403,6 +426,9 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 // SuppressOffers stops offers to a framework in the given roles (all its
 // roles when none are given) until ReviveOffers. No allocation is triggered.
 func (a *Allocator) SuppressOffers(id string, roles ...string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
+	}
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -418,6 +444,9 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 // given roles (all its roles when none are given), clears all its
 // inverse-offer filters, and triggers an allocation over all agents.
 func (a *Allocator) ReviveOffers(id string, roles ...string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
+	}
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -487,7 +516,8 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 	}
 	s, ok := a.frameworkSorters[role]
 	if !ok {
-		s = &trackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(uint64(len(a.frameworkSorters) + 1)))}
+		salt := uint64(len(a.frameworkSorters) + 1)
+		s = &trackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), salt: salt}
 		a.frameworkSorters[role] = s
 	}
 	_ = s.Add(fw.id)
@@ -539,6 +569,9 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 // frameworks not yet added are skipped, as AddFramework reports them later.
 // It triggers an allocation of this agent.
 func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventAddAgent, Agent: id, AgentInfo: &info, Resources: total, Used: used})
+	}
 	if err := validID("agent", id); err != nil {
 		return err
 	}
@@ -720,6 +753,9 @@ func headroomOf(res resources.Resources) resources.Quantities {
 // RemoveAgent drops an agent with everything offered and allocated on it,
 // and every filter that names it. No allocation is triggered.
 func (a *Allocator) RemoveAgent(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRemoveAgent, Agent: id})
+	}
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -749,6 +785,9 @@ func (a *Allocator) RemoveAgent(id string) error {
 // over-allocated and offers nothing until enough is recovered. Triggers an
 // allocation of the agent when anything changed.
 func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Resources) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateAgent, Agent: id, AgentInfo: &info, Total: total})
+	}
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -789,6 +828,9 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 // AddResourceProvider grows an agent's total by a resource provider's
 // resources and records what frameworks already use of them. No allocation.
 func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventAddResourceProvider, Agent: agentID, Resources: total, Used: used})
+	}
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -832,6 +874,9 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 
 // ActivateAgent makes an agent's resources offerable again. No allocation.
 func (a *Allocator) ActivateAgent(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventActivateAgent, Agent: id})
+	}
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -843,6 +888,9 @@ func (a *Allocator) ActivateAgent(id string) error {
 // DeactivateAgent keeps an agent's resources from being offered; nothing is
 // recovered. No allocation.
 func (a *Allocator) DeactivateAgent(id string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventDeactivateAgent, Agent: id})
+	}
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -854,6 +902,10 @@ func (a *Allocator) DeactivateAgent(id string) error {
 // UpdateWhitelist restricts offers to agents whose hostnames are listed; nil
 // lifts the restriction, an empty list stops all offers. No allocation.
 func (a *Allocator) UpdateWhitelist(hostnames []string) {
+	if a.rec.on() {
+		_ = a.journal(Entry{Event: EventUpdateWhitelist, Hostnames: hostnames})
+		return
+	}
 	if hostnames == nil {
 		a.whitelist = nil
 		return
@@ -882,6 +934,14 @@ func (ag *agent) held(fwID string) resources.Resources {
 }
 
 func (ag *agent) frameworkIDs() []string {
+	if len(ag.holds) == 0 {
+		if len(ag.allocated) == 0 {
+			return sortedKeys(ag.offered)
+		}
+		if len(ag.offered) == 0 {
+			return sortedKeys(ag.allocated)
+		}
+	}
 	ids := sortedKeys(ag.offered)
 	for id := range ag.allocated {
 		if _, ok := ag.offered[id]; !ok {
@@ -1061,6 +1121,9 @@ func setOrDelete(m map[string]resources.Resources, key string, v resources.Resou
 // agent in that role for the filter's time. No allocation is triggered: the
 // resources are offered again at the next allocation.
 func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRecoverResources, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
+	}
 	return a.recover(fwID, agentID, res, filter, false)
 }
 
@@ -1069,6 +1132,9 @@ func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resourc
 // from what the framework uses on the agent first, then from what it was
 // offered.
 func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRecoverAllocated, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
+	}
 	return a.recover(fwID, agentID, res, filter, true)
 }
 
@@ -1108,6 +1174,9 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 // role's node in the role tree; the default role "*" is a top-level role
 // like any other. No allocation is triggered.
 func (a *Allocator) UpdateWeights(weights map[string]float64) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateWeights, Weights: weights})
+	}
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
 		if err := reservation.ValidateRole(role); err != nil {
@@ -1138,6 +1207,9 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 // ancestor's, and limits below a descendant's guarantees, are rejected. No
 // allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateQuota, Role: role, Quota: q})
+	}
 	if err := reservation.ValidateRole(role); err != nil {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
 	}
@@ -1177,6 +1249,9 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 // it), clears inverse-offer filters for the agent and triggers an allocation
 // of the agent, which makes the inverse offers.
 func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateUnavailability, Agent: agentID, Unavailability: u})
+	}
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -1198,6 +1273,9 @@ func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability
 // agent; with a filter, the framework gets no inverse offer for the agent for
 // the filter's time.
 func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateInverseOffer, Agent: agentID, Framework: fwID, Status: status, Filter: filter})
+	}
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -1243,10 +1321,22 @@ func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferSta
 
 // Pause stops allocation runs until Resume; events are still taken and
 // triggers accumulate.
-func (a *Allocator) Pause() { a.paused = true }
+func (a *Allocator) Pause() {
+	if a.rec.on() {
+		_ = a.journal(Entry{Event: EventPause})
+		return
+	}
+	a.paused = true
+}
 
 // Resume lets allocation runs happen again.
-func (a *Allocator) Resume() { a.paused = false }
+func (a *Allocator) Resume() {
+	if a.rec.on() {
+		_ = a.journal(Entry{Event: EventResume})
+		return
+	}
+	a.paused = false
+}
 
 // Paused reports whether allocation is paused.
 func (a *Allocator) Paused() bool { return a.paused }

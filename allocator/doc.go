@@ -59,6 +59,39 @@
 // of the Err values of this package (and, for operations, the rule from
 // package offer) without changing any state.
 //
+// # Snapshots, the journal and replication
+//
+// Because the allocator is deterministic, its state can outlive its
+// process. Snapshot writes the whole state (agents, frameworks, offers
+// outstanding, allocations, reservations and volumes, refusal filters with
+// their expiries, quota, weights, suppression, inverse-offer states, the
+// task ledger, counters, triggers, pause, whitelist, the random source and
+// the sorters) in a versioned binary format; Restore builds from it an
+// allocator that goes on exactly as the saved one would have: the same
+// offers, ids and views for the same events. Options that are functions
+// (the clock, the sorter factories, the journal hook) are given to Restore
+// by the host (RestoreOptions); sorters must implement
+// sorter.Snapshotter, as the library's do. A snapshot of another version,
+// cut short, damaged or describing a broken state is an error that names
+// the problem (ErrInvalidSnapshot, ErrSnapshotVersion), and nothing is
+// half-restored.
+//
+// The journal is the allocator's input written down: with Options.Journal
+// set, every event that succeeds is handed to the host as an Entry (the
+// method, its arguments, and the clock reading it used), which encodes to
+// one line of JSON. Replay (or Apply, entry by entry) feeds a journal to a
+// fresh allocator made with the same options, or to one restored from a
+// snapshot the journal goes on from, and gives the same state; allocation
+// runs are entries too, their offers made again. A host that replicates
+// the journal on a consensus log (examples/replicated does, on etcd's
+// raft) keeps followers that hold the leader's state, so a failover loses
+// no offer, allocation, filter or quota; one leader still allocates, at
+// one process's speed.
+//
+// The allocator reads its clock once per event, as wall-clock time in UTC
+// without a monotonic reading, so that a journal or a snapshot carries the
+// very instants it used.
+//
 // # The allocation algorithm
 //
 // A run visits the candidate agents that exist, are active, are on the

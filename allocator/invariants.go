@@ -47,10 +47,23 @@ func (a *Allocator) CheckInvariants() error {
 			}
 		}
 		used := resources.Resources{}
-		byRole := map[string]resources.Resources{}
-		for _, fwID := range ag.frameworkIDs() {
+		// Shared volumes count once per agent and role in the role
+		// sorter: they are summed per role before being counted; the rest
+		// is counted as it comes.
+		var sharedByRole map[string]resources.Resources
+		sharedOutside := false
+		fwIDs := ag.frameworkIDs()
+		for _, fwID := range fwIDs {
 			fw, ok := a.frameworks[fwID]
-			held := ag.held(fwID)
+			held := ag.offered[fwID]
+			if more := ag.allocated[fwID]; held.IsEmpty() {
+				held = more
+			} else if !more.IsEmpty() {
+				held = held.Plus(more)
+			}
+			if len(ag.holds) > 0 {
+				held = held.Plus(ag.heldFor(fwID))
+			}
 			if !ok {
 				fail("agent %s: resources held by unknown framework %s", id, fwID)
 				continue
@@ -58,7 +71,15 @@ func (a *Allocator) CheckInvariants() error {
 			if _, ok := fw.agents[id]; !ok {
 				fail("framework %s holds resources on %s but does not list the agent", fwID, id)
 			}
-			used.Add(held.NonShared().Unallocate())
+			hasShared := held.HasShared()
+			if hasShared {
+				used.Add(held.NonShared().Unallocate())
+				for r := range held.Shared().Unallocate().All() {
+					sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+				}
+			} else {
+				used.Add(held.Unallocate())
+			}
 			for r := range held.All() {
 				if !fw.tracked.has(r.AllocationRole) {
 					fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
@@ -67,20 +88,37 @@ func (a *Allocator) CheckInvariants() error {
 					fail("agent %s: framework %s holds %s outside the reservation's subtree", id, fwID, r)
 				}
 			}
-			for _, role := range held.AllocationRoles() {
-				part := held.AllocatedTo(role)
-				cur := byRole[role]
-				cur.Add(part)
-				byRole[role] = cur
+			roles := held.AllocationRoles()
+			for _, role := range roles {
+				part := held
+				if len(roles) > 1 {
+					part = held.AllocatedTo(role)
+				}
+				rq := roleHeld[role]
+				if hasShared {
+					if sharedByRole == nil {
+						sharedByRole = map[string]resources.Resources{}
+					}
+					sh := sharedByRole[role]
+					sh.Add(part.Shared())
+					sharedByRole[role] = sh
+					part.NonShared().AddQuantitiesTo(&rq)
+				} else {
+					part.AddQuantitiesTo(&rq)
+				}
+				roleHeld[role] = rq
 				if fwHeld[role] == nil {
 					fwHeld[role] = map[string]resources.Quantities{}
 				}
 				q := fwHeld[role][fwID]
-				q.Add(part.Quantities())
+				part.AddQuantitiesTo(&q)
 				fwHeld[role][fwID] = q
 				aq := allocated[role]
-				aq.Add(headroomOf(part.Unallocate()))
+				hasReserved := part.AddUnreservedQuantitiesTo(&aq)
 				allocated[role] = aq
+				if !hasReserved {
+					continue
+				}
 				for r := range part.All() {
 					if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
 						q := allocatedReserved[r.Role()]
@@ -90,17 +128,12 @@ func (a *Allocator) CheckInvariants() error {
 				}
 			}
 		}
-		for role, held := range byRole {
+		for role, sh := range sharedByRole {
 			q := roleHeld[role]
-			q.Add(held.Quantities())
+			sh.AddQuantitiesTo(&q)
 			roleHeld[role] = q
 		}
-		over := !ag.total.Contains(used)
-		for _, fwID := range ag.frameworkIDs() {
-			for r := range ag.held(fwID).Shared().Unallocate().All() {
-				over = over || !ag.total.ContainsResource(r)
-			}
-		}
+		over := !ag.total.Contains(used) || sharedOutside
 		if over != ag.overAllocated {
 			fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
 		}

@@ -84,6 +84,9 @@ func (a *Allocator) operatorContext(ag *agent) offer.Context {
 // The agent's total follows the conversions. The rest of the offer stays
 // offered; Accept also gives it back. No allocation is triggered.
 func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
+	}
 	_, err := a.updateAllocation(fwID, agentID, offered, ops)
 	return err
 }
@@ -92,6 +95,9 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 // the operations (UpdateAllocation) and gives back the unused rest of the
 // offered resources (RecoverResources) with the filter, if any.
 func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
+	}
 	accepted, err := a.updateAllocation(fwID, agentID, offered, ops)
 	if err != nil {
 		return err
@@ -112,6 +118,10 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 // resources the framework does not hold) and then nothing changes.
 // Accept is the strict form: all operations or none.
 func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
+	if a.rec.on() {
+		_, each, err := a.event(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
+		return each, err
+	}
 	if _, err := a.framework(fwID); err != nil {
 		return nil, err
 	}
@@ -270,6 +280,9 @@ func applyToTotal(total resources.Resources, op offer.Operation, removed, added 
 // as operator requests and must apply to what is neither offered nor
 // allocated; otherwise nothing changes. No allocation is triggered.
 func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
+	}
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err

@@ -28,7 +28,9 @@ type Options struct {
 	// system clock (time.Now), which is what a service wants; simulations
 	// and tests pass a clock of their own (ManualClock) so that runs repeat
 	// exactly. This is the only place the system clock is chosen: the
-	// allocator reads time through Clock alone.
+	// allocator reads time through Clock alone, once per event, and keeps
+	// the reading as wall-clock time in UTC (Round(0).UTC()), so that a
+	// snapshot or a journal carries it exactly.
 	Clock func() time.Time
 	// Seed drives every random choice (agent shuffles, random sorters).
 	Seed int64
@@ -77,6 +79,11 @@ type Options struct {
 	// fills an agent's cpus, another its memory): with 0.5 each agent
 	// hosts both kinds of task. See BENCHMARKS.md, workload W2.
 	OfferShare float64
+	// Journal, when set, receives the entry of every event the allocator
+	// takes (see Entry), after the event succeeded and before the method
+	// returns, in the order of the events: a host appends them to a log
+	// to replay (Replay) or replicate. It must not call the allocator.
+	Journal func(Entry)
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).

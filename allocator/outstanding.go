@@ -112,6 +112,9 @@ func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]of
 // to be offered again at the next run. An id that is not outstanding is
 // ErrUnknownOffer.
 func (a *Allocator) RescindOffer(offerID string) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRescindOffer, Offer: offerID})
+	}
 	for _, agentID := range a.agentIDs {
 		ag := a.agents[agentID]
 		for i := range ag.outstanding {

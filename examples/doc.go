@@ -17,6 +17,10 @@
 //   - pool: pool reservations as quota guarantees, a limit as maximum
 //     share, ChargeBeyondAllowance, ReservedFirst and PreemptTask, the
 //     same events on two allocators, with the options off and on.
+//   - replicated: three replicas that agree on the allocator's journal
+//     through etcd's raft; the leader fails mid-stream and a follower goes
+//     on with its offers. A module of its own (go run . in its directory),
+//     so that the library does not depend on raft.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples

@@ -29,6 +29,7 @@ import (
 type Random struct {
 	t   tree
 	rng *rand.Rand
+	pcg *rand.PCG // rng's source, kept to save and restore its state
 
 	valid  bool      // leaves and rel are up to date
 	leaves []*node   // active leaves, in tree order
@@ -48,9 +49,11 @@ var _ Sorter = (*Random)(nil)
 // cfg.FairnessExcluded is not used.
 func NewRandom(cfg Config) *Random {
 	seed := uint64(cfg.Seed)
+	pcg := rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
 	r := &Random{
 		t:   newTree(false, cfg.FairnessExcluded),
-		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		rng: rand.New(pcg),
+		pcg: pcg,
 	}
 	r.t.bind()
 	return r

@@ -1,0 +1,829 @@
+package allocator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// The journal.
+//
+// Every event the allocator takes can be written down as an Entry: the
+// event, its arguments and the clock reading it used. A host that sets
+// Options.Journal receives the entry of every event that succeeded, in
+// order, and appends it to a log (MarshalJSON gives one line of JSON);
+// Replay, or Apply entry by entry, feeds such a log to a fresh allocator
+// made with the same Options, which then holds exactly the same state.
+// Allocation runs are entries too: their offers are made again, not read
+// from the log.
+//
+// A host that replicates the allocator's input (see examples/replicated)
+// makes entries itself, stamps them with its clock, agrees on their order
+// with its peers and has each replica Apply them.
+
+// EventKind names an event of the journal: one per method of the
+// Allocator that changes its state.
+type EventKind string
+
+// The events, named after the methods they call.
+const (
+	EventAddFramework         EventKind = "add-framework"
+	EventRemoveFramework      EventKind = "remove-framework"
+	EventActivateFramework    EventKind = "activate-framework"
+	EventDeactivateFramework  EventKind = "deactivate-framework"
+	EventUpdateFramework      EventKind = "update-framework"
+	EventSuppressOffers       EventKind = "suppress-offers"
+	EventReviveOffers         EventKind = "revive-offers"
+	EventAddAgent             EventKind = "add-agent"
+	EventRemoveAgent          EventKind = "remove-agent"
+	EventUpdateAgent          EventKind = "update-agent"
+	EventAddResourceProvider  EventKind = "add-resource-provider"
+	EventActivateAgent        EventKind = "activate-agent"
+	EventDeactivateAgent      EventKind = "deactivate-agent"
+	EventUpdateWhitelist      EventKind = "update-whitelist"
+	EventRecoverResources     EventKind = "recover-resources"
+	EventRecoverAllocated     EventKind = "recover-allocated"
+	EventUpdateWeights        EventKind = "update-weights"
+	EventUpdateQuota          EventKind = "update-quota"
+	EventUpdateUnavailability EventKind = "update-unavailability"
+	EventUpdateInverseOffer   EventKind = "update-inverse-offer"
+	EventPause                EventKind = "pause"
+	EventResume               EventKind = "resume"
+	EventUpdateAllocation     EventKind = "update-allocation"
+	EventUpdateAvailable      EventKind = "update-available"
+	EventAccept               EventKind = "accept"
+	EventAcceptEach           EventKind = "accept-each"
+	EventEndTask              EventKind = "end-task"
+	EventRescindOffer         EventKind = "rescind-offer"
+	EventAllocate             EventKind = "allocate"
+	EventAllocateAll          EventKind = "allocate-all"
+)
+
+// Entry is one event of the journal. Event says which; the fields it uses
+// are those of the method it names:
+//
+//	add-framework          Framework FrameworkInfo Used Active
+//	remove-, activate-, deactivate-framework   Framework
+//	update-framework       Framework FrameworkInfo
+//	suppress-, revive-offers                   Framework Roles
+//	add-agent              Agent AgentInfo Resources (the total) Used
+//	remove-, activate-, deactivate-agent       Agent
+//	update-agent           Agent AgentInfo Total
+//	add-resource-provider  Agent Resources (the provider's total) Used
+//	update-whitelist       Hostnames (nil lifts the whitelist)
+//	recover-resources, recover-allocated       Framework Agent Resources Filter
+//	update-weights         Weights
+//	update-quota           Role Quota
+//	update-unavailability  Agent Unavailability
+//	update-inverse-offer   Agent Framework Status Filter
+//	pause, resume          nothing
+//	update-allocation      Framework Agent Resources (offered) Operations
+//	update-available       Agent Operations
+//	accept, accept-each    Framework Agent Resources (offered) Operations Filter
+//	end-task               Framework Task
+//	rescind-offer          Offer
+//	allocate, allocate-all Run
+//
+// An accept-each entry holds only the operations that were applied: the
+// others changed nothing. Run is the number of the allocation run an
+// allocate or allocate-all made (0 when paused); Apply checks that its run
+// has the same number, so a journal with an entry missing is found out at
+// the next run. A host that makes entries itself, before they are applied,
+// leaves Run zero: it is then not checked.
+//
+// An entry recorded through Options.Journal refers to the caller's
+// arguments: encode it before changing them.
+type Entry struct {
+	Event EventKind
+	// At is the clock reading the event used (filters' expiries, the
+	// time of a run), the zero time when it read none. Apply reads it
+	// instead of the clock.
+	At time.Time
+
+	Framework, Agent string
+	FrameworkInfo    *FrameworkInfo
+	AgentInfo        *AgentInfo
+	Active           bool
+	Resources        resources.Resources
+	Total            *resources.Resources
+	Used             map[string]resources.Resources
+	Roles            []string
+	Filter           *Filter
+	Operations       []offer.Operation
+	Weights          map[string]float64
+	Role             string
+	Quota            Quota
+	Unavailability   *offer.Unavailability
+	Status           InverseOfferStatus
+	Hostnames        []string
+	Task, Offer      string
+	Run              uint64
+}
+
+// Errors of the journal, wrapped with detail; test with errors.Is.
+var (
+	// ErrInvalidEntry: an entry that does not decode, or names no event.
+	ErrInvalidEntry = errors.New("allocator: invalid journal entry")
+	// ErrReplay: an entry the allocator does not take as it was taken when
+	// recorded (its event fails, or its run has another number): the
+	// journal is not the allocator's history from a fresh start, or from
+	// the snapshot it was restored from.
+	ErrReplay = errors.New("allocator: journal does not replay")
+)
+
+// recorder records events for Options.Journal and stands in for the
+// clock: within an event the clock is read once, and while an entry is
+// applied it reads the entry's time.
+type recorder struct {
+	clock  func() time.Time // the host's
+	hook   func(Entry)
+	depth  int // events under way: nested calls are not events of their own
+	at     time.Time
+	read   bool // at holds the reading of the event under way
+	replay bool // at is the applied entry's time
+}
+
+func (r *recorder) init(a *Allocator) {
+	r.clock = a.opts.Clock
+	r.hook = a.opts.Journal
+	a.opts.Clock = r.now
+}
+
+// now reads the clock as the allocator sees it: wall-clock time in UTC,
+// without a monotonic reading, once per event.
+func (r *recorder) now() time.Time {
+	if r.replay || r.read {
+		return r.at
+	}
+	t := r.clock().Round(0).UTC()
+	if r.depth > 0 {
+		r.at, r.read = t, true
+	}
+	return t
+}
+
+// on reports whether a call is an event to record: a hook is set and no
+// event is under way.
+func (r *recorder) on() bool { return r.hook != nil && r.depth == 0 }
+
+// event applies e as an event to record and hands it to the hook if it
+// succeeds.
+func (a *Allocator) event(e Entry) (Result, []error, error) {
+	r := &a.rec
+	r.depth++
+	r.read = false
+	res, each, err := a.apply(&e)
+	r.depth--
+	if r.read {
+		e.At = r.at
+	}
+	r.read = false
+	if err == nil {
+		r.hook(e)
+	}
+	return res, each, err
+}
+
+func (a *Allocator) journal(e Entry) error {
+	_, _, err := a.event(e)
+	return err
+}
+
+// Apply applies one entry of a journal, reading its time instead of the
+// clock, and returns the run it made, if it is an allocation. An entry the
+// allocator does not take as it was recorded is ErrReplay; one that names
+// no event, ErrInvalidEntry. With Options.Journal set, the hook receives
+// the entry.
+func (a *Allocator) Apply(e Entry) (Result, error) {
+	r := &a.rec
+	r.depth++
+	r.replay, r.at = true, e.At
+	want := e.Run
+	res, _, err := a.apply(&e)
+	r.depth--
+	r.replay, r.read, r.at = false, false, time.Time{}
+	if err != nil {
+		if errors.Is(err, ErrInvalidEntry) {
+			return res, err
+		}
+		return res, fmt.Errorf("%w: %s: %w", ErrReplay, e.Event, err)
+	}
+	if (e.Event == EventAllocate || e.Event == EventAllocateAll) && want != 0 && want != res.Stats.Run {
+		return res, fmt.Errorf("%w: %s made run %d, the journal says %d", ErrReplay, e.Event, res.Stats.Run, want)
+	}
+	if r.hook != nil && r.depth == 0 {
+		r.hook(e)
+	}
+	return res, nil
+}
+
+// Replay applies every entry of a journal in JSON (entries as MarshalJSON
+// writes them, one after the other: a log of one entry per line is one) to
+// a, which is usually fresh from New with the options of the allocator the
+// journal was recorded from, or restored from a snapshot the journal goes
+// on from. It stops at the first entry that does not decode or apply, and
+// says which.
+func Replay(a *Allocator, journal io.Reader) error {
+	dec := json.NewDecoder(journal)
+	for i := 1; ; i++ {
+		var e Entry
+		if err := dec.Decode(&e); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			if errors.Is(err, ErrInvalidEntry) {
+				return fmt.Errorf("entry %d: %w", i, err)
+			}
+			return fmt.Errorf("%w: entry %d: %w", ErrInvalidEntry, i, err)
+		}
+		if _, err := a.Apply(e); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+}
+
+// apply calls the method e names. The recorder is set up by the caller.
+func (a *Allocator) apply(e *Entry) (Result, []error, error) {
+	var err error
+	switch e.Event {
+	case EventAddFramework:
+		if e.FrameworkInfo == nil {
+			return Result{}, nil, fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
+		}
+		err = a.AddFramework(e.Framework, *e.FrameworkInfo, e.Used, e.Active)
+	case EventRemoveFramework:
+		err = a.RemoveFramework(e.Framework)
+	case EventActivateFramework:
+		err = a.ActivateFramework(e.Framework)
+	case EventDeactivateFramework:
+		err = a.DeactivateFramework(e.Framework)
+	case EventUpdateFramework:
+		if e.FrameworkInfo == nil {
+			return Result{}, nil, fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
+		}
+		err = a.UpdateFramework(e.Framework, *e.FrameworkInfo)
+	case EventSuppressOffers:
+		err = a.SuppressOffers(e.Framework, e.Roles...)
+	case EventReviveOffers:
+		err = a.ReviveOffers(e.Framework, e.Roles...)
+	case EventAddAgent:
+		var info AgentInfo
+		if e.AgentInfo != nil {
+			info = *e.AgentInfo
+		}
+		err = a.AddAgent(e.Agent, info, e.Resources, e.Used)
+	case EventRemoveAgent:
+		err = a.RemoveAgent(e.Agent)
+	case EventUpdateAgent:
+		var info AgentInfo
+		if e.AgentInfo != nil {
+			info = *e.AgentInfo
+		}
+		err = a.UpdateAgent(e.Agent, info, e.Total)
+	case EventAddResourceProvider:
+		err = a.AddResourceProvider(e.Agent, e.Resources, e.Used)
+	case EventActivateAgent:
+		err = a.ActivateAgent(e.Agent)
+	case EventDeactivateAgent:
+		err = a.DeactivateAgent(e.Agent)
+	case EventUpdateWhitelist:
+		a.UpdateWhitelist(e.Hostnames)
+	case EventRecoverResources:
+		err = a.RecoverResources(e.Framework, e.Agent, e.Resources, e.Filter)
+	case EventRecoverAllocated:
+		err = a.RecoverAllocated(e.Framework, e.Agent, e.Resources, e.Filter)
+	case EventUpdateWeights:
+		err = a.UpdateWeights(e.Weights)
+	case EventUpdateQuota:
+		err = a.UpdateQuota(e.Role, e.Quota)
+	case EventUpdateUnavailability:
+		err = a.UpdateUnavailability(e.Agent, e.Unavailability)
+	case EventUpdateInverseOffer:
+		err = a.UpdateInverseOffer(e.Agent, e.Framework, e.Status, e.Filter)
+	case EventPause:
+		a.Pause()
+	case EventResume:
+		a.Resume()
+	case EventUpdateAllocation:
+		err = a.UpdateAllocation(e.Framework, e.Agent, e.Resources, e.Operations)
+	case EventUpdateAvailable:
+		err = a.UpdateAvailable(e.Agent, e.Operations)
+	case EventAccept:
+		err = a.Accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+	case EventAcceptEach:
+		var each []error
+		each, err = a.AcceptEach(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+		if err == nil && a.rec.replay {
+			for i, opErr := range each {
+				if opErr != nil {
+					return Result{}, each, fmt.Errorf("operation %d: %w", i, opErr)
+				}
+			}
+		}
+		if err == nil && !a.rec.replay {
+			// Only what was applied goes into the journal.
+			var applied []offer.Operation
+			for i, op := range e.Operations {
+				if each[i] == nil {
+					applied = append(applied, op)
+				}
+			}
+			e.Operations = applied
+		}
+		return Result{}, each, err
+	case EventEndTask:
+		err = a.EndTask(e.Framework, e.Task)
+	case EventRescindOffer:
+		err = a.RescindOffer(e.Offer)
+	case EventAllocate, EventAllocateAll:
+		var res Result
+		if e.Event == EventAllocate {
+			res = a.Allocate()
+		} else {
+			res = a.AllocateAll()
+		}
+		e.Run = res.Stats.Run
+		return res, nil, nil
+	default:
+		return Result{}, nil, fmt.Errorf("%w: unknown event %q", ErrInvalidEntry, e.Event)
+	}
+	return Result{}, nil, err
+}
+
+// ---- JSON ----
+
+// jsonEntry is an Entry as JSON: resources in the text format, read back
+// with "*" as the default role, so that they round-trip exactly.
+type jsonEntry struct {
+	Event          EventKind          `json:"event"`
+	At             *time.Time         `json:"at,omitempty"`
+	Framework      string             `json:"framework,omitempty"`
+	Agent          string             `json:"agent,omitempty"`
+	FrameworkInfo  *jsonFrameworkInfo `json:"framework_info,omitempty"`
+	AgentInfo      *jsonAgentInfo     `json:"agent_info,omitempty"`
+	Active         bool               `json:"active,omitempty"`
+	Resources      string             `json:"resources,omitempty"`
+	Total          *string            `json:"total,omitempty"`
+	Used           map[string]string  `json:"used,omitempty"`
+	Roles          []string           `json:"roles,omitempty"`
+	Filter         *jsonFilter        `json:"filter,omitempty"`
+	Operations     []*jsonOperation   `json:"operations,omitempty"`
+	Weights        map[string]float64 `json:"weights,omitempty"`
+	Role           string             `json:"role,omitempty"`
+	Guarantees     string             `json:"guarantees,omitempty"`
+	Limits         string             `json:"limits,omitempty"`
+	Unavailability *jsonUnavailable   `json:"unavailability,omitempty"`
+	Status         string             `json:"status,omitempty"`
+	Hostnames      *[]string          `json:"hostnames,omitempty"`
+	Task           string             `json:"task,omitempty"`
+	Offer          string             `json:"offer,omitempty"`
+	Run            uint64             `json:"run,omitempty"`
+}
+
+type jsonFilter struct {
+	Refuse time.Duration `json:"refuse_ns"`
+}
+
+type jsonUnavailable struct {
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
+}
+
+type jsonFrameworkInfo struct {
+	Roles           []string                      `json:"roles"`
+	Principal       string                        `json:"principal,omitempty"`
+	Capabilities    []string                      `json:"capabilities,omitempty"`
+	SuppressedRoles []string                      `json:"suppressed_roles,omitempty"`
+	MinAllocatable  map[string][]string           `json:"min_allocatable,omitempty"`
+	Constraints     map[string][][]jsonConstraint `json:"constraints,omitempty"`
+}
+
+type jsonConstraint struct {
+	Attribute string `json:"attribute"`
+	Op        string `json:"op"`
+	Value     string `json:"value,omitempty"`
+}
+
+type jsonAgentInfo struct {
+	Hostname       string            `json:"hostname,omitempty"`
+	Attributes     map[string]string `json:"attributes,omitempty"`
+	Region         string            `json:"region,omitempty"`
+	Capabilities   []string          `json:"capabilities,omitempty"`
+	Unavailability *jsonUnavailable  `json:"unavailability,omitempty"`
+}
+
+type jsonTask struct {
+	ID        string `json:"id"`
+	Resources string `json:"resources"`
+}
+
+type jsonOperation struct {
+	Type      string     `json:"type"`
+	Tasks     []jsonTask `json:"tasks,omitempty"`
+	Executor  string     `json:"executor,omitempty"`
+	Resources string     `json:"resources,omitempty"`
+	Source    string     `json:"source,omitempty"`
+	Volumes   string     `json:"volumes,omitempty"`
+	Volume    string     `json:"volume,omitempty"`
+	Addition  string     `json:"addition,omitempty"`
+	Subtract  string     `json:"subtract,omitempty"`
+}
+
+var constraintOps = [...]string{Exists: "EXISTS", NotExists: "NOT_EXISTS", Equals: "EQUALS", NotEquals: "NOT_EQUALS"}
+
+// MarshalJSON writes the entry as one JSON object with no newline in it:
+//
+//	{"event":"recover-resources","at":"2026-01-01T00:00:05Z","framework":"f1",
+//	 "agent":"a1","resources":"cpus(allocated: web):4","filter":{"refuse_ns":5000000000}}
+//
+// Resources, quantities and limits are in the text format ("" when
+// empty), capabilities by their Mesos names, durations in nanoseconds,
+// times in RFC 3339 with nanoseconds. Fields an event does not use are
+// left out.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	j := jsonEntry{
+		Event: e.Event, Framework: e.Framework, Agent: e.Agent, Active: e.Active,
+		Resources: text(e.Resources), Roles: e.Roles, Weights: e.Weights, Role: e.Role,
+		Guarantees: quantitiesText(e.Quota.Guarantees), Task: e.Task, Offer: e.Offer, Run: e.Run,
+	}
+	if !e.At.IsZero() {
+		at := e.At
+		j.At = &at
+	}
+	if !e.Quota.Limits.IsEmpty() {
+		j.Limits = e.Quota.Limits.String()
+	}
+	if info := e.FrameworkInfo; info != nil {
+		ji := &jsonFrameworkInfo{Roles: info.Roles, Principal: info.Principal, Capabilities: capabilityNames(info.Capabilities), SuppressedRoles: info.SuppressedRoles}
+		if info.MinAllocatable != nil {
+			ji.MinAllocatable = map[string][]string{}
+			for role, list := range info.MinAllocatable {
+				texts := []string{}
+				for _, q := range list {
+					texts = append(texts, quantitiesText(q))
+				}
+				ji.MinAllocatable[role] = texts
+			}
+		}
+		if info.Constraints != nil {
+			ji.Constraints = map[string][][]jsonConstraint{}
+			for role, cs := range info.Constraints {
+				groups := [][]jsonConstraint{}
+				for _, g := range cs {
+					list := []jsonConstraint{}
+					for _, c := range g {
+						op := strconv.Itoa(int(c.Op))
+						if int(c.Op) < len(constraintOps) && constraintOps[c.Op] != "" {
+							op = constraintOps[c.Op]
+						}
+						list = append(list, jsonConstraint{Attribute: c.Attribute, Op: op, Value: c.Value})
+					}
+					groups = append(groups, list)
+				}
+				ji.Constraints[role] = groups
+			}
+		}
+		j.FrameworkInfo = ji
+	}
+	if info := e.AgentInfo; info != nil {
+		j.AgentInfo = &jsonAgentInfo{Hostname: info.Hostname, Attributes: info.Attributes, Region: info.Region, Capabilities: capabilityNames(info.Capabilities)}
+		if u := info.Unavailability; u != nil {
+			j.AgentInfo.Unavailability = &jsonUnavailable{u.Start, u.Duration}
+		}
+	}
+	if e.Total != nil {
+		t := text(*e.Total)
+		j.Total = &t
+	}
+	if e.Used != nil {
+		j.Used = map[string]string{}
+		for k, v := range e.Used {
+			j.Used[k] = text(v)
+		}
+	}
+	if e.Filter != nil {
+		j.Filter = &jsonFilter{e.Filter.Refuse}
+	}
+	for _, op := range e.Operations {
+		j.Operations = append(j.Operations, operationJSON(op))
+	}
+	if u := e.Unavailability; u != nil {
+		j.Unavailability = &jsonUnavailable{u.Start, u.Duration}
+	}
+	if e.Status != 0 {
+		j.Status = e.Status.String()
+		if e.Status > Decline {
+			j.Status = strconv.Itoa(int(e.Status))
+		}
+	}
+	if e.Event == EventUpdateWhitelist && e.Hostnames != nil {
+		h := e.Hostnames
+		j.Hostnames = &h
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. Bad input is an error
+// wrapping ErrInvalidEntry that names the field.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var j jsonEntry
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidEntry, err)
+	}
+	out := Entry{
+		Event: j.Event, Framework: j.Framework, Agent: j.Agent, Active: j.Active,
+		Roles: j.Roles, Weights: j.Weights, Role: j.Role, Task: j.Task, Offer: j.Offer, Run: j.Run,
+	}
+	if j.At != nil {
+		out.At = *j.At
+	}
+	var errs []error
+	field := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	var err error
+	out.Resources, err = parseText(j.Resources)
+	field("resources", err)
+	out.Quota.Guarantees, err = resources.ParseQuantities(j.Guarantees)
+	field("guarantees", err)
+	out.Quota.Limits, err = resources.ParseLimits(j.Limits)
+	field("limits", err)
+	if ji := j.FrameworkInfo; ji != nil {
+		info := &FrameworkInfo{Roles: ji.Roles, Principal: ji.Principal, SuppressedRoles: ji.SuppressedRoles}
+		info.Capabilities, err = parseCapabilities(ji.Capabilities)
+		field("framework capabilities", err)
+		if ji.MinAllocatable != nil {
+			info.MinAllocatable = map[string][]resources.Quantities{}
+			for role, texts := range ji.MinAllocatable {
+				list := []resources.Quantities{}
+				for _, t := range texts {
+					q, err := resources.ParseQuantities(t)
+					field("min_allocatable", err)
+					list = append(list, q)
+				}
+				info.MinAllocatable[role] = list
+			}
+		}
+		if ji.Constraints != nil {
+			info.Constraints = map[string]Constraints{}
+			for role, groups := range ji.Constraints {
+				cs := Constraints{}
+				for _, g := range groups {
+					group := ConstraintGroup{}
+					for _, c := range g {
+						op := ConstraintOp(0)
+						for k, name := range constraintOps {
+							if name != "" && name == c.Op {
+								op = ConstraintOp(k)
+							}
+						}
+						if op == 0 {
+							n, err := strconv.ParseUint(c.Op, 10, 8)
+							field("constraint op", err)
+							op = ConstraintOp(n)
+						}
+						group = append(group, AttributeConstraint{Attribute: c.Attribute, Op: op, Value: c.Value})
+					}
+					cs = append(cs, group)
+				}
+				info.Constraints[role] = cs
+			}
+		}
+		out.FrameworkInfo = info
+	}
+	if ji := j.AgentInfo; ji != nil {
+		info := &AgentInfo{Hostname: ji.Hostname, Attributes: ji.Attributes, Region: ji.Region}
+		info.Capabilities, err = parseCapabilities(ji.Capabilities)
+		field("agent capabilities", err)
+		if u := ji.Unavailability; u != nil {
+			info.Unavailability = &offer.Unavailability{Start: u.Start, Duration: u.Duration}
+		}
+		out.AgentInfo = info
+	}
+	if j.Total != nil {
+		t, err := parseText(*j.Total)
+		field("total", err)
+		out.Total = &t
+	}
+	if j.Used != nil {
+		out.Used = map[string]resources.Resources{}
+		for k, v := range j.Used {
+			r, err := parseText(v)
+			field("used", err)
+			out.Used[k] = r
+		}
+	}
+	if j.Filter != nil {
+		out.Filter = &Filter{Refuse: j.Filter.Refuse}
+	}
+	for i, jo := range j.Operations {
+		op, err := operationFromJSON(jo)
+		field(fmt.Sprintf("operation %d", i), err)
+		out.Operations = append(out.Operations, op)
+	}
+	if u := j.Unavailability; u != nil {
+		out.Unavailability = &offer.Unavailability{Start: u.Start, Duration: u.Duration}
+	}
+	switch j.Status {
+	case "":
+	case "ACCEPT":
+		out.Status = Accept
+	case "DECLINE":
+		out.Status = Decline
+	default:
+		n, err := strconv.ParseUint(j.Status, 10, 8)
+		field("status", err)
+		out.Status = InverseOfferStatus(n)
+	}
+	if j.Hostnames != nil {
+		out.Hostnames = *j.Hostnames
+		if out.Hostnames == nil {
+			out.Hostnames = []string{}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidEntry, j.Event, err)
+	}
+	*e = out
+	return nil
+}
+
+func text(r resources.Resources) string {
+	if r.IsEmpty() {
+		return ""
+	}
+	return r.String()
+}
+
+func quantitiesText(q resources.Quantities) string {
+	if q.IsEmpty() {
+		return ""
+	}
+	return q.String()
+}
+
+func parseText(s string) (resources.Resources, error) {
+	if s == "" {
+		return resources.Resources{}, nil
+	}
+	return resources.Parse(s, "*")
+}
+
+func capabilityNames(c offer.Capabilities) []string {
+	var out []string
+	for bit := offer.Capabilities(1); bit != 0; bit <<= 1 {
+		if c&bit == 0 {
+			continue
+		}
+		if name := bit.String(); name != "none" {
+			out = append(out, name)
+		} else {
+			out = append(out, "0x"+strconv.FormatUint(uint64(bit), 16))
+		}
+	}
+	return out
+}
+
+func parseCapabilities(names []string) (offer.Capabilities, error) {
+	var c offer.Capabilities
+	for _, name := range names {
+		if bit, ok := offer.ParseCapability(name); ok {
+			c |= bit
+			continue
+		}
+		if hex, ok := strings.CutPrefix(name, "0x"); ok {
+			if n, err := strconv.ParseUint(hex, 16, 32); err == nil {
+				c |= offer.Capabilities(n)
+				continue
+			}
+		}
+		return 0, fmt.Errorf("unknown capability %q", name)
+	}
+	return c, nil
+}
+
+func operationJSON(op offer.Operation) *jsonOperation {
+	switch o := deref(op).(type) {
+	case offer.Launch:
+		j := &jsonOperation{Type: "LAUNCH", Executor: text(o.Executor), Tasks: []jsonTask{}}
+		for _, t := range o.Tasks {
+			j.Tasks = append(j.Tasks, jsonTask{ID: t.ID, Resources: text(t.Resources)})
+		}
+		return j
+	case offer.Reserve:
+		return &jsonOperation{Type: "RESERVE", Resources: text(o.Resources), Source: text(o.Source)}
+	case offer.Unreserve:
+		return &jsonOperation{Type: "UNRESERVE", Resources: text(o.Resources)}
+	case offer.Create:
+		return &jsonOperation{Type: "CREATE", Volumes: text(o.Volumes)}
+	case offer.Destroy:
+		return &jsonOperation{Type: "DESTROY", Volumes: text(o.Volumes)}
+	case offer.GrowVolume:
+		return &jsonOperation{Type: "GROW_VOLUME", Volume: o.Volume.String(), Addition: text(o.Addition)}
+	case offer.ShrinkVolume:
+		return &jsonOperation{Type: "SHRINK_VOLUME", Volume: o.Volume.String(), Subtract: o.Subtract.String()}
+	}
+	return nil // a nil operation, which the allocator refuses
+}
+
+// deref returns the operation as a value of one of the operation types, or
+// nil for a nil operation or nil pointer.
+func deref(op offer.Operation) offer.Operation {
+	switch o := op.(type) {
+	case *offer.Launch:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.Reserve:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.Unreserve:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.Create:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.Destroy:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.GrowVolume:
+		if o != nil {
+			return *o
+		}
+		return nil
+	case *offer.ShrinkVolume:
+		if o != nil {
+			return *o
+		}
+		return nil
+	}
+	return op
+}
+
+func operationFromJSON(j *jsonOperation) (offer.Operation, error) {
+	if j == nil {
+		return nil, nil
+	}
+	var errs []error
+	res := func(s string) resources.Resources {
+		r, err := parseText(s)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return r
+	}
+	one := func(s string) resources.Resource {
+		r := res(s)
+		if r.Len() != 1 {
+			errs = append(errs, fmt.Errorf("volume %q is not one resource", s))
+			return resources.Resource{}
+		}
+		return r.Slice()[0]
+	}
+	var op offer.Operation
+	switch j.Type {
+	case "LAUNCH":
+		l := offer.Launch{Executor: res(j.Executor)}
+		for _, t := range j.Tasks {
+			l.Tasks = append(l.Tasks, offer.Task{ID: t.ID, Resources: res(t.Resources)})
+		}
+		op = l
+	case "RESERVE":
+		op = offer.Reserve{Resources: res(j.Resources), Source: res(j.Source)}
+	case "UNRESERVE":
+		op = offer.Unreserve{Resources: res(j.Resources)}
+	case "CREATE":
+		op = offer.Create{Volumes: res(j.Volumes)}
+	case "DESTROY":
+		op = offer.Destroy{Volumes: res(j.Volumes)}
+	case "GROW_VOLUME":
+		op = offer.GrowVolume{Volume: one(j.Volume), Addition: res(j.Addition)}
+	case "SHRINK_VOLUME":
+		q, err := resources.ParseQuantities("x:" + j.Subtract)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		op = offer.ShrinkVolume{Volume: one(j.Volume), Subtract: q.Scalar("x")}
+	default:
+		return nil, fmt.Errorf("unknown operation type %q", j.Type)
+	}
+	return op, errors.Join(errs...)
+}

@@ -1,0 +1,149 @@
+package allocator_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"testing"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/sorter"
+)
+
+// snapshotOf runs a recorded event sequence through a Harness and saves
+// its allocator: a state with agents, frameworks, offers, filters, tasks,
+// quota and reservations.
+func snapshotOf(tb testing.TB, opts allocatortest.Options, seed int64, events int) []byte {
+	tb.Helper()
+	s, err := allocatortest.ParseSequence(recorded)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Events = s.Events[:min(events, len(s.Events))]
+	opts.Allocator.Seed = seed
+	h, err := allocatortest.New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Run(s.Events); err != nil {
+		tb.Fatal(err)
+	}
+	data, err := h.Allocator().Snapshot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// resealed returns body with a valid checksum, so that Restore reads it.
+func resealed(body []byte) []byte {
+	out := bytes.Clone(body)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+}
+
+func TestRestoreErrors(t *testing.T) {
+	data := snapshotOf(t, allocatortest.Options{}, 7, 200)
+	if _, err := allocator.Restore(data, allocator.RestoreOptions{}); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, allocator.ErrInvalidSnapshot},
+		{"not a snapshot", []byte(`{"agents":[]}`), allocator.ErrInvalidSnapshot},
+		{"another version", append([]byte("allot-snapshot\x02"), data[15:]...), allocator.ErrSnapshotVersion},
+		{"damaged", func() []byte { d := bytes.Clone(data); d[len(d)/2] ^= 0x40; return d }(), allocator.ErrInvalidSnapshot},
+		{"trailing bytes", resealed(append(bytes.Clone(data[:len(data)-4]), 0)), allocator.ErrInvalidSnapshot},
+		{"body cut short", resealed(data[:len(data)*2/3]), allocator.ErrInvalidSnapshot},
+	} {
+		a, err := allocator.Restore(tc.data, allocator.RestoreOptions{})
+		if !errors.Is(err, tc.want) || !errors.Is(err, allocator.ErrInvalidSnapshot) || a != nil {
+			t.Errorf("%s: got %v, %v; want %v", tc.name, a, err, tc.want)
+		}
+	}
+	for n := range len(data) {
+		if a, err := allocator.Restore(data[:n], allocator.RestoreOptions{}); !errors.Is(err, allocator.ErrInvalidSnapshot) || a != nil {
+			t.Fatalf("cut at %d of %d bytes: %v", n, len(data), err)
+		}
+	}
+
+	// Sorters: another type than the one saved, and one that cannot be
+	// saved.
+	random := func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) }
+	if _, err := allocator.Restore(data, allocator.RestoreOptions{RoleSorter: random}); !errors.Is(err, allocator.ErrSnapshotSorter) {
+		t.Errorf("restore with a random sorter: %v", err)
+	}
+	plain := func(c sorter.Config) sorter.Sorter { return struct{ sorter.Sorter }{sorter.NewDRF(c)} }
+	a, _ := allocator.New(allocator.Options{RoleSorter: plain})
+	if _, err := a.Snapshot(); !errors.Is(err, allocator.ErrSnapshotSorter) {
+		t.Errorf("snapshot with a sorter that cannot be saved: %v", err)
+	}
+}
+
+// TestRestoreKeepsFunctions checks that the host's functions are the
+// restored allocator's: its clock and its journal.
+func TestRestoreKeepsFunctions(t *testing.T) {
+	data := snapshotOf(t, allocatortest.Options{}, 7, 120)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var got []allocator.Entry
+	a, err := allocator.Restore(data, allocator.RestoreOptions{
+		Clock:   func() time.Time { return now },
+		Journal: func(e allocator.Entry) { got = append(got, e) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := a.AllocateAll()
+	if len(got) != 1 || got[0].Event != allocator.EventAllocateAll || !got[0].At.Equal(now) || got[0].Run != res.Stats.Run {
+		t.Fatalf("journal %+v after run %d", got, res.Stats.Run)
+	}
+}
+
+// FuzzRestore feeds Restore arbitrary bytes, and the same bytes resealed
+// with a valid checksum so that the reader behind it is reached: no input
+// may panic, and what is accepted must pass CheckInvariants, allocate, and
+// save to the same bytes. Seeds are snapshots of recorded event sequences
+// (and those under testdata/fuzz/FuzzRestore); run it longer with
+//
+//	go test -run XXX -fuzz FuzzRestore -fuzztime 5m ./allocator
+func FuzzRestore(f *testing.F) {
+	for _, n := range []int{0, 20, 200} {
+		data := snapshotOf(f, allocatortest.Options{}, 7, n)
+		f.Add(data)
+		f.Add(data[:len(data)-4])
+	}
+	f.Add(snapshotOf(f, propertyConfigs[2].opts, 3, 200))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inputs := [][]byte{data}
+		if len(data) > 4 {
+			inputs = append(inputs, resealed(data[:len(data)-4]), resealed(data))
+		}
+		for _, in := range inputs {
+			a, err := allocator.Restore(in, allocator.RestoreOptions{})
+			if err != nil {
+				if a != nil || !(errors.Is(err, allocator.ErrInvalidSnapshot) || errors.Is(err, allocator.ErrSnapshotSorter)) {
+					t.Fatalf("%v (allocator %v)", err, a)
+				}
+				continue
+			}
+			if err := a.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := a.Snapshot()
+			if err != nil || !bytes.Equal(again, in) {
+				t.Fatalf("restored snapshot saves other bytes (%v)", err)
+			}
+			a.AllocateAll()
+			if err := a.CheckInvariants(); err != nil {
+				t.Fatalf("after a run: %v", err)
+			}
+		}
+	})
+}
