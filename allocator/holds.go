@@ -42,6 +42,9 @@ type hold struct {
 // no shared volume; d must be positive and at most MaxRefuse. It triggers an
 // allocation of the agent.
 func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
+	}
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -64,6 +67,9 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 // resources for the framework for d, as RecoverHeld does. Shared volumes
 // the task used are given back as EndTask gives them back.
 func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
+	if a.rec.on() {
+		return a.journal(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
+	}
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package allocator_test
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -102,4 +104,48 @@ func TestHoldsEndWithFrameworkAndAgent(t *testing.T) {
 	require.ErrorIs(t, a.RecoverHeld("fa", "a1", res("cpus:1"), time.Minute), allocator.ErrInvalidResources)
 	require.ErrorIs(t, a.PreemptTask("fa", "nope", time.Minute), allocator.ErrUnknownTask)
 	require.Equal(t, before, a.Describe())
+}
+
+// Holds and the options beyond Mesos survive a snapshot, and the journal
+// replays the events that make holds: the restored and the replayed
+// allocators go on as the original.
+func TestHoldsSnapshotAndJournal(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	var journal []allocator.Entry
+	opts := allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true, ReservedFirst: true,
+		Journal: func(e allocator.Entry) { journal = append(journal, e) }}
+	a := newAllocator(t, opts)
+	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048;cpus(a):1"), nil))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	for _, o := range a.Allocate().Offers {
+		if o.FrameworkID == "fa" {
+			must(t, a.Accept("fa", "a1", o.Resources, launchOps("t1", res("cpus:1;mem:1024").Allocate("a")), nil))
+		}
+	}
+	must(t, a.PreemptTask("fa", "t1", time.Minute))
+	v, _ := a.Agent("a1")
+	require.NotEmpty(t, v.Held, "the preempted task's resources are held")
+
+	data, err := a.Snapshot()
+	require.NoError(t, err)
+	b, err := allocator.Restore(data, allocator.RestoreOptions{Clock: clock.Now})
+	require.NoError(t, err)
+	require.Equal(t, a.Describe(), b.Describe())
+
+	var text []byte
+	for _, e := range journal {
+		line, err := e.MarshalJSON()
+		require.NoError(t, err)
+		text = append(append(text, line...), '\n')
+	}
+	c := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true, ReservedFirst: true})
+	require.NoError(t, allocator.Replay(c, bytes.NewReader(text)))
+	require.Equal(t, a.Describe(), c.Describe())
+
+	clock.Advance(time.Second)
+	want := fmt.Sprint(a.AllocateAll().Offers)
+	require.Equal(t, want, fmt.Sprint(b.AllocateAll().Offers))
+	require.Equal(t, want, fmt.Sprint(c.AllocateAll().Offers))
+	require.Contains(t, want, "fa", "the held resources are offered to fa")
 }

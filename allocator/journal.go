@@ -64,6 +64,8 @@ const (
 	EventRescindOffer         EventKind = "rescind-offer"
 	EventAllocate             EventKind = "allocate"
 	EventAllocateAll          EventKind = "allocate-all"
+	EventRecoverHeld          EventKind = "recover-held"
+	EventPreemptTask          EventKind = "preempt-task"
 )
 
 // Entry is one event of the journal. Event says which; the fields it uses
@@ -90,6 +92,8 @@ const (
 //	end-task               Framework Task
 //	rescind-offer          Offer
 //	allocate, allocate-all Run
+//	recover-held           Framework Agent Resources Hold
+//	preempt-task           Framework Task Hold
 //
 // An accept-each entry holds only the operations that were applied: the
 // others changed nothing. Run is the number of the allocation run an
@@ -125,6 +129,8 @@ type Entry struct {
 	Hostnames        []string
 	Task, Offer      string
 	Run              uint64
+	// Hold is how long a recover-held or preempt-task holds resources.
+	Hold time.Duration
 }
 
 // Errors of the journal, wrapped with detail; test with errors.Is.
@@ -340,6 +346,10 @@ func (a *Allocator) apply(e *Entry) (Result, []error, error) {
 		return Result{}, each, err
 	case EventEndTask:
 		err = a.EndTask(e.Framework, e.Task)
+	case EventRecoverHeld:
+		err = a.RecoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
+	case EventPreemptTask:
+		err = a.PreemptTask(e.Framework, e.Task, e.Hold)
 	case EventRescindOffer:
 		err = a.RescindOffer(e.Offer)
 	case EventAllocate, EventAllocateAll:
@@ -385,6 +395,7 @@ type jsonEntry struct {
 	Task           string             `json:"task,omitempty"`
 	Offer          string             `json:"offer,omitempty"`
 	Run            uint64             `json:"run,omitempty"`
+	Hold           time.Duration      `json:"hold_ns,omitempty"`
 }
 
 type jsonFilter struct {
@@ -451,7 +462,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	j := jsonEntry{
 		Event: e.Event, Framework: e.Framework, Agent: e.Agent, Active: e.Active,
 		Resources: text(e.Resources), Roles: e.Roles, Weights: e.Weights, Role: e.Role,
-		Guarantees: quantitiesText(e.Quota.Guarantees), Task: e.Task, Offer: e.Offer, Run: e.Run,
+		Guarantees: quantitiesText(e.Quota.Guarantees), Task: e.Task, Offer: e.Offer, Run: e.Run, Hold: e.Hold,
 	}
 	if !e.At.IsZero() {
 		at := e.At
@@ -539,7 +550,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	}
 	out := Entry{
 		Event: j.Event, Framework: j.Framework, Agent: j.Agent, Active: j.Active,
-		Roles: j.Roles, Weights: j.Weights, Role: j.Role, Task: j.Task, Offer: j.Offer, Run: j.Run,
+		Roles: j.Roles, Weights: j.Weights, Role: j.Role, Task: j.Task, Offer: j.Offer, Run: j.Run, Hold: j.Hold,
 	}
 	if j.At != nil {
 		out.At = *j.At

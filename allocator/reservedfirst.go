@@ -86,14 +86,14 @@ func hasReservationFor(res resources.Resources, need resources.Quantities) bool 
 // the same as ops, unless Options.ReservedFirst moved launches onto
 // reservations, in which case the host launches these.
 func (a *Allocator) AcceptApplied(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]offer.Operation, error) {
-	accepted, applied, err := a.updateAllocationOps(fwID, agentID, offered, ops)
-	if err != nil {
-		return nil, err
+	// The rewrite depends only on what is offered and on ops: work it out
+	// for the caller, and let Accept (an event of the journal) apply it.
+	applied := ops
+	if role, ok := offered.AllocationRole(); ok && role != "" && a.opts.ReservedFirst {
+		applied = reservedFirst(role, offered, ops)
 	}
-	if !accepted.Unused.IsEmpty() {
-		if err := a.RecoverResources(fwID, agentID, accepted.Unused, filter); err != nil {
-			return nil, err
-		}
+	if err := a.Accept(fwID, agentID, offered, ops, filter); err != nil {
+		return nil, err
 	}
 	return applied, nil
 }

@@ -90,12 +90,13 @@ type RestoreOptions struct {
 //	"allot-snapshot" version
 //	options     seed(signed) excluded-names min-allocatable interval(ns)
 //	            allow-gpus offer-share(float64 bits) region
+//	            charge-beyond-allowance reserved-first
 //	random      the PCG source's MarshalBinary
 //	counters    runs offer-ids inverse-offer-ids totals-version
 //	            cap-epoch parked-epoch
 //	triggers    paused pending-all pending-agents whitelist
 //	last run    the RunStats fields in order, then parked roles
-//	holds       count (0 in version 1: room for a later kind of state)
+//	holds       count (agent framework resources until){count}
 //	roles       weights (path float64-bits), nodes (path epoch capped-run
 //	            guarantees limits)
 //	agents      by id: id info active total available reference
@@ -165,6 +166,8 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	w.Bool(o.AllowGPUsToAll)
 	w.Float64(o.OfferShare)
 	w.String(o.Region)
+	w.Bool(o.ChargeBeyondAllowance)
+	w.Bool(o.ReservedFirst)
 
 	rng, err := a.pcg.MarshalBinary()
 	if err != nil {
@@ -199,7 +202,19 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	w.Int(st.Capped)
 	s.strings(a.parked)
 
-	w.Int(0) // holds
+	var holds int
+	for _, id := range a.agentIDs {
+		holds += len(a.agents[id].holds)
+	}
+	w.Int(holds)
+	for _, id := range a.agentIDs {
+		for _, h := range a.agents[id].holds {
+			w.String(id)
+			w.String(h.framework)
+			s.res(h.res)
+			s.time(h.until)
+		}
+	}
 
 	weights := sortedKeys(a.roles.weights)
 	w.Int(len(weights))
@@ -547,6 +562,8 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	o.AllowGPUsToAll = r.Bool()
 	o.OfferShare = r.Float64()
 	o.Region = r.String()
+	o.ChargeBeyondAllowance = r.Bool()
+	o.ReservedFirst = r.Bool()
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -593,8 +610,18 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	}
 	st.Unchanged, st.Refused, st.Capped = r.Int(most, "count"), r.Int(most, "count"), r.Int(most, "count")
 	parked := s.strings("parked roles")
-	if holds := r.Uvarint(); r.Err() == nil && holds != 0 {
-		s.fail("%d holds: version %d has none", holds, SnapshotVersion)
+	type savedHold struct {
+		agent string
+		h     hold
+	}
+	var holds []savedHold
+	for range s.count("holds") {
+		agentID, fwID := r.String(), r.String()
+		res, until := s.res(), s.time()
+		if r.Err() != nil {
+			break
+		}
+		holds = append(holds, savedHold{agentID, hold{framework: fwID, res: res.Frozen(), until: until}})
 	}
 
 	prev := ""
@@ -727,6 +754,21 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 	}
 	a.parked = parked
+	for _, sh := range holds {
+		ag, fw := a.agents[sh.agent], a.frameworks[sh.h.framework]
+		switch {
+		case ag == nil:
+			return nil, fmt.Errorf("a hold on unknown agent %q", sh.agent)
+		case fw == nil:
+			return nil, fmt.Errorf("agent %q: a hold for unknown framework %q", sh.agent, sh.h.framework)
+		case sh.h.until.IsZero():
+			return nil, fmt.Errorf("agent %q: a hold for %q with no expiry", sh.agent, sh.h.framework)
+		}
+		if err := checkHold(sh.h.res, time.Second); err != nil {
+			return nil, fmt.Errorf("agent %q: a hold for %q: %w", sh.agent, sh.h.framework, err)
+		}
+		ag.holds = append(ag.holds, sh.h)
+	}
 
 	// What is worked out again.
 	for _, id := range a.agentIDs {
@@ -747,7 +789,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 				return nil, fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 			}
 			fw.holdsOn(id)
-			for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID]} {
+			for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID], ag.heldFor(fwID)} {
 				for _, role := range held.AllocationRoles() {
 					if role == "" {
 						return nil, fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)
@@ -762,6 +804,9 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 				used.Add(held[fwID].NonShared().Unallocate())
 				shared.Add(held[fwID].Shared().Unallocate())
 			}
+		}
+		for _, h := range ag.holds {
+			used.AddUnallocated(h.res, false)
 		}
 		ag.overAllocated = !ag.total.Contains(used)
 		if ag.overAllocated {

@@ -43,6 +43,7 @@ var (
 //
 //	'S' version(1) kind('D' DRF, 'R' Random)
 //	weights:  count (path float64-bits){count}
+//	allowances: count (path quantities){count}                by path
 //	agents:   count (name total-quantities){count}         added agents
 //	clients:  count client{count}                          by path
 //	client:   path number active(0|1) count charged-quantities
@@ -112,6 +113,16 @@ func (t *tree) marshal(kind byte, rng []byte) []byte {
 	for _, p := range paths {
 		w.String(p)
 		w.Float64(t.weights[p])
+	}
+	paths = paths[:0]
+	for p := range t.allowances {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	w.Int(len(paths))
+	for _, p := range paths {
+		w.String(p)
+		w.B = enc.AppendQuantities(w.B, t.allowances[p])
 	}
 
 	var agents []string
@@ -236,6 +247,12 @@ func (t *tree) read(kind byte, data []byte, rng func([]byte) error) error {
 		path, w := r.String(), r.Float64()
 		if r.Err() == nil {
 			check(t.updateWeight(path, w))
+		}
+	}
+	for range r.Count("allowances") {
+		path, q := r.String(), quantities()
+		if r.Err() == nil {
+			check(t.setAllowance(path, q))
 		}
 	}
 	prev := ""

@@ -31,7 +31,7 @@ func snapshotOp(t *testing.T, rng *rand.Rand, ss []snapshotSorter) {
 	weight := float64(1 + rng.IntN(3))
 	total := resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d;disk:100", 8+rng.IntN(8), 256))
 	var errs []error
-	op := rng.IntN(12)
+	op := rng.IntN(13)
 	for _, s := range ss {
 		var err error
 		switch op {
@@ -55,6 +55,10 @@ func snapshotOp(t *testing.T, rng *rand.Rand, ss []snapshotSorter) {
 			err = s.Unallocated(c, ag, shared)
 		case 11:
 			s.AddAgent(ag, total)
+		case 12:
+			if al, ok := s.(Allowances); ok {
+				err = al.SetAllowance(c, q)
+			}
 		}
 		errs = append(errs, err)
 	}
