@@ -28,7 +28,7 @@ func FuzzAllocatorEvents(f *testing.F) {
 		if len(s.Events) > maxFuzzEvents {
 			s.Events = s.Events[:maxFuzzEvents]
 		}
-		if err := allocatortest.RunSequence(propertyConfigs[0].opts, s); err != nil {
+		if err := allocatortest.RunSequence(propertyConfigs[0].Options, s); err != nil {
 			t.Fatalf("%v\nsequence:\n%s", err, s)
 		}
 	})

@@ -91,35 +91,35 @@ func TestCheckRunOfferedTwice(t *testing.T) {
 		offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
 		offer.Offer{ID: "o2", FrameworkID: "g", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
 	)
-	wantViolation(t, checkRun(before, res, after), "more than was available")
+	wantViolation(t, checkRun(before, res, after, nil), "more than was available")
 }
 
 func TestCheckRunRules(t *testing.T) {
 	before := snapshot(agentView(""))
 	after := snapshot(agentView("cpus(allocated: r):1"))
 	ok := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):1")}
-	if errs := checkRun(before, run(ok), after); len(errs) > 0 {
+	if errs := checkRun(before, run(ok), after, nil); len(errs) > 0 {
 		t.Fatalf("a good run: %v", errs)
 	}
 
 	wrongRole := ok
 	wrongRole.Resources = res("cpus(allocated: s):1")
-	wantViolation(t, checkRun(before, run(wrongRole), after), `carries allocation role "s"`)
+	wantViolation(t, checkRun(before, run(wrongRole), after, nil), `carries allocation role "s"`)
 
 	suppressed := before
 	suppressed.Frameworks = []allocator.FrameworkView{{ID: "f", Active: true, Roles: []string{"r"}, Suppressed: []string{"r"}}}
-	wantViolation(t, checkRun(suppressed, run(ok), after), "suppressed the role")
+	wantViolation(t, checkRun(suppressed, run(ok), after, nil), "suppressed the role")
 
 	filtered := before
 	filtered.Filters = []allocator.FilterView{{Framework: "f", Role: "r", Agent: "a1", Refused: res("cpus:2"), Expires: time.Unix(1, 0)}}
-	wantViolation(t, checkRun(filtered, run(ok), after), "covered by a refusal")
+	wantViolation(t, checkRun(filtered, run(ok), after, nil), "covered by a refusal")
 
 	unchanged := snapshot(agentView(""))
-	wantViolation(t, checkRun(before, run(ok), unchanged), "plus the run's offers")
+	wantViolation(t, checkRun(before, run(ok), unchanged, nil), "plus the run's offers")
 
 	twice := run(ok, ok)
 	twice.Offers[1].ID = "o2"
-	wantViolation(t, checkRun(before, twice, after), "two offers to f in role r on agent a1")
+	wantViolation(t, checkRun(before, twice, after, nil), "two offers to f in role r on agent a1")
 }
 
 func TestCheckRunLimits(t *testing.T) {
@@ -131,11 +131,11 @@ func TestCheckRunLimits(t *testing.T) {
 	after.Roles[0].Allocated = resources.MustParseQuantities("cpus:3")
 	after.Roles[0].Consumed = after.Roles[0].Allocated
 	o := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")}
-	wantViolation(t, checkRun(before, run(o), after), "above its limit")
+	wantViolation(t, checkRun(before, run(o), after, nil), "above its limit")
 
 	// A role already above its limit before the run is not the run's doing.
 	before = after
-	if errs := checkRun(before, run(), after); len(errs) > 0 {
+	if errs := checkRun(before, run(), after, nil); len(errs) > 0 {
 		t.Fatalf("no offer, no violation: %v", errs)
 	}
 }
@@ -255,6 +255,40 @@ func TestMix(t *testing.T) {
 		}
 		if got, ok := ParseKind(k.String()); !ok || got != k {
 			t.Errorf("kind %d does not round-trip through %q", k, k)
+		}
+	}
+}
+
+// A Fast harness keeps every agent's view as the allocator shows it, and
+// finds no violation where a harness that checks everything after every
+// step finds none.
+func TestFastKeepsViews(t *testing.T) {
+	for _, c := range Configs() {
+		for _, s := range Sequences(5, 8, c.Mix, 60) {
+			opts := c.Options
+			opts.Allocator.Seed = s.Seed
+			opts.Fast = true
+			h, err := New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, ev := range s.Events {
+				if err := h.Step(ev); err != nil {
+					t.Fatalf("%s: %v\n%s", c.Name, err, s)
+				}
+				want := h.a.Agents()
+				if len(want) != len(h.agentList) {
+					t.Fatalf("%s: step %d: %d agents kept, the allocator has %d", c.Name, i+1, len(h.agentList), len(want))
+				}
+				for j, v := range want {
+					if got := (Snapshot{Agents: h.agentList[j : j+1]}).String(); got != (Snapshot{Agents: []allocator.AgentView{v}}).String() {
+						t.Fatalf("%s: step %d (%s): agent kept as\n%s\nthe allocator shows\n%s", c.Name, i+1, ev, got, Snapshot{Agents: []allocator.AgentView{v}})
+					}
+				}
+			}
+			if err := h.Verify(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

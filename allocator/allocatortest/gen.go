@@ -2,9 +2,15 @@ package allocatortest
 
 import (
 	"fmt"
+	"math/rand"
+	"time"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
 )
 
 // Mix weighs the event kinds for GenEvent and GenSequence: a kind is drawn
@@ -159,4 +165,77 @@ func Property(opts Options, mix Mix, maxEvents int) gopter.Prop {
 		}
 		return ""
 	}, GenSequence(mix, maxEvents))
+}
+
+// Sequences returns n sequences drawn by GenSequence(mix, maxEvents) from a
+// generator seeded with seed: the same arguments give the same sequences.
+func Sequences(seed int64, n int, mix Mix, maxEvents int) []Sequence {
+	p := gopter.DefaultGenParameters()
+	p.Rng = rand.New(rand.NewSource(seed))
+	g := GenSequence(mix, maxEvents)
+	out := make([]Sequence, n)
+	for i := range out {
+		v, _ := g(p).Retrieve()
+		out[i] = v.(Sequence)
+	}
+	return out
+}
+
+// Config is a named harness configuration and event mix for the
+// random-event properties.
+type Config struct {
+	Name    string
+	Options Options
+	Mix     Mix
+}
+
+// Configs returns the configurations the allocator's own random-event
+// properties, its event fuzzer and its long run use:
+//
+//   - "all events": every kind of event: quota on nested roles, shared
+//     volumes made, offered and destroyed while other offers hold them,
+//     agents whose new totals drop what is in use;
+//   - "operations": mostly operations on offers (reservations,
+//     refinements, volumes and shared volumes, resizes); before a shared
+//     volume is destroyed, the harness rescinds the offers that hold it,
+//     as Mesos's master does;
+//   - "random sorter": the random sorter, fairness exclusions, a region,
+//     GPUs offered to all, no minimum allocatable resources and a longer
+//     interval; quota on top-level roles only, as in Mesos;
+//   - "nested roles": DRF with fairness exclusions and one deep family of
+//     roles, each with quota now and then.
+//
+// Each call returns new values.
+func Configs() []Config {
+	operations := DefaultMix()
+	operations[Operate] = 30
+	operations[OperatorOperate] = 10
+	return []Config{
+		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
+		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},
+		{
+			Name: "random sorter",
+			Options: Options{
+				QuotaRoles: []string{"a", "b", "c"}, Agents: 4, Frameworks: 3,
+				Allocator: allocator.Options{
+					RoleSorter:                func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
+					FrameworkSorter:           func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
+					FairnessExcludedResources: []string{"gpus"},
+					Region:                    "east",
+					AllowGPUsToAll:            true,
+					MinAllocatable:            []resources.Quantities{},
+					AllocationInterval:        5 * time.Second,
+				},
+			},
+			Mix: DefaultMix(),
+		},
+		{
+			Name: "nested roles",
+			Options: Options{
+				Roles:     []string{"a", "a/b", "a/b/c", "a/b/c/d", "a/e"},
+				Allocator: allocator.Options{FairnessExcludedResources: []string{"gpus", "disk"}},
+			},
+			Mix: DefaultMix(),
+		},
+	}
 }

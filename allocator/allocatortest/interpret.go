@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/allot-go/allot/allocator"
@@ -28,17 +29,28 @@ func pick[T any](list []T, b uint8) (T, bool) {
 	return list[int(b)%len(list)], true
 }
 
+// res returns the resources a template text describes. Parsed templates
+// are kept for the process; each harness gets its own copy.
 func (h *Harness) res(text string) resources.Resources {
 	if r, ok := h.parsed[text]; ok {
 		return r
 	}
-	r, err := resources.Parse(text, "")
-	if err != nil {
-		panic(fmt.Sprintf("allocatortest: template %q: %v", text, err))
+	var r resources.Resources
+	if v, ok := templates.Load(text); ok {
+		r = v.(resources.Resources).Clone()
+	} else {
+		var err error
+		if r, err = resources.Parse(text, ""); err != nil {
+			panic(fmt.Sprintf("allocatortest: template %q: %v", text, err))
+		}
+		templates.Store(text, r.Clone())
 	}
 	h.parsed[text] = r
 	return r
 }
+
+// templates holds parsed template texts, shared by every harness.
+var templates sync.Map
 
 func agentIDs(s Snapshot) []string {
 	out := make([]string, len(s.Agents))
@@ -158,7 +170,12 @@ func isPlainScalar(r resources.Resource) bool {
 func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 	a := h.a
 	x := ev.Args
-	set := func(call string, err error) { eff.call, eff.err = call, err }
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
 	switch ev.Kind {
 	case AddAgent:
 		id := freeID(h.agentIDs, agentIDs(s), x[0])
@@ -179,7 +196,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			h.agentInfo[id] = info
 			eff.volumesFree[id] = true
 		}
-		set(fmt.Sprintf("AddAgent(%s, %s, used %v)", id, total, used), err)
+		setf(err, "AddAgent(%s, %s, used %v)", id, total, used)
 
 	case RemoveAgent:
 		id := existingAgent(s, x[0])
@@ -188,7 +205,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			delete(h.agentInfo, id)
 		}
-		set("RemoveAgent("+id+")", err)
+		setf(err, "RemoveAgent(%s)", id)
 
 	case UpdateAgent:
 		id := existingAgent(s, x[0])
@@ -212,7 +229,10 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		case 4:
 			info.Capabilities = []offer.Capabilities{0, offer.MultiRole | offer.HierarchicalRole,
 				offer.MultiRole | offer.HierarchicalRole | offer.ReservationRefinement | offer.ResizeVolume}[x[2]%3]
-			what = "capabilities " + info.Capabilities.String()
+			what = "capabilities"
+			if h.text {
+				what += " " + info.Capabilities.String()
+			}
 		default:
 			what = "nothing"
 		}
@@ -223,24 +243,24 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.agentInfo[id] = info
 		}
-		call := fmt.Sprintf("UpdateAgent(%s, %s)", id, what)
 		if total != nil {
-			call = fmt.Sprintf("UpdateAgent(%s, %s %s)", id, what, *total)
+			setf(err, "UpdateAgent(%s, %s %s)", id, what, *total)
+		} else {
+			setf(err, "UpdateAgent(%s, %s)", id, what)
 		}
-		set(call, err)
 
 	case ActivateAgent:
 		id := existingAgent(s, x[0])
-		set("ActivateAgent("+id+")", a.ActivateAgent(id))
+		setf(a.ActivateAgent(id), "ActivateAgent(%s)", id)
 
 	case DeactivateAgent:
 		id := existingAgent(s, x[0])
-		set("DeactivateAgent("+id+")", a.DeactivateAgent(id))
+		setf(a.DeactivateAgent(id), "DeactivateAgent(%s)", id)
 
 	case AddResourceProvider:
 		id := existingAgent(s, x[0])
 		total := h.res(fmt.Sprintf("disk(provider: rp%d):%d", x[1]%2, 100*(1+int(x[2]%8))))
-		set(fmt.Sprintf("AddResourceProvider(%s, %s)", id, total), a.AddResourceProvider(id, total, nil))
+		setf(a.AddResourceProvider(id, total, nil), "AddResourceProvider(%s, %s)", id, total)
 
 	case AddFramework:
 		id := freeID(h.fwIDs, frameworkIDs(s), x[0])
@@ -270,25 +290,26 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		active := x[3]&3 != 3
 		err := a.AddFramework(id, info, used, active)
 		if err == nil {
-			h.fwInfo[id] = info
+			h.fwInfo[id], h.fwStale = info, true
 		}
-		set(fmt.Sprintf("AddFramework(%s, roles %q, caps %s, principal %q, suppressed %q, used %v, active %v)", id, info.Roles, info.Capabilities, info.Principal, info.SuppressedRoles, used, active), err)
+		setf(err, "AddFramework(%s, roles %q, caps %s, principal %q, suppressed %q, used %v, active %v)", id, info.Roles, info.Capabilities, info.Principal, info.SuppressedRoles, used, active)
 
 	case RemoveFramework:
 		id := existingFramework(s, x[0])
 		err := a.RemoveFramework(id)
 		if err == nil {
 			delete(h.fwInfo, id)
+			h.fwStale = true
 		}
-		set("RemoveFramework("+id+")", err)
+		setf(err, "RemoveFramework(%s)", id)
 
 	case ActivateFramework:
 		id := existingFramework(s, x[0])
-		set("ActivateFramework("+id+")", a.ActivateFramework(id))
+		setf(a.ActivateFramework(id), "ActivateFramework(%s)", id)
 
 	case DeactivateFramework:
 		id := existingFramework(s, x[0])
-		set("DeactivateFramework("+id+")", a.DeactivateFramework(id))
+		setf(a.DeactivateFramework(id), "DeactivateFramework(%s)", id)
 
 	case UpdateFramework:
 		id := existingFramework(s, x[0])
@@ -321,7 +342,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.fwInfo[id] = info
 		}
-		set(fmt.Sprintf("UpdateFramework(%s, roles %q, caps %s, suppressed %q)", id, info.Roles, info.Capabilities, info.SuppressedRoles), err)
+		setf(err, "UpdateFramework(%s, roles %q, caps %s, suppressed %q)", id, info.Roles, info.Capabilities, info.SuppressedRoles)
 
 	case Allocate, AllocateAll:
 		var res allocator.Result
@@ -331,12 +352,16 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			res = a.AllocateAll()
 		}
 		eff.run = &res
-		set(fmt.Sprintf("%s() = %d offers, %d inverse offers", map[Kind]string{Allocate: "Allocate", AllocateAll: "AllocateAll"}[ev.Kind], len(res.Offers), len(res.InverseOffers)), nil)
+		name := "Allocate"
+		if ev.Kind == AllocateAll {
+			name = "AllocateAll"
+		}
+		setf(nil, "%s() = %d offers, %d inverse offers", name, len(res.Offers), len(res.InverseOffers))
 
 	case Decline:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to decline", nil)
+			setf(nil, "no offer to decline")
 			return
 		}
 		give := o.Resources
@@ -348,12 +373,12 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.replaceOffer(i, o.Resources.Minus(give))
 		}
-		set(fmt.Sprintf("RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText(filter), o.ID), err)
+		setf(err, "RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText{filter}, o.ID)
 
 	case Accept:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to accept", nil)
+			setf(nil, "no offer to accept")
 			return
 		}
 		task := part(o.Resources, x[1], isPlainScalar)
@@ -372,18 +397,18 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.replaceOffer(i, resources.Resources{})
 		}
-		set(fmt.Sprintf("Accept(%s, %s, %s, %s, %s)", o.FrameworkID, o.AgentID, o.ID, launch, filterText(filter)), err)
+		setf(err, "Accept(%s, %s, %s, %s, %s)", o.FrameworkID, o.AgentID, o.ID, launch, filterText{filter})
 
 	case Operate:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to operate on", nil)
+			setf(nil, "no offer to operate on")
 			return
 		}
 		info := h.fwInfo[o.FrameworkID]
 		ops, what := h.operations(o.Resources, o.Role, info.Principal, x[1], x[2], x[3], false)
 		if ops == nil {
-			set("nothing to "+what+" in "+o.ID, nil)
+			setf(nil, "nothing to %s in %s", what, o.ID)
 			return
 		}
 		h.noteVolumes(o.AgentID, ops, eff)
@@ -396,7 +421,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			}
 			h.replaceOffer(i, acc.Unused)
 		}
-		set(fmt.Sprintf("%sUpdateAllocation(%s, %s, %s, %s)", rescinded, o.FrameworkID, o.AgentID, o.ID, opsText(ops)), err)
+		setf(err, "%sUpdateAllocation(%s, %s, %s, %s)", rescinded, o.FrameworkID, o.AgentID, o.ID, opsText(ops))
 
 	case OperatorOperate:
 		id := existingAgent(s, x[0])
@@ -408,12 +433,12 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		ops, what := h.operations(v.Available, role, principal, x[1], x[2], x[3], true)
 		if ops == nil {
-			set("nothing to "+what+" on "+id, nil)
+			setf(nil, "nothing to %s on %s", what, id)
 			return
 		}
 		h.noteVolumes(id, ops, eff)
 		rescinded := h.rescindShared(s, id, ops, "", resources.Resources{})
-		set(fmt.Sprintf("%sUpdateAvailable(%s, %s)", rescinded, id, opsText(ops)), a.UpdateAvailable(id, ops))
+		setf(a.UpdateAvailable(id, ops), "%sUpdateAvailable(%s, %s)", rescinded, id, opsText(ops))
 
 	case Recover:
 		type pair struct{ agent, fw string }
@@ -425,7 +450,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		p, ok := pick(pairs, x[0])
 		if !ok {
-			set("nothing allocated to recover", nil)
+			setf(nil, "nothing allocated to recover")
 			return
 		}
 		v, _ := s.Agent(p.agent)
@@ -434,7 +459,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if x[3]%4 == 0 {
 			filter = refuse(x[3] >> 2)
 		}
-		set(fmt.Sprintf("RecoverAllocated(%s, %s, %s, %s)", p.fw, p.agent, give, filterText(filter)), a.RecoverAllocated(p.fw, p.agent, give, filter))
+		setf(a.RecoverAllocated(p.fw, p.agent, give, filter), "RecoverAllocated(%s, %s, %s, %s)", p.fw, p.agent, give, filterText{filter})
 
 	case Suppress, Revive:
 		id := existingFramework(s, x[0])
@@ -447,19 +472,19 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			name = "ReviveOffers"
 			err = a.ReviveOffers(id, roles...)
 		}
-		set(fmt.Sprintf("%s(%s, %q)", name, id, roles), err)
+		setf(err, "%s(%s, %q)", name, id, roles)
 
 	case SetQuota:
 		role, ok := pick(h.opts.QuotaRoles, x[0])
 		if !ok {
-			set("no role to set quota on", nil)
+			setf(nil, "no role to set quota on")
 			return
 		}
 		q := quota(x[1], x[2])
 		if x[3]%8 == 0 {
 			q = allocator.Quota{}
 		}
-		set(fmt.Sprintf("UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits), a.UpdateQuota(role, q))
+		setf(a.UpdateQuota(role, q), "UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits)
 
 	case SetWeights:
 		table := []float64{0.5, 1, 2, 3, 0.25}
@@ -470,7 +495,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			r2, _ := pick(h.roles, x[2]>>1)
 			w[r2] = table[int(x[3])%len(table)]
 		}
-		set(fmt.Sprintf("UpdateWeights(%v)", w), a.UpdateWeights(w))
+		setf(a.UpdateWeights(w), "UpdateWeights(%v)", w)
 
 	case Advance:
 		table := []time.Duration{0, time.Millisecond, 500 * time.Millisecond, 999 * time.Millisecond, time.Second,
@@ -478,7 +503,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			10 * time.Second, 30 * time.Second, time.Minute, time.Hour, 24 * time.Hour, allocator.MaxRefuse + 24*time.Hour}
 		d := table[int(x[0])%len(table)]
 		h.now = h.now.Add(d)
-		set(fmt.Sprintf("advance %s to +%s", d, h.now.Sub(h.start)), nil)
+		setf(nil, "advance %s to +%s", d, h.now.Sub(h.start))
 
 	case Maintenance:
 		id := existingAgent(s, x[0])
@@ -493,14 +518,14 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			h.agentInfo[id] = info
 		}
 		if u == nil {
-			set("UpdateUnavailability("+id+", none)", err)
+			setf(err, "UpdateUnavailability(%s, none)", id)
 		} else {
-			set(fmt.Sprintf("UpdateUnavailability(%s, from +%s for %s)", id, u.Start.Sub(h.start), u.Duration), err)
+			setf(err, "UpdateUnavailability(%s, from +%s for %s)", id, u.Start.Sub(h.start), u.Duration)
 		}
 
 	case RespondInverse:
 		if len(h.inverse) == 0 {
-			set("no inverse offer to answer", nil)
+			setf(nil, "no inverse offer to answer")
 			return
 		}
 		i := int(x[0]) % len(h.inverse)
@@ -512,7 +537,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		filter := refuse(x[2])
 		err := a.UpdateInverseOffer(io.AgentID, io.FrameworkID, status, filter)
 		h.inverse = slices.Delete(h.inverse, i, i+1)
-		set(fmt.Sprintf("UpdateInverseOffer(%s, %s, %s, %s) answering %s", io.AgentID, io.FrameworkID, status, filterText(filter), io.ID), err)
+		setf(err, "UpdateInverseOffer(%s, %s, %s, %s) answering %s", io.AgentID, io.FrameworkID, status, filterText{filter}, io.ID)
 
 	case Whitelist:
 		// A restriction lasts a few steps; then the harness lifts it.
@@ -521,11 +546,11 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		case m < 4:
 			a.UpdateWhitelist(nil)
 			h.whitelist, h.whitelistLeft = nil, 0
-			set("UpdateWhitelist(none)", nil)
+			setf(nil, "UpdateWhitelist(none)")
 		case m == 4:
 			a.UpdateWhitelist([]string{})
 			h.whitelist, h.whitelistLeft = map[string]bool{}, steps
-			set(fmt.Sprintf("UpdateWhitelist([]) for %d steps", steps), nil)
+			setf(nil, "UpdateWhitelist([]) for %d steps", steps)
 		default:
 			hosts := []string{}
 			h.whitelist, h.whitelistLeft = map[string]bool{}, steps
@@ -536,7 +561,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 				}
 			}
 			a.UpdateWhitelist(hosts)
-			set(fmt.Sprintf("UpdateWhitelist(%q) for %d steps", hosts, steps), nil)
+			setf(nil, "UpdateWhitelist(%q) for %d steps", hosts, steps)
 		}
 
 	case PauseResume:
@@ -544,18 +569,18 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if x[0]%4 == 0 {
 			a.Pause()
 			h.paused, h.pauseLeft = true, int(x[1]%8)+1
-			set(fmt.Sprintf("Pause() for %d steps", h.pauseLeft), nil)
+			setf(nil, "Pause() for %d steps", h.pauseLeft)
 		} else {
 			a.Resume()
 			h.paused, h.pauseLeft = false, 0
-			set("Resume()", nil)
+			setf(nil, "Resume()")
 		}
 
 	case BadInput:
 		h.badInput(x, s, eff)
 
 	default:
-		set("unknown event kind", nil)
+		setf(nil, "unknown event kind")
 	}
 }
 
@@ -671,14 +696,20 @@ func quota(g, l uint8) allocator.Quota {
 	return q
 }
 
-func filterText(f *allocator.Filter) string {
-	if f == nil {
+// filterText renders a filter in call text.
+type filterText struct{ f *allocator.Filter }
+
+func (t filterText) String() string {
+	if t.f == nil {
 		return "no filter"
 	}
-	return "refuse " + f.Refuse.String()
+	return "refuse " + t.f.Refuse.String()
 }
 
-func opsText(ops []offer.Operation) string {
+// opsText renders operations in call text.
+type opsText []offer.Operation
+
+func (ops opsText) String() string {
 	parts := make([]string, len(ops))
 	for i, op := range ops {
 		parts[i] = op.String()
@@ -721,9 +752,13 @@ func cloneFrameworkInfo(info allocator.FrameworkInfo) allocator.FrameworkInfo {
 // size, and by the bits of extras gpus, revocable cpus, a static
 // reservation, labelled dynamic reservations, a refined reservation, a
 // MOUNT disk, a persistent volume and a shared volume, reserved for the
-// role of the pool chosen by roleArg.
+// role of the pool chosen by roleArg ("*" aside).
 func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.Resources {
-	role, _ := pick(h.roles, roleArg)
+	k := totalKey{id, size, extras, roleArg}
+	if r, ok := h.totals[k]; ok {
+		return r
+	}
+	role, _ := pick(h.reservable, roleArg)
 	var b strings.Builder
 	cpus := []int64{1, 2, 4, 8}[size%4]
 	if size&0x80 != 0 {
@@ -763,14 +798,25 @@ func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.R
 	if extras&128 != 0 && !h.opts.NoSharedVolumes {
 		fmt.Fprintf(&b, ";disk(reservations: [(DYNAMIC,%s,ops)])[id:s-%s,principal:ops,path:data]<SHARED>:300", role, id)
 	}
-	return h.res(b.String())
+	r := h.res(b.String())
+	if h.totals == nil {
+		h.totals = map[totalKey]resources.Resources{}
+	}
+	h.totals[k] = r
+	return r
+}
+
+// totalKey is what chooses an agent's total.
+type totalKey struct {
+	id                    string
+	size, extras, roleArg uint8
 }
 
 // refinable returns a role of the pool and a strict sub-role of it.
 func (h *Harness) refinable(b uint8) (string, string, bool) {
 	var pairs [][2]string
-	for _, p := range h.roles {
-		for _, c := range h.roles {
+	for _, p := range h.reservable {
+		for _, c := range h.reservable {
 			if reservation.IsStrictSubrole(c, p) {
 				pairs = append(pairs, [2]string{p, c})
 			}
@@ -804,6 +850,7 @@ func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operatio
 	}
 	v, _ := s.Agent(agentID)
 	var b strings.Builder
+	did := false
 	for _, holder := range sortedKeys(v.Offered) {
 		var give resources.Resources
 		for r := range v.Offered[holder].Shared().All() {
@@ -824,10 +871,19 @@ func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operatio
 			continue
 		}
 		err := h.a.RecoverResources(holder, agentID, give, nil)
-		fmt.Fprintf(&b, "rescind RecoverResources(%s, %s, %s) = %v; ", holder, agentID, give, err)
+		did = true
+		if h.text {
+			fmt.Fprintf(&b, "rescind RecoverResources(%s, %s, %s) = %v; ", holder, agentID, give, err)
+		}
 	}
-	if b.Len() > 0 && h.current != nil {
-		h.current.baseline = h.a.Describe()
+	if did && h.current != nil {
+		// The step's main call starts from here.
+		h.current.rebased = true
+		h.a.Fingerprint(&h.base)
+		if !h.fast {
+			base := Take(h.a)
+			h.current.base = &base
+		}
 	}
 	return b.String()
 }
@@ -1036,7 +1092,12 @@ func (h *Harness) operations(rs resources.Resources, role, principal string, sel
 func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 	a := h.a
 	eff.bad = true
-	set := func(call string, want, err error) { eff.call, eff.want, eff.err = call, want, err }
+	setf := func(want, err error, format string, args ...any) {
+		eff.want, eff.err = want, err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
 	fw, fwOK := pick(frameworkIDs(s), x[1])
 	agentID, agentOK := pick(agentIDs(s), x[2])
 	role := "a"
@@ -1072,7 +1133,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if c.name == "UpdateInverseOffer" && !agentOK {
 			want = allocator.ErrUnknownAgent
 		}
-		set(c.name+"(unknown framework)", want, c.f())
+		setf(want, c.f(), "%s(unknown framework)", c.name)
 	case 1:
 		id := unknownAgent
 		calls := []struct {
@@ -1095,109 +1156,107 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if !fwOK && (c.name == "RecoverResources" || c.name == "UpdateAllocation") {
 			want = allocator.ErrUnknownFramework
 		}
-		set(c.name+"(unknown agent)", want, c.f())
+		setf(want, c.f(), "%s(unknown agent)", c.name)
 	case 2:
 		if !agentOK {
-			set(`AddAgent("")`, allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, h.res("cpus:1"), nil))
+			setf(allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, h.res("cpus:1"), nil), "AddAgent(\"\")")
 			return
 		}
-		set("AddAgent("+agentID+") again", allocator.ErrDuplicateAgent, a.AddAgent(agentID, allocator.AgentInfo{}, h.res("cpus:1"), nil))
+		setf(allocator.ErrDuplicateAgent, a.AddAgent(agentID, allocator.AgentInfo{}, h.res("cpus:1"), nil), "AddAgent(%s) again", agentID)
 	case 3:
 		if !fwOK {
-			set(`AddFramework("f\x01")`, allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+			setf(allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(\"f\\x01\")")
 			return
 		}
-		set("AddFramework("+fw+") again", allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+		setf(allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(%s) again", fw)
 	case 4:
 		w := []float64{0, -1, math.NaN(), math.Inf(1)}[x[1]%4]
 		r, _ := pick(h.roles, x[2])
-		set(fmt.Sprintf("UpdateWeights(%s: %v)", r, w), allocator.ErrInvalidWeight, a.UpdateWeights(map[string]float64{r: w}))
+		setf(allocator.ErrInvalidWeight, a.UpdateWeights(map[string]float64{r: w}), "UpdateWeights(%s: %v)", r, w)
 	case 5:
 		switch x[1] % 5 {
 		case 0:
-			set(`UpdateQuota("a//b")`, allocator.ErrInvalidRole, a.UpdateQuota("a//b", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1")}))
+			setf(allocator.ErrInvalidRole, a.UpdateQuota("a//b", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1")}), "UpdateQuota(\"a//b\")")
 		case 1:
-			set(`UpdateQuota("a/*")`, allocator.ErrInvalidRole, a.UpdateQuota("a/*", allocator.Quota{}))
+			setf(allocator.ErrInvalidRole, a.UpdateQuota("a/*", allocator.Quota{}), "UpdateQuota(\"a/*\")")
 		case 2:
-			set(`UpdateWeights("-x")`, allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}))
+			setf(allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}), "UpdateWeights(\"-x\")")
 		case 3:
 			id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
-			set("AddFramework("+id+`, roles ["a/../b"])`, allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, true))
+			setf(allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, true), "AddFramework(%s, roles [\"a/../b\"])", id)
 		default:
 			if !fwOK {
-				set("AddFramework(f-bad, no roles)", allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, true))
+				setf(allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, true), "AddFramework(f-bad, no roles)")
 				return
 			}
 			info := cloneFrameworkInfo(h.fwInfo[fw])
 			info.SuppressedRoles = append(info.SuppressedRoles, "zz")
-			set("UpdateFramework("+fw+`, suppressing unsubscribed "zz")`, allocator.ErrInvalidRole, a.UpdateFramework(fw, info))
+			setf(allocator.ErrInvalidRole, a.UpdateFramework(fw, info), "UpdateFramework(%s, suppressing unsubscribed \"zz\")", fw)
 		}
 	case 6:
 		r, _ := pick(h.roles, x[1])
 		q := allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2"), Limits: resources.MustParseLimits("cpus:1")}
-		set("UpdateQuota("+r+", guarantees above limits)", allocator.ErrInvalidQuota, a.UpdateQuota(r, q))
+		setf(allocator.ErrInvalidQuota, a.UpdateQuota(r, q), "UpdateQuota(%s, guarantees above limits)", r)
 	case 7, 12:
 		switch {
 		case !fwOK:
-			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, agentID, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, agentID, huge, nil), "RecoverResources(unknown framework)")
 		case !agentOK:
-			set("RecoverResources(unknown agent)", allocator.ErrUnknownAgent, a.RecoverResources(fw, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownAgent, a.RecoverResources(fw, unknownAgent, huge, nil), "RecoverResources(unknown agent)")
 		case x[0]%16 == 7:
-			set(fmt.Sprintf("RecoverResources(%s, %s, %s) not held", fw, agentID, huge), allocator.ErrNotHeld, a.RecoverResources(fw, agentID, huge, nil))
+			setf(allocator.ErrNotHeld, a.RecoverResources(fw, agentID, huge, nil), "RecoverResources(%s, %s, %s) not held", fw, agentID, huge)
 		default:
-			set(fmt.Sprintf("UpdateAllocation(%s, %s, %s) not held", fw, agentID, huge), allocator.ErrNotHeld, a.UpdateAllocation(fw, agentID, huge, nil))
+			setf(allocator.ErrNotHeld, a.UpdateAllocation(fw, agentID, huge, nil), "UpdateAllocation(%s, %s, %s) not held", fw, agentID, huge)
 		}
 	case 8, 9:
 		if !agentOK {
-			set("UpdateAvailable(unknown agent)", allocator.ErrUnknownAgent, a.UpdateAvailable(unknownAgent, nil))
+			setf(allocator.ErrUnknownAgent, a.UpdateAvailable(unknownAgent, nil), "UpdateAvailable(unknown agent)")
 			return
 		}
 		if x[0]%16 == 8 {
 			r, _ := pick(h.roles, x[1])
 			r = reservation.TopLevel(r)
 			res, _ := h.res("cpus:1000000000000").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
-			set(fmt.Sprintf("UpdateAvailable(%s, reserve %s)", agentID, res), allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}))
+			setf(allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}), "UpdateAvailable(%s, reserve %s)", agentID, res)
 			return
 		}
 		launch := offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: h.res("cpus:1")}}}
-		set(fmt.Sprintf("UpdateAvailable(%s, launch)", agentID), allocator.ErrOperation, a.UpdateAvailable(agentID, []offer.Operation{launch}))
+		setf(allocator.ErrOperation, a.UpdateAvailable(agentID, []offer.Operation{launch}), "UpdateAvailable(%s, launch)", agentID)
 	case 10:
 		if !fwOK || !agentOK {
-			set("UpdateInverseOffer(unknown ids)", allocator.ErrUnknownAgent, a.UpdateInverseOffer(unknownAgent, unknownFramework, 0, nil))
+			setf(allocator.ErrUnknownAgent, a.UpdateInverseOffer(unknownAgent, unknownFramework, 0, nil), "UpdateInverseOffer(unknown ids)")
 			return
 		}
-		set(fmt.Sprintf("UpdateInverseOffer(%s, %s, no status)", agentID, fw), allocator.ErrInvalidStatus, a.UpdateInverseOffer(agentID, fw, 0, nil))
+		setf(allocator.ErrInvalidStatus, a.UpdateInverseOffer(agentID, fw, 0, nil), "UpdateInverseOffer(%s, %s, no status)", agentID, fw)
 	case 11:
 		if !fwOK {
-			set("SuppressOffers(unknown framework)", allocator.ErrUnknownFramework, a.SuppressOffers(unknownFramework))
+			setf(allocator.ErrUnknownFramework, a.SuppressOffers(unknownFramework), "SuppressOffers(unknown framework)")
 			return
 		}
-		set("SuppressOffers("+fw+`, "zz")`, allocator.ErrRoleNotSubscribed, a.SuppressOffers(fw, "zz"))
+		setf(allocator.ErrRoleNotSubscribed, a.SuppressOffers(fw, "zz"), "SuppressOffers(%s, \"zz\")", fw)
 	case 13:
 		if !fwOK || !agentOK {
-			set("UpdateAllocation(unknown ids)", allocator.ErrUnknownFramework, a.UpdateAllocation(unknownFramework, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.UpdateAllocation(unknownFramework, unknownAgent, huge, nil), "UpdateAllocation(unknown ids)")
 			return
 		}
 		two := h.res("cpus(allocated: a):1;mem(allocated: b):1")
-		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s)", fw, agentID, two), allocator.ErrInvalidResources, a.UpdateAllocation(fw, agentID, two, nil))
+		setf(allocator.ErrInvalidResources, a.UpdateAllocation(fw, agentID, two, nil), "UpdateAllocation(%s, %s, %s)", fw, agentID, two)
 	case 14:
 		if !agentOK {
-			set("AddAgent(a-bad, used by unknown ids)", allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, resources.Resources{}, nil))
+			setf(allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, resources.Resources{}, nil), "AddAgent(a-bad, used by unknown ids)")
 			return
 		}
 		id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
 		used := map[string]resources.Resources{agentID: h.res("cpus:1")}
-		set(fmt.Sprintf("AddFramework(%s, used %v without allocation role)", id, used), allocator.ErrInvalidResources,
-			a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, true))
+		setf(allocator.ErrInvalidResources, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, true), "AddFramework(%s, used %v without allocation role)", id, used)
 	default:
 		_, o, ok := h.outstanding(s, x[1])
 		if !ok {
-			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil), "RecoverResources(unknown framework)")
 			return
 		}
 		res, _ := h.res("cpus:1000000000000").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
 		op := offer.Reserve{Resources: res}
-		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op), allocator.ErrOperation,
-			a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}))
+		setf(allocator.ErrOperation, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}), "UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op)
 	}
 }
