@@ -33,6 +33,7 @@ func DefaultMix() Mix {
 		Decline: 14, Accept: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
+		EndTask: 6, AcceptEach: 6, Overflow: 1,
 	}
 }
 
@@ -203,7 +204,9 @@ type Config struct {
 //     GPUs offered to all, no minimum allocatable resources and a longer
 //     interval; quota on top-level roles only, as in Mesos;
 //   - "nested roles": DRF with fairness exclusions and one deep family of
-//     roles, each with quota now and then.
+//     roles, each with quota now and then;
+//   - "default role": frameworks in the default role "*" too, with quota
+//     and weights on it, as Mesos allows.
 //
 // Each call returns new values.
 func Configs() []Config {
@@ -236,6 +239,11 @@ func Configs() []Config {
 				Allocator: allocator.Options{FairnessExcludedResources: []string{"gpus", "disk"}},
 			},
 			Mix: DefaultMix(),
+		},
+		{
+			Name:    "default role",
+			Options: Options{Roles: []string{"*", "a", "a/b", "b"}},
+			Mix:     DefaultMix(),
 		},
 	}
 }

@@ -96,6 +96,8 @@ type Harness struct {
 
 	offers  []offer.Offer
 	inverse []offer.InverseOffer
+	// declined is what a Decline gave back last.
+	declined offer.Offer
 	// ended are task ids that ended, by framework, for repeated EndTasks.
 	ended map[string][]string
 

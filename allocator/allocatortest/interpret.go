@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -372,6 +373,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		err := a.RecoverResources(o.FrameworkID, o.AgentID, give, filter)
 		if err == nil {
 			h.replaceOffer(i, o.Resources.Minus(give))
+			h.declined = offer.Offer{ID: o.ID, FrameworkID: o.FrameworkID, Role: o.Role, AgentID: o.AgentID, Resources: give}
 		}
 		setf(err, "RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText{filter}, o.ID)
 
@@ -578,6 +580,38 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 
 	case BadInput:
 		h.badInput(x, s, eff)
+
+	case EndTask:
+		id := existingFramework(s, x[0])
+		tasks := a.Tasks(id)
+		var taskID string
+		var want error
+		switch ended := h.ended[id]; {
+		case x[2]%8 == 6 && len(ended) > 0:
+			taskID, want = ended[int(x[1])%len(ended)], allocator.ErrUnknownTask
+		case x[2]%8 == 7 || len(tasks) == 0:
+			taskID, want = "no-such-task", allocator.ErrUnknownTask
+		default:
+			taskID = tasks[int(x[1])%len(tasks)].ID
+		}
+		if id == unknownFramework {
+			want = allocator.ErrUnknownFramework
+		}
+		eff.bad, eff.want = want != nil, want
+		err := a.EndTask(id, taskID)
+		if err == nil {
+			h.ended[id] = append(h.ended[id], taskID)
+			if slices.ContainsFunc(a.Tasks(id), func(t allocator.TaskView) bool { return t.ID == taskID }) {
+				eff.fail("task %s of %s ended, and is listed still", taskID, id)
+			}
+		}
+		setf(err, "EndTask(%s, %s)", id, taskID)
+
+	case AcceptEach:
+		h.acceptEach(x, s, eff)
+
+	case Overflow:
+		h.overflow(x, s, eff)
 
 	default:
 		setf(nil, "unknown event kind")
@@ -1087,6 +1121,171 @@ func (h *Harness) operations(rs resources.Resources, role, principal string, sel
 	}
 }
 
+// acceptEach accepts an offer with AcceptEach, mixing operations that
+// must be dropped with valid ones (see the AcceptEach kind).
+func (h *Harness) acceptEach(x [4]uint8, s Snapshot, eff *effects) {
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
+	var (
+		i  int
+		o  offer.Offer
+		ok bool
+	)
+	again := x[3]&8 != 0 && h.declined.FrameworkID != ""
+	if again {
+		o = h.declined
+		eff.want = allocator.ErrUnknownFramework
+		if _, known := h.fwInfo[o.FrameworkID]; known {
+			eff.want = allocator.ErrUnknownAgent
+			if v, known := s.Agent(o.AgentID); known {
+				eff.want = nil
+				if !v.Offered[o.FrameworkID].Plus(v.Allocated[o.FrameworkID]).Contains(o.Resources) {
+					eff.want = allocator.ErrNotHeld
+				}
+			}
+		}
+		eff.bad = eff.want != nil
+	} else if i, o, ok = h.outstanding(s, x[0]); !ok {
+		setf(nil, "no offer to accept")
+		return
+	}
+	info := h.fwInfo[o.FrameworkID]
+	task := part(o.Resources, x[1], isPlainScalar)
+	tid := h.newID("t")
+	launch := offer.Launch{Tasks: []offer.Task{{ID: tid, Resources: task}}}
+	ops := []offer.Operation{launch}
+	more, _ := h.operations(o.Resources, o.Role, info.Principal, x[2], x[1]>>2, x[2]>>4, false)
+	ops = append(ops, more...)
+	dup, notOffered := -1, -1
+	if x[3]&1 != 0 {
+		dup = len(ops)
+		ops = append(ops, launch)
+	}
+	if x[3]&2 != 0 {
+		notOffered = len(ops)
+		ops = append(ops, h.notOffered(o.Role, info.Principal))
+	}
+	filter := refuse(x[3] >> 4)
+	h.noteVolumes(o.AgentID, ops, eff)
+	rescinded := h.rescindShared(s, o.AgentID, ops, o.FrameworkID, o.Resources)
+	results, err := h.a.AcceptEach(o.FrameworkID, o.AgentID, o.Resources, ops, filter)
+	switch {
+	case err != nil && !again:
+		eff.fail("AcceptEach of outstanding %s failed: %v", o.ID, err)
+	case err == nil && len(results) != len(ops):
+		eff.fail("AcceptEach of %d operations gave %d results", len(ops), len(results))
+	case err == nil:
+		for j, r := range results {
+			if r != nil && !isNamed(r) {
+				eff.fail("operation %d (%s): error %q wraps none of the allocator's named errors", j, offer.KindOf(ops[j]), r)
+			}
+		}
+		// A launch of nothing leaves no task in the ledger, so its id may
+		// be launched again.
+		if dup >= 0 && results[0] == nil && results[dup] == nil && !task.IsEmpty() {
+			eff.fail("a second launch of task %s was applied", tid)
+		}
+		if notOffered >= 0 && results[notOffered] == nil {
+			eff.fail("a reservation of resources not offered was applied")
+		}
+		if results[0] == nil && !task.IsEmpty() && !slices.ContainsFunc(h.a.Tasks(o.FrameworkID), func(t allocator.TaskView) bool { return t.ID == tid }) {
+			eff.fail("task %s was launched, and is not listed", tid)
+		}
+		if !again {
+			h.replaceOffer(i, resources.Resources{})
+		}
+	}
+	what := "outstanding " + o.ID
+	if again {
+		what = "declined " + o.ID
+	}
+	setf(err, "%sAcceptEach(%s, %s, %s, %s, %s) = %v", rescinded, o.FrameworkID, o.AgentID, what, opsText(ops), filterText{filter}, results)
+}
+
+// hugeText is more than any agent of a harness holds: agents near the
+// largest amount have that many cpus at most, and little memory.
+const hugeText = "cpus:1000000000000;mem:1000000000000"
+
+// notOffered returns an operation on resources no offer holds: a
+// reservation of a huge amount of cpus for the role, or, for "*", for which
+// nothing is reserved, a launch of them.
+func (h *Harness) notOffered(role, principal string) offer.Operation {
+	huge := h.res(hugeText).Allocate(role)
+	if role == reservation.Any {
+		return offer.Launch{Tasks: []offer.Task{{ID: h.newID("t"), Resources: huge}}}
+	}
+	res, _ := huge.PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: role, Principal: principal})
+	return offer.Reserve{Resources: res}
+}
+
+// overflow sends an event that takes a sum the allocator keeps past
+// resources.MaxTotal, or exactly to it (see the Overflow kind).
+func (h *Harness) overflow(x [4]uint8, s Snapshot, eff *effects) {
+	a := h.a
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
+	switch x[0] % 3 {
+	case 0, 1:
+		role, ok := pick(h.opts.QuotaRoles, x[1])
+		if !ok {
+			setf(nil, "no role to set quota on")
+			return
+		}
+		var others resources.Scalar
+		alone := true
+		for _, r := range a.Roles() {
+			if r.Role != role {
+				others += r.Quota.Guarantees.Scalar("cpus")
+				alone = false
+			}
+		}
+		g := resources.MaxTotal - others
+		// Past the bound needs another role in the tree: the allocator
+		// checks a role's guarantees against the bound as it adds the
+		// other roles' to them.
+		if (x[0]%3 == 0 && !alone) || g <= 0 {
+			g++
+			eff.bad, eff.want = true, allocator.ErrOverflow
+		}
+		var q allocator.Quota
+		q.Guarantees.SetScalar("cpus", g)
+		err := a.UpdateQuota(role, q)
+		setf(err, "UpdateQuota(%s, guarantees %s) with %s cpus guaranteed to other roles", role, q.Guarantees, others)
+	default:
+		eff.bad, eff.want = true, allocator.ErrOverflow
+		total := overflowTotal()
+		id := freeID(h.agentIDs, agentIDs(s), x[2])
+		if _, exists := s.Agent(id); exists {
+			setf(a.UpdateAgent(id, h.agentInfo[id], &total), "UpdateAgent(%s, a total of %d entries of cpus:%s)", id, total.Len(), resources.MaxScalar)
+			return
+		}
+		setf(a.AddAgent(id, allocator.AgentInfo{Hostname: "host-" + id}, total, nil), "AddAgent(%s, a total of %d entries of cpus:%s)", id, total.Len(), resources.MaxScalar)
+	}
+}
+
+// overflowTotal is an agent's total whose cpus sum past resources.MaxTotal:
+// entries of the largest amount, each reserved with labels of its own.
+var overflowTotal = sync.OnceValue(func() resources.Resources {
+	var out resources.Resources
+	n := int(resources.MaxTotal/resources.MaxScalar) + 1
+	for i := range n {
+		r := resources.ScalarResource("cpus", resources.MaxScalar)
+		r.Reservations = reservation.Stack{{Type: reservation.Dynamic, Role: "ops", Principal: "ops", Labels: reservation.Labels{{Key: "n", Value: strconv.Itoa(i)}}}}
+		if err := out.AddResource(r); err != nil {
+			panic(fmt.Sprintf("allocatortest: overflow total: %v", err))
+		}
+	}
+	return out
+})
+
 // badInput makes a call that must fail with a named error; which one
 // depends on x[0] and on what exists.
 func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
@@ -1104,7 +1303,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 	if fwOK {
 		role = h.fwInfo[fw].Roles[0]
 	}
-	huge := h.res("cpus:1000000000000").Allocate(role)
+	huge := h.res(hugeText).Allocate(role)
 	switch x[0] % 16 {
 	case 0:
 		id := unknownFramework
@@ -1214,9 +1413,9 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			return
 		}
 		if x[0]%16 == 8 {
-			r, _ := pick(h.roles, x[1])
+			r, _ := pick(h.reservable, x[1])
 			r = reservation.TopLevel(r)
-			res, _ := h.res("cpus:1000000000000").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
+			res, _ := h.res(hugeText).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
 			setf(allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}), "UpdateAvailable(%s, reserve %s)", agentID, res)
 			return
 		}
@@ -1255,8 +1454,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			setf(allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil), "RecoverResources(unknown framework)")
 			return
 		}
-		res, _ := h.res("cpus:1000000000000").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
-		op := offer.Reserve{Resources: res}
+		op := h.notOffered(o.Role, h.fwInfo[o.FrameworkID].Principal)
 		setf(allocator.ErrOperation, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}), "UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op)
 	}
 }
