@@ -128,29 +128,52 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 	if hasAllocationRoles(v.Available) {
 		fail("agent %s: available carries allocation roles %q", v.ID, v.Available.AllocationRoles())
 	}
-	u := used(v)
-	missing := missingShared(v)
+	shared := v.Total.HasShared() || v.Available.HasShared()
+	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+		for _, r := range m {
+			shared = shared || r.HasShared()
+		}
+	}
+	var missing resources.Resources
+	if shared {
+		missing = missingShared(v)
+	}
 	if v.OverAllocated {
+		u := used(v)
 		if v.Total.Contains(u) && missing.IsEmpty() {
 			fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
 		}
 		if !v.Total.Contains(v.Available) {
 			fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
 		}
-	} else if sum := v.Available.Plus(u); !sum.Equal(v.Total) {
-		fail("agent %s: available + offered + allocated = %s, total %s", v.ID, sum, v.Total)
+	} else {
+		// available + what frameworks hold (shared volumes aside, which stay
+		// available), without allocation roles.
+		sum := v.Available.Clone()
+		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+			for _, held := range m {
+				for r := range held.All() {
+					if !r.Shared {
+						r.AllocationRole = ""
+						_ = sum.AddResource(r)
+					}
+				}
+			}
+		}
+		if !sum.Equal(v.Total) {
+			fail("agent %s: available + offered + allocated = %s, total %s", v.ID, sum, v.Total)
+		}
 	}
 	if !v.OverAllocated && !missing.IsEmpty() {
 		fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
 	}
-	if v.Total.HasShared() || v.Available.HasShared() {
+	if shared {
 		if shared, avail := v.Total.Shared(), v.Available.Shared(); !shared.Equal(avail) {
 			fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
 		}
 	}
 	held := func(kind string, m map[string]resources.Resources) {
-		for _, fwID := range sortedKeys(m) {
-			res := m[fwID]
+		for fwID, res := range m {
 			if !known(fwID) {
 				fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
 				continue
@@ -171,6 +194,10 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 	}
 	held("offered", v.Offered)
 	held("allocated", v.Allocated)
+	if len(errs) > 1 {
+		// The maps were walked in no order; the messages come in one.
+		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	}
 	return errs
 }
 

@@ -66,7 +66,7 @@ type Options struct {
 
 // DefaultFullCheckEvery is how many steps a Fast harness lets pass between
 // two runs of the whole-state checks, unless Options.FullCheckEvery says.
-const DefaultFullCheckEvery = 16
+const DefaultFullCheckEvery = 32
 
 // Harness owns an allocator, a virtual clock, the offers and inverse offers
 // not yet answered, and a log of every event and run. It turns Events into
@@ -101,13 +101,15 @@ type Harness struct {
 	// ended are task ids that ended, by framework, for repeated EndTasks.
 	ended map[string][]string
 
-	steps   int
-	ids     int
-	parsed  map[string]resources.Resources
-	totals  map[totalKey]resources.Resources
-	log     strings.Builder
-	current *effects
-	eff     effects
+	steps  int
+	ids    int
+	parsed map[string]resources.Resources
+	totals map[totalKey]resources.Resources
+	// rolesKey names the roles agentTotal reserves for, for agentTotals.
+	rolesKey string
+	log      strings.Builder
+	current  *effects
+	eff      effects
 	// text: calls are rendered as text and logged (not with Fast).
 	text bool
 

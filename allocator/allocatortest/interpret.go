@@ -792,6 +792,18 @@ func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.R
 	if r, ok := h.totals[k]; ok {
 		return r
 	}
+	if h.rolesKey == "" {
+		h.rolesKey = fmt.Sprint(h.reservable, h.opts.NoSharedVolumes)
+	}
+	gk := globalTotalKey{h.rolesKey, k}
+	if v, ok := agentTotals.Load(gk); ok {
+		r := v.(resources.Resources).Clone()
+		if h.totals == nil {
+			h.totals = map[totalKey]resources.Resources{}
+		}
+		h.totals[k] = r
+		return r
+	}
 	role, _ := pick(h.reservable, roleArg)
 	var b strings.Builder
 	cpus := []int64{1, 2, 4, 8}[size%4]
@@ -837,7 +849,17 @@ func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.R
 		h.totals = map[totalKey]resources.Resources{}
 	}
 	h.totals[k] = r
+	agentTotals.Store(gk, r.Clone())
 	return r
+}
+
+// agentTotals holds the totals every harness of the process made, by the
+// roles they reserve for and the arguments that chose them.
+var agentTotals sync.Map
+
+type globalTotalKey struct {
+	roles string
+	totalKey
 }
 
 // totalKey is what chooses an agent's total.
