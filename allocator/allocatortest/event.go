@@ -220,12 +220,25 @@ func (s Sequence) String() string {
 	return b.String()
 }
 
-// ParseSequence reads what Sequence.String prints. Blank lines and lines
+// Line prints the sequence on one line, "seed N; kind a b c d; ...", for
+// a command line; ParseSequence reads it back.
+func (s Sequence) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d", s.Seed)
+	for _, e := range s.Events {
+		b.WriteString("; ")
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+// ParseSequence reads what Sequence.String and Sequence.Line print: a seed
+// and events, one a line or separated by ';'. Blank lines and lines
 // starting with '#' are skipped.
 func ParseSequence(text string) (Sequence, error) {
 	var s Sequence
 	seenSeed := false
-	for line := range strings.Lines(text) {
+	for line := range strings.Lines(strings.ReplaceAll(text, ";", "\n")) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

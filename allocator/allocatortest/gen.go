@@ -3,6 +3,7 @@ package allocatortest
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"github.com/leanovate/gopter"
@@ -155,14 +156,51 @@ func RunSequence(opts Options, s Sequence) error {
 	return h.Run(s.Events)
 }
 
+// Shrink returns the shortest sequence it finds, made of events of s in
+// their order and s's seed, on which RunSequence(opts, ·) still reports a
+// violation; s if it has none. It removes runs of events, halves first,
+// down to single events, and starts again while that helps; it runs at
+// most maxRuns sequences (zero: no bound). The sequences run with Fast.
+func Shrink(opts Options, s Sequence, maxRuns int) Sequence {
+	opts.Fast = true
+	runs := 0
+	fails := func(c Sequence) bool {
+		runs++
+		return RunSequence(opts, c) != nil
+	}
+	if !fails(s) {
+		return s
+	}
+	for {
+		shrunk := false
+		for chunk := len(s.Events) / 2; chunk >= 1; chunk /= 2 {
+			for start := 0; start+chunk <= len(s.Events); {
+				if maxRuns > 0 && runs >= maxRuns {
+					return s
+				}
+				c := Sequence{Seed: s.Seed, Events: append(slices.Clip(s.Events[:start]), s.Events[start+chunk:]...)}
+				if fails(c) {
+					s, shrunk = c, true
+					continue
+				}
+				start += chunk
+			}
+		}
+		if !shrunk {
+			return s
+		}
+	}
+}
+
 // Property returns a gopter property that runs every generated sequence
 // (GenSequence(mix, maxEvents)) through RunSequence. A failure is labelled
-// with the violation and shrunk; gopter prints the shrunk sequence in the
-// text ParseSequence reads, and the seed to generate it again.
+// with the violation, the sequence in the text ParseSequence reads and on
+// one line, and shrunk; gopter prints the shrunk sequence's label and the
+// seed to generate the sequences again.
 func Property(opts Options, mix Mix, maxEvents int) gopter.Prop {
 	return prop.ForAll(func(s Sequence) string {
 		if err := RunSequence(opts, s); err != nil {
-			return fmt.Sprintf("%v\nsequence:\n%s", err, s)
+			return fmt.Sprintf("%v\nsequence:\n%s\non one line: %s", err, s, s.Line())
 		}
 		return ""
 	}, GenSequence(mix, maxEvents))

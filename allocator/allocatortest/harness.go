@@ -98,6 +98,9 @@ type Harness struct {
 	inverse []offer.InverseOffer
 	// declined is what a Decline gave back last.
 	declined offer.Offer
+	// limits: a quota with limits was set (a Fast harness then compares
+	// roles before and after runs).
+	limits bool
 	// ended are task ids that ended, by framework, for repeated EndTasks.
 	ended map[string][]string
 
@@ -335,6 +338,9 @@ func (h *Harness) Step(ev Event) error {
 	errs = append(errs, checkSnapshot(after)...)
 	if eff.run != nil {
 		h.logRun(*eff.run)
+		if h.a.Fingerprint(&h.next); h.next.Rest != h.base.Rest {
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+		}
 		errs = append(errs, checkRun(before, *eff.run, after, nil)...)
 		errs = append(errs, h.checkRunRules(before, *eff.run)...)
 		h.offers = append(h.offers, eff.run.Offers...)
@@ -439,10 +445,11 @@ func (h *Harness) stepFast(ev Event) error {
 	eff := &h.eff
 	eff.reset()
 	var before Snapshot
-	run := ev.Kind == Allocate || ev.Kind == AllocateAll
-	if run {
-		before = Snapshot{Agents: h.agentList, Roles: h.a.Roles(), Frameworks: h.a.Frameworks(), Filters: h.a.Filters()}
+	if (ev.Kind == Allocate || ev.Kind == AllocateAll) && h.limits {
+		// What the roles consumed before the run, against their limits.
+		before.Roles = h.a.Roles()
 	}
+	before.Agents = h.agentList
 	h.current = eff
 	h.apply(ev, pre, eff)
 	h.current = nil
@@ -493,19 +500,27 @@ func (h *Harness) stepFast(ev Event) error {
 		h.agentList = list
 	}
 	if eff.run != nil {
-		h.logRun(*eff.run)
-		// A run changes no role's quota and no framework's activity: the
-		// roles after it matter only for limits, and the frameworks only
-		// for inverse offers.
+		res := *eff.run
+		h.logRun(res)
+		// A run changes what frameworks are offered, and nothing else: not
+		// the rest of the fingerprint (frameworks, tasks, refusal filters
+		// in force, quota). The frameworks and filters after it are those
+		// before it, and are needed only when it offered something; the
+		// roles only when some have limits.
+		if h.next.Rest != h.fp.Rest {
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+		}
 		after := Snapshot{Agents: h.agentList}
-		if slices.ContainsFunc(before.Roles, func(r allocator.RoleView) bool { return !r.Quota.Limits.IsEmpty() }) {
+		if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
+			before.Frameworks = h.a.Frameworks()
+			before.Filters = h.a.Filters()
+			after.Frameworks = before.Frameworks
+		}
+		if h.limits {
 			after.Roles = h.a.Roles()
 		}
-		if len(eff.run.InverseOffers) > 0 {
-			after.Frameworks = h.a.Frameworks()
-		}
-		errs = append(errs, checkRun(before, *eff.run, after, h.changed)...)
-		errs = append(errs, h.checkRunRules(before, *eff.run)...)
+		errs = append(errs, checkRun(before, res, after, h.changed)...)
+		errs = append(errs, h.checkRunRules(before, res)...)
 		h.offers = append(h.offers, eff.run.Offers...)
 		h.inverse = append(h.inverse, eff.run.InverseOffers...)
 	}

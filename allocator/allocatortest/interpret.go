@@ -486,7 +486,11 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if x[3]%8 == 0 {
 			q = allocator.Quota{}
 		}
-		setf(a.UpdateQuota(role, q), "UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits)
+		err := a.UpdateQuota(role, q)
+		if err == nil && !q.Limits.IsEmpty() {
+			h.limits = true
+		}
+		setf(err, "UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits)
 
 	case SetWeights:
 		table := []float64{0.5, 1, 2, 3, 0.25}
