@@ -2,11 +2,13 @@ package allocator_test
 
 import (
 	"flag"
+	"fmt"
 	"runtime/debug"
 	"testing"
 	"time"
 
 	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
 
 	"github.com/allot-go/allot/allocator/allocatortest"
 )
@@ -49,18 +51,30 @@ func parameters(t *testing.T) *gopter.TestParameters {
 var propertyConfigs = allocatortest.Configs()
 
 // TestPropertyRandomEvents runs random sequences of every kind of event
-// through a Harness, which checks the accounting after every step and the
-// offers of every run. Scale it with -allocator.sequences, replay a
-// failure with -allocator.seed.
+// through a Harness with Fast checks, which check the accounting after
+// every step and the offers of every run. Scale it with
+// -allocator.sequences (or run cmd/eventcheck for long runs), replay a
+// failure with -allocator.seed or the eventcheck line it prints.
 func TestPropertyRandomEvents(t *testing.T) {
 	lessGC(t)
 	for _, c := range propertyConfigs {
 		t.Run(c.Name, func(t *testing.T) {
 			opts := c.Options
 			opts.Fast = true
+			// The last sequence that failed is the shrunk one.
+			var failed allocatortest.Sequence
 			props := gopter.NewProperties(parameters(t))
-			props.Property("every step keeps the accounting", allocatortest.Property(opts, c.Mix, *eventsFlag))
+			props.Property("every step keeps the accounting", prop.ForAll(func(s allocatortest.Sequence) string {
+				if err := allocatortest.RunSequence(opts, s); err != nil {
+					failed = s
+					return fmt.Sprintf("%v\nsequence:\n%s", err, s)
+				}
+				return ""
+			}, allocatortest.GenSequence(c.Mix, *eventsFlag)))
 			props.TestingRun(t)
+			if t.Failed() {
+				t.Logf("replay the shrunk sequence with\n  go run ./allocator/allocatortest/cmd/eventcheck -config '%s' -replay '%s'", c.Name, failed.Line())
+			}
 		})
 	}
 }

@@ -233,9 +233,16 @@ type Violation struct {
 	// Call is what the event became, as logged.
 	Call string
 	Err  error
+	// Noticed is the step after which a Fast harness's checks saw the
+	// violation (Step is then the first step that broke a property, as
+	// the replay found it); zero without Fast.
+	Noticed int
 }
 
 func (v *Violation) Error() string {
+	if v.Noticed > 0 {
+		return fmt.Sprintf("step %d (%s): %s: %v\n(noticed by the fast checks after step %d)", v.Step, v.Event, v.Call, v.Err, v.Noticed)
+	}
 	return fmt.Sprintf("step %d (%s): %s: %v", v.Step, v.Event, v.Call, v.Err)
 }
 
@@ -603,9 +610,13 @@ func (h *Harness) replay(found *Violation) error {
 			err = r.Verify()
 		}
 	}
-	if err == nil {
+	var v *Violation
+	switch {
+	case err == nil:
 		found.Err = fmt.Errorf("%w\n(found by the fast checks; a replay with every check after every step found no violation)", found.Err)
 		err = found
+	case errors.As(err, &v):
+		v.Noticed = found.Step
 	}
 	h.failed = err
 	return err
