@@ -292,3 +292,20 @@ func TestFastKeepsViews(t *testing.T) {
 		}
 	}
 }
+
+// An entry may sum past resources.MaxScalar (an unreserved part merged
+// back into an agent's largest cpus); conservation still holds.
+func TestCheckAgentPastMaxScalar(t *testing.T) {
+	total := res("cpus:1000000000000").Plus(res("cpus:0.75"))
+	v := allocator.AgentView{
+		ID: "a1", Total: total, Available: res("mem:1"),
+		Offered:   map[string]resources.Resources{"f": total.Allocate("r")},
+		Allocated: map[string]resources.Resources{},
+	}
+	v.Total = v.Total.Plus(res("mem:1"))
+	if errs := checkAgent(v, func(string) bool { return true }); len(errs) > 0 {
+		t.Fatalf("consistent agent: %v", errs)
+	}
+	v.Available = resources.Resources{}
+	wantViolation(t, checkAgent(v, func(string) bool { return true }), "available + offered + allocated")
+}
