@@ -150,21 +150,13 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 		// available + what frameworks hold (shared volumes aside, which stay
 		// available), without allocation roles.
 		sum := v.Available.Clone()
-		valid := true
 		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
 			for _, held := range m {
-				for r := range held.All() {
-					if !r.Shared {
-						r.AllocationRole = ""
-						valid = valid && sum.AddResource(r) == nil
-					}
+				if held.HasShared() {
+					held = held.NonShared()
 				}
+				sum.Add(held.Unallocate())
 			}
-		}
-		if !valid {
-			// An entry AddResource refuses (more than resources.MaxScalar,
-			// which sums of entries may reach): add without checks.
-			sum = v.Available.Plus(used(v))
 		}
 		if !sum.Equal(v.Total) {
 			fail("agent %s: available + offered + allocated = %s, total %s", v.ID, sum, v.Total)

@@ -104,15 +104,12 @@ type Harness struct {
 	// ended are task ids that ended, by framework, for repeated EndTasks.
 	ended map[string][]string
 
-	steps  int
-	ids    int
-	parsed map[string]resources.Resources
-	totals map[totalKey]resources.Resources
-	// rolesKey names the roles agentTotal reserves for, for agentTotals.
-	rolesKey string
-	log      strings.Builder
-	current  *effects
-	eff      effects
+	steps   int
+	ids     int
+	parsed  map[string]resources.Resources
+	log     strings.Builder
+	current *effects
+	eff     effects
 	// text: calls are rendered as text and logged (not with Fast).
 	text bool
 

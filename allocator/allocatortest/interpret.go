@@ -792,43 +792,30 @@ func cloneFrameworkInfo(info allocator.FrameworkInfo) allocator.FrameworkInfo {
 // MOUNT disk, a persistent volume and a shared volume, reserved for the
 // role of the pool chosen by roleArg ("*" aside).
 func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.Resources {
-	k := totalKey{id, size, extras, roleArg}
-	if r, ok := h.totals[k]; ok {
-		return r
-	}
-	if h.rolesKey == "" {
-		h.rolesKey = fmt.Sprint(h.reservable, h.opts.NoSharedVolumes)
-	}
-	gk := globalTotalKey{h.rolesKey, k}
-	if v, ok := agentTotals.Load(gk); ok {
-		r := v.(resources.Resources).Clone()
-		if h.totals == nil {
-			h.totals = map[totalKey]resources.Resources{}
-		}
-		h.totals[k] = r
-		return r
-	}
 	role, _ := pick(h.reservable, roleArg)
-	var b strings.Builder
+	// The total is the sum of parts, each parsed once: the parts are few,
+	// their combinations many.
+	var total resources.Resources
+	add := func(format string, args ...any) { total.Add(h.res(fmt.Sprintf(format, args...))) }
 	cpus := []int64{1, 2, 4, 8}[size%4]
 	if size&0x80 != 0 {
 		// Near the largest amount a resource may hold: sums over agents
 		// and shares must stay exact.
 		cpus = int64(resources.MaxScalar/resources.Units(1)) - cpus
 	}
-	fmt.Fprintf(&b, "cpus:%d;mem:%d;disk:%d;ports:[31000-31009]",
+	add("cpus:%d;mem:%d;disk:%d;ports:[31000-31009]",
 		cpus, []int{512, 1024, 4096, 8192}[(size>>2)%4], []int{1000, 4000}[(size>>4)%2])
 	if extras&3 == 3 {
-		fmt.Fprintf(&b, ";gpus:%d", 1+(size>>5)%2)
+		add("gpus:%d", 1+(size>>5)%2)
 	}
 	if extras&2 != 0 {
-		b.WriteString(";cpus{REV}:2")
+		add("cpus{REV}:2")
 	}
 	if extras&4 != 0 {
-		fmt.Fprintf(&b, ";cpus(%s):1;mem(%s):256", role, role)
+		add("cpus(%s):1;mem(%s):256", role, role)
 	}
 	if extras&8 != 0 {
-		fmt.Fprintf(&b, ";cpus(reservations: [(DYNAMIC,%s,ops,{team: x})]):1;disk(reservations: [(DYNAMIC,%s,ops)]):1000", role, role)
+		add("cpus(reservations: [(DYNAMIC,%s,ops,{team: x})]):1;disk(reservations: [(DYNAMIC,%s,ops)]):1000", role, role)
 	}
 	if extras&16 != 0 {
 		if parent, child, ok := h.refinable(roleArg); ok {
@@ -836,40 +823,19 @@ func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.R
 			if size&0x40 != 0 {
 				first = "(STATIC," + parent + ")"
 			}
-			fmt.Fprintf(&b, ";mem(reservations: [%s,(DYNAMIC,%s,ops)]):512;disk(reservations: [%s]):500", first, child, first)
+			add("mem(reservations: [%s,(DYNAMIC,%s,ops)]):512;disk(reservations: [%s]):500", first, child, first)
 		}
 	}
 	if extras&32 != 0 {
-		b.WriteString(";disk[MOUNT:/mnt/ssd]:2000")
+		add("disk[MOUNT:/mnt/ssd]:2000")
 	}
 	if extras&64 != 0 {
-		fmt.Fprintf(&b, ";disk(reservations: [(DYNAMIC,%s,ops)])[id:v-%s,principal:ops,path:data]:500", role, id)
+		add("disk(reservations: [(DYNAMIC,%s,ops)])[id:v-%s,principal:ops,path:data]:500", role, id)
 	}
 	if extras&128 != 0 && !h.opts.NoSharedVolumes {
-		fmt.Fprintf(&b, ";disk(reservations: [(DYNAMIC,%s,ops)])[id:s-%s,principal:ops,path:data]<SHARED>:300", role, id)
+		add("disk(reservations: [(DYNAMIC,%s,ops)])[id:s-%s,principal:ops,path:data]<SHARED>:300", role, id)
 	}
-	r := h.res(b.String())
-	if h.totals == nil {
-		h.totals = map[totalKey]resources.Resources{}
-	}
-	h.totals[k] = r
-	agentTotals.Store(gk, r.Clone())
-	return r
-}
-
-// agentTotals holds the totals every harness of the process made, by the
-// roles they reserve for and the arguments that chose them.
-var agentTotals sync.Map
-
-type globalTotalKey struct {
-	roles string
-	totalKey
-}
-
-// totalKey is what chooses an agent's total.
-type totalKey struct {
-	id                    string
-	size, extras, roleArg uint8
+	return total
 }
 
 // refinable returns a role of the pool and a strict sub-role of it.
