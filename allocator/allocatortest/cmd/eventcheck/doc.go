@@ -24,7 +24,7 @@
 //	-events n      most events in a sequence (default 80)
 //	-every n       steps between two whole-state checks (default 32)
 //	-progress d    time between progress lines (default 10s)
-//	-gc percent    the garbage collector's GOGC (default 400)
+//	-gc percent    the garbage collector's GOGC (default 800)
 //	-cpuprofile f  write a CPU profile of the run to file f
 //	-sequence i    run only sequence i of the seed, with every check after
 //	               every step, and print its log

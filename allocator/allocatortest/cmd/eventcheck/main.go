@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config
 	fs.IntVar(&f.events, "events", 80, "most events in a sequence")
 	fs.IntVar(&f.every, "every", allocatortest.DefaultFullCheckEvery, "steps between two whole-state checks")
 	fs.DurationVar(&f.progress, "progress", 10*time.Second, "time between progress lines")
-	fs.IntVar(&f.gc, "gc", 400, "the garbage collector's GOGC")
+	fs.IntVar(&f.gc, "gc", 800, "the garbage collector's GOGC")
 	fs.Int64Var(&f.sequence, "sequence", -1, "run only this sequence of the seed, checking everything, and print its log")
 	fs.StringVar(&f.replay, "replay", "", "run this sequence text (or @file), checking everything, and print its log")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of the run to this file")
