@@ -74,11 +74,16 @@ func (h *fpHash) u(v uint64) {
 }
 
 func (h *fpHash) s(v string) {
-	if v == "" {
-		h.u(0)
+	if len(v) > 16 {
+		h.u(maphash.String(fingerprintSeed, v))
 		return
 	}
-	h.u(maphash.String(fingerprintSeed, v))
+	// Short strings (names, roles, ids) inline: FNV-1a, then the length.
+	x := uint64(14695981039346656037)
+	for i := 0; i < len(v); i++ {
+		x = (x ^ uint64(v[i])) * 1099511628211
+	}
+	h.u(x ^ uint64(len(v))<<56)
 }
 
 func (h *fpHash) b(v bool) {

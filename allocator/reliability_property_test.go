@@ -26,9 +26,9 @@ func sequences() int {
 		return *sequencesFlag
 	}
 	if raceEnabled {
-		return 15
+		return 30
 	}
-	return 80
+	return 200
 }
 
 // parameters returns gopter parameters with the seed from -allocator.seed
