@@ -3,6 +3,7 @@ package allocatortest
 import (
 	"errors"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -308,4 +309,49 @@ func TestCheckAgentPastMaxScalar(t *testing.T) {
 	}
 	v.Available = resources.Resources{}
 	wantViolation(t, checkAgent(v, func(string) bool { return true }), "available + offered + allocated")
+}
+
+// Each corner, after an agent with a shared volume and a framework of its
+// role that takes shared resources, reaches the state it is named for.
+func TestCornersReachTheirStates(t *testing.T) {
+	setup := EncodeBiased(Sequence{Seed: 1, Events: []Event{
+		{Kind: AddAgent, Args: [4]uint8{0, 1, 0x80, 0}},
+		{Kind: AddFramework, Args: [4]uint8{0, 1, 1, 0}},
+	}})
+	want := map[Corner][]string{
+		FilterAtExpiry: {"refuse 5s) declining", "advance 5s", "AllocateAll() = 0 offers", "advance 1ms", "AllocateAll() = 1 offers"},
+		NearCap:        {"AddAgent(a1, cpus:999999999999"},
+		QuotaAtLimit:   {"UpdateQuota(a, guarantees cpus:2; mem:1024, limits cpus:2; mem:1024) -> ok"},
+		SharedInUse:    {"<SHARED>:300]", "-> error: allocator: operation rejected"},
+		DeclinedAgain:  {"AcceptEach(f0, a0, declined offer-1", "-> error: allocator: resources not held"},
+		EndedTwice:     {"EndTask(f0, t1) -> ok", "EndTask(f0, t1) -> error: allocator: unknown task", "EndTask(f0, no-such-task) -> error: allocator: unknown task"},
+		QuotaOverflow:  {"guarantees cpus:1000000000000000) with 0 cpus guaranteed to other roles -> ok", "allocator: amounts too large"},
+	}
+	args := map[Corner][4]byte{
+		FilterAtExpiry: {0, 0, 1, 0},
+		NearCap:        {1, 0, 0, 0},
+		QuotaAtLimit:   {0, 1, 0, 0},
+		SharedInUse:    {1, 1, 0x80, 0},
+		DeclinedAgain:  {0, 0, 0, 0},
+		EndedTwice:     {0, 0, 0, 0},
+		QuotaOverflow:  {0, 0, 1, 0},
+	}
+	for c := range numCorners {
+		x := args[c]
+		data := append(slices.Clone(setup), byte(kindSlots+int(c)), x[0], x[1], x[2], x[3])
+		s := DecodeBiased(data)
+		h, err := New(Options{Allocator: allocator.Options{Seed: s.Seed}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Run(s.Events); err != nil {
+			t.Fatalf("corner %d: %v", c, err)
+		}
+		log := h.Log()
+		for _, w := range want[c] {
+			if !strings.Contains(log, w) {
+				t.Errorf("corner %d: the log lacks %q:\n%s", c, w, log)
+			}
+		}
+	}
 }

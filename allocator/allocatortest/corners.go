@@ -36,8 +36,9 @@ const (
 	// must fail unless it was offered again), runs a batch and tries
 	// again.
 	DeclinedAgain
-	// EndedTwice launches a task and ends it, then ends it again and ends
-	// a task never launched: both must fail and change nothing.
+	// EndedTwice runs a batch, launches a task and ends it, then ends it
+	// again and ends a task never launched: both must fail and change
+	// nothing.
 	EndedTwice
 	// QuotaOverflow sets quota guarantees that bring the guarantees of all
 	// roles exactly to resources.MaxTotal, runs a batch, and goes one unit
@@ -95,6 +96,7 @@ func corner(c Corner, x [4]uint8) []Event {
 		}
 	case EndedTwice:
 		return []Event{
+			ev(Allocate, 0, 0, 0, 0),
 			ev(Accept, x[0], x[1], 0, 0),
 			ev(EndTask, x[2], 0, 0, 0),
 			ev(EndTask, x[2], x[1], 6, 0),
