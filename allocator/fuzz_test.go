@@ -7,7 +7,7 @@ import (
 )
 
 // maxFuzzEvents bounds one fuzz input, so that every input runs quickly.
-const maxFuzzEvents = 120
+const maxFuzzEvents = 64
 
 // FuzzAllocatorEvents feeds the allocator byte-coded events through a
 // Harness with Fast checks: the first byte picks one of
