@@ -101,7 +101,9 @@
 //     the fingerprint unchanged, the rules above;
 //   - the checks of the whole state (Allocator.CheckInvariants, the sums
 //     over agents of frameworks and roles, shares, filters, tasks) every
-//     Options.FullCheckEvery steps and after the last event of Run.
+//     Options.FullCheckEvery steps and after the last event of Run (one
+//     due less than half that many steps before the end of Run waits for
+//     the end).
 //
 // Nothing is rendered as text unless something fails (or Options.Log
 // asks for the log). When a check fails, the harness replays the events

@@ -57,7 +57,9 @@ type Options struct {
 	// driver (Observe panics), and it keeps no log unless Log says.
 	Fast bool
 	// FullCheckEvery is, with Fast, the number of steps between two runs
-	// of the whole-state checks; zero means DefaultFullCheckEvery.
+	// of the whole-state checks; zero means DefaultFullCheckEvery. Run
+	// checks the whole state after its last event, and lets a check due
+	// less than FullCheckEvery/2 steps before it wait for that one.
 	FullCheckEvery int
 	// Log keeps the log with Fast too (a harness without Fast always
 	// keeps it): calls are rendered as text, at some cost.
@@ -130,8 +132,10 @@ type Harness struct {
 	fwList    []allocator.FrameworkView
 	fwStale   bool
 	sinceFull int
-	changed   map[string]bool
-	failed    error
+	// left: events of the current Run after this step; -1 outside Run.
+	left    int
+	changed map[string]bool
+	failed  error
 }
 
 // New returns a Harness with a new allocator made from opts.
@@ -183,6 +187,7 @@ func New(opts Options) (*Harness, error) {
 		text:       !opts.Fast || opts.Log,
 		fast:       opts.Fast,
 		every:      opts.FullCheckEvery,
+		left:       -1,
 		eff:        effects{volumesFree: map[string]bool{}, volumeOps: map[string]map[volumeKey]bool{}},
 	}
 	for i := range opts.Agents {
@@ -248,7 +253,9 @@ func (v *Violation) Unwrap() error { return v.Err }
 // Run steps through events and returns the first violation. With Fast, it
 // runs the whole-state checks after the last event too (Verify).
 func (h *Harness) Run(events []Event) error {
-	for _, e := range events {
+	defer func() { h.left = -1 }()
+	for i, e := range events {
+		h.left = len(events) - i - 1
 		if err := h.Step(e); err != nil {
 			return err
 		}
@@ -529,7 +536,9 @@ func (h *Harness) stepFast(ev Event) error {
 		h.inverse = append(h.inverse, eff.run.InverseOffers...)
 	}
 	h.fp, h.next = h.next, h.fp
-	if h.sinceFull++; len(errs) == 0 && h.sinceFull >= h.every {
+	// A whole-state check due less than half a period before the end of
+	// Run is left to the one after the last event.
+	if h.sinceFull++; len(errs) == 0 && h.sinceFull >= h.every && (h.left < 0 || h.left >= h.every/2) {
 		errs = h.wholeState()
 	}
 	if len(errs) > 0 {
