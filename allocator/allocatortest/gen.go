@@ -23,7 +23,10 @@ type Mix [NumKinds]int
 
 // DefaultMix exercises every kind: offers are answered (declined with
 // filters, accepted, operated on) about as often as they are made, the
-// cluster changes slowly, and bad input appears now and then.
+// cluster changes slowly, and bad input appears now and then. The kinds
+// added last (EndTask, AcceptEach, Overflow) change what a seed draws; with
+// their weights set to zero, GenSequence draws from a seed the sequences
+// it drew before they were added.
 func DefaultMix() Mix {
 	return Mix{
 		AddAgent: 5, RemoveAgent: 2, UpdateAgent: 3, ActivateAgent: 2, DeactivateAgent: 1,
