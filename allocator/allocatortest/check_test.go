@@ -1,7 +1,9 @@
 package allocatortest
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
@@ -353,5 +355,20 @@ func TestCornersReachTheirStates(t *testing.T) {
 				t.Errorf("corner %d: the log lacks %q:\n%s", c, w, log)
 			}
 		}
+	}
+}
+
+// A seed draws the sequences it drew before end-task, accept-each and
+// overflow joined DefaultMix, once their weights are zero: the first of
+// the sequences seed 1 drew then, with its hash.
+func TestSeedsDrawTheSequencesTheyDrew(t *testing.T) {
+	mix := DefaultMix()
+	mix[EndTask], mix[AcceptEach], mix[Overflow] = 0, 0, 0
+	s := Sequences(1, 1, mix, 80)[0]
+	if want := "seed 39439; add-agent 129 134 57 172; add-agent 164 198 175 162; add-agent 88 26 139 149"; !strings.HasPrefix(s.Line(), want) {
+		t.Errorf("sequence starts %.90s, want %s", s.Line(), want)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256([]byte(s.Line()))); len(s.Events) != 77 || got != "4836ee8850c05cf931068bb33ef166892e1174c83c5382e445559f2849c195a6" {
+		t.Errorf("sequence of %d events with hash %s, want 77 events with the hash of before", len(s.Events), got)
 	}
 }
