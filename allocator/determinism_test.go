@@ -29,10 +29,12 @@ func generate(t *testing.T, seed int64, n int, mix allocatortest.Mix, events int
 }
 
 // replay runs s through a new harness and returns its log and the final
-// Describe.
-func replay(t *testing.T, opts allocatortest.Options, s allocatortest.Sequence) (string, string) {
+// Describe. With fast, the harness checks with Options.Fast and keeps its
+// log.
+func replay(t *testing.T, opts allocatortest.Options, s allocatortest.Sequence, fast bool) (string, string) {
 	t.Helper()
 	opts.Allocator.Seed = s.Seed
+	opts.Fast, opts.Log = fast, fast
 	h, err := allocatortest.New(opts)
 	must(t, err)
 	if err := h.Run(s.Events); err != nil {
@@ -53,20 +55,21 @@ func firstDifference(a, b string) string {
 }
 
 // The same events and seed give byte-identical offers, logs and state,
-// however often they are replayed, and after a round trip through the
-// sequence's text and byte forms.
+// however often they are replayed, whether the harness checks everything
+// after every step or checks with Options.Fast, and after a round trip
+// through the sequence's text and byte forms.
 func TestDeterminismReplay(t *testing.T) {
 	n := 15
 	if raceEnabled {
 		n = 4
 	}
 	for _, c := range propertyConfigs {
-		t.Run(c.name, func(t *testing.T) {
-			for i, s := range generate(t, 7, n, c.mix, 80) {
-				log1, desc1 := replay(t, c.opts, s)
-				log2, desc2 := replay(t, c.opts, s)
+		t.Run(c.Name, func(t *testing.T) {
+			for i, s := range generate(t, 7, n, c.Mix, 80) {
+				log1, desc1 := replay(t, c.Options, s, false)
+				log2, desc2 := replay(t, c.Options, s, true)
 				if log1 != log2 {
-					t.Fatalf("sequence %d: two replays differ: %s\nsequence:\n%s", i, firstDifference(log1, log2), s)
+					t.Fatalf("sequence %d: two replays (the second with Fast) differ: %s\nsequence:\n%s", i, firstDifference(log1, log2), s)
 				}
 				if desc1 != desc2 {
 					t.Fatalf("sequence %d: final states differ: %s\nsequence:\n%s", i, firstDifference(desc1, desc2), s)
@@ -77,7 +80,7 @@ func TestDeterminismReplay(t *testing.T) {
 
 				parsed, err := allocatortest.ParseSequence(s.String())
 				must(t, err)
-				if log3, desc3 := replay(t, c.opts, parsed); log3 != log1 || desc3 != desc1 {
+				if log3, desc3 := replay(t, c.Options, parsed, true); log3 != log1 || desc3 != desc1 {
 					t.Fatalf("sequence %d: replay from text differs: %s", i, firstDifference(log1, log3))
 				}
 
@@ -148,9 +151,9 @@ allocate-all 0 0 0 0
 func TestDeterminismRecordedLog(t *testing.T) {
 	s, err := allocatortest.ParseSequence(recorded)
 	must(t, err)
-	opts := propertyConfigs[0].opts
-	log1, desc1 := replay(t, opts, s)
-	log2, desc2 := replay(t, opts, s)
+	opts := propertyConfigs[0].Options
+	log1, desc1 := replay(t, opts, s, false)
+	log2, desc2 := replay(t, opts, s, true)
 	if log1 != log2 {
 		t.Fatalf("two replays differ: %s", firstDifference(log1, log2))
 	}

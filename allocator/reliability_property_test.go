@@ -2,15 +2,15 @@ package allocator_test
 
 import (
 	"flag"
+	"fmt"
+	"runtime/debug"
 	"testing"
 	"time"
 
 	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
 
-	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
-	"github.com/allot-go/allot/resources"
-	"github.com/allot-go/allot/sorter"
 )
 
 var (
@@ -26,9 +26,9 @@ func sequences() int {
 		return *sequencesFlag
 	}
 	if raceEnabled {
-		return 15
+		return 30
 	}
-	return 80
+	return 200
 }
 
 // parameters returns gopter parameters with the seed from -allocator.seed
@@ -48,74 +48,41 @@ func parameters(t *testing.T) *gopter.TestParameters {
 }
 
 // propertyConfigs are the harness configurations the property tests run.
-var propertyConfigs = []struct {
-	name string
-	opts allocatortest.Options
-	mix  allocatortest.Mix
-}{
-	{
-		// Every kind of event: quota on nested roles, shared volumes made,
-		// offered and destroyed while other offers hold them, agents whose
-		// new totals drop what is in use.
-		name: "all events",
-		opts: allocatortest.Options{},
-		mix:  allocatortest.DefaultMix(),
-	},
-	{
-		// Mostly operations on offers: reservations, refinements, volumes
-		// and shared volumes, resizes. Before a shared volume is destroyed,
-		// the harness rescinds the offers that hold it, as Mesos's master
-		// does.
-		name: "operations",
-		opts: allocatortest.Options{RescindSharedVolumes: true},
-		mix: func() allocatortest.Mix {
-			m := allocatortest.DefaultMix()
-			m[allocatortest.Operate] = 30
-			m[allocatortest.OperatorOperate] = 10
-			return m
-		}(),
-	},
-	{
-		// The random sorter, fairness exclusions, a region, GPUs offered to
-		// all, no minimum allocatable resources and a longer interval; quota
-		// on top-level roles only, as in Mesos.
-		name: "random sorter",
-		opts: allocatortest.Options{
-			QuotaRoles: []string{"a", "b", "c"}, Agents: 4, Frameworks: 3,
-			Allocator: allocator.Options{
-				RoleSorter:                func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
-				FrameworkSorter:           func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
-				FairnessExcludedResources: []string{"gpus"},
-				Region:                    "east",
-				AllowGPUsToAll:            true,
-				MinAllocatable:            []resources.Quantities{},
-				AllocationInterval:        5 * time.Second,
-			},
-		},
-		mix: allocatortest.DefaultMix(),
-	},
-	{
-		// DRF with fairness exclusions and one deep family of roles, each
-		// with quota now and then.
-		name: "nested roles",
-		opts: allocatortest.Options{
-			Roles:     []string{"a", "a/b", "a/b/c", "a/b/c/d", "a/e"},
-			Allocator: allocator.Options{FairnessExcludedResources: []string{"gpus", "disk"}},
-		},
-		mix: allocatortest.DefaultMix(),
-	},
-}
+var propertyConfigs = allocatortest.Configs()
 
 // TestPropertyRandomEvents runs random sequences of every kind of event
-// through a Harness, which checks the accounting after every step and the
-// offers of every run. Scale it with -allocator.sequences, replay a
-// failure with -allocator.seed.
+// through a Harness with Fast checks, which check the accounting after
+// every step and the offers of every run. Scale it with
+// -allocator.sequences (or run cmd/eventcheck for long runs), replay a
+// failure with -allocator.seed or the eventcheck line it prints.
 func TestPropertyRandomEvents(t *testing.T) {
+	lessGC(t)
 	for _, c := range propertyConfigs {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
+			opts := c.Options
+			opts.Fast = true
+			// The last sequence that failed is the shrunk one.
+			var failed allocatortest.Sequence
 			props := gopter.NewProperties(parameters(t))
-			props.Property("every step keeps the accounting", allocatortest.Property(c.opts, c.mix, *eventsFlag))
+			props.Property("every step keeps the accounting", prop.ForAll(func(s allocatortest.Sequence) string {
+				if err := allocatortest.RunSequence(opts, s); err != nil {
+					failed = s
+					return fmt.Sprintf("%v\nsequence:\n%s", err, s)
+				}
+				return ""
+			}, allocatortest.GenSequence(c.Mix, *eventsFlag)))
 			props.TestingRun(t)
+			if t.Failed() {
+				t.Logf("replay the shrunk sequence with\n  go run ./allocator/allocatortest/cmd/eventcheck -config '%s' -replay '%s'", c.Name, failed.Line())
+			}
 		})
 	}
+}
+
+// lessGC lets the heap grow to five times what is live until the test
+// ends: the event tests make short-lived garbage at a high rate, and on
+// small heaps the collector would take a third of their time.
+func lessGC(t testing.TB) {
+	old := debug.SetGCPercent(400)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
 }

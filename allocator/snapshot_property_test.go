@@ -150,18 +150,18 @@ func snapshotCheck(t *testing.T, opts allocatortest.Options, s allocatortest.Seq
 // with -allocator.seed.
 func TestPropertySnapshotRestore(t *testing.T) {
 	for _, c := range propertyConfigs {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			p := parameters(t)
 			p.MinSuccessfulTests = max(p.MinSuccessfulTests/3, 5)
 			props := gopter.NewProperties(p)
 			props.Property("a restored allocator goes on as the saved one", prop.ForAll(
 				func(s allocatortest.Sequence, split int) string {
-					if msg := snapshotCheck(t, c.opts, s, split); msg != "" {
+					if msg := snapshotCheck(t, c.Options, s, split); msg != "" {
 						return fmt.Sprintf("%s\nsplit %d, sequence:\n%s", msg, split%(len(s.Events)+1), s)
 					}
 					return ""
 				},
-				allocatortest.GenSequence(c.mix, *eventsFlag), gen.IntRange(0, 1<<20)))
+				allocatortest.GenSequence(c.Mix, *eventsFlag), gen.IntRange(0, 1<<20)))
 			props.TestingRun(t)
 		})
 	}

@@ -119,7 +119,7 @@ func FuzzRestore(f *testing.F) {
 		f.Add(data)
 		f.Add(data[:len(data)-4])
 	}
-	f.Add(snapshotOf(f, propertyConfigs[2].opts, 3, 200))
+	f.Add(snapshotOf(f, propertyConfigs[2].Options, 3, 200))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inputs := [][]byte{data}
 		if len(data) > 4 {

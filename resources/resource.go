@@ -105,8 +105,8 @@ func (r Resource) Validate() error {
 		if r.Scalar < 0 {
 			return fmt.Errorf("%w: %s:%s: negative", ErrInvalidScalar, r.Name, r.Scalar)
 		}
-		if r.Scalar > maxScalar {
-			return fmt.Errorf("%w: %s:%s: larger than %s", ErrInvalidScalar, r.Name, r.Scalar, maxScalar)
+		if r.Scalar > MaxTotal {
+			return fmt.Errorf("%w: %s:%s: larger than %s", ErrInvalidScalar, r.Name, r.Scalar, MaxTotal)
 		}
 	case RangesType:
 		if r.Scalar != 0 || r.Set != nil {
@@ -156,18 +156,21 @@ func (r Resource) Validate() error {
 	return nil
 }
 
-// MaxScalar is the largest amount one resource may hold: 10^12 units.
+// MaxScalar is 10^12 units, the bound Mesos puts on quota values (a
+// memory amount of 1 EB in MB): the allocator refuses quota guarantees and
+// limits above it.
 const MaxScalar = Scalar(fixed.Max * fixed.Scale)
 
-// MaxTotal is the largest sum of one resource name that the allocator
-// keeps (a cluster's totals, what its frameworks hold, the quota guarantees
-// of all roles): 10^15 units, a thousand times MaxScalar. Sums of two or
-// three such amounts still fit in a Scalar exactly, so bounding the inputs
-// by MaxTotal keeps every figure derived from them exact; the allocator
-// refuses the event that would pass it.
-const MaxTotal = 1000 * MaxScalar
-
-const maxScalar = MaxScalar
+// MaxTotal is the largest amount a resource may hold, and the largest sum
+// of one resource name that the allocator keeps (a cluster's totals, what
+// its frameworks hold, the quota guarantees of all roles): 10^15 units, a
+// thousand times MaxScalar. Resources of one kind merge (an UNRESERVE adds
+// a reservation back to the agent's unreserved cpus), so one entry may pass
+// MaxScalar and must still print and read back. Sums of two or three such
+// amounts still fit in a Scalar exactly, so bounding the inputs by MaxTotal
+// keeps every figure derived from them exact; the allocator refuses the
+// event that would pass it.
+const MaxTotal = Scalar(fixed.MaxTotal * fixed.Scale)
 
 // validateRanges accepts ranges in any order but refuses inverted and
 // overlapping ones; adjacent ranges ([1-2, 3-4]) are fine.

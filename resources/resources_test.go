@@ -319,7 +319,7 @@ func TestNewAndValidate(t *testing.T) {
 		{"unsorted ranges", RangesResource("ports", Ranges{{5, 6}, {1, 2}}), nil},
 		{"unsorted set", SetResource("disks", Set{"b", "a"}), nil},
 		{"negative", ScalarResource("cpus", -1), ErrInvalidScalar},
-		{"too large", ScalarResource("cpus", maxScalar+1), ErrInvalidScalar},
+		{"too large", ScalarResource("cpus", MaxTotal+1), ErrInvalidScalar},
 		{"inverted range", RangesResource("ports", Ranges{{5, 1}}), ErrInvalidRanges},
 		{"overlapping ranges", RangesResource("ports", Ranges{{5, 9}, {1, 5}}), ErrInvalidRanges},
 		{"duplicate item", SetResource("disks", Set{"a", "b", "a"}), ErrInvalidSet},

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"github.com/allot-go/allot/internal/fixed"
 	"strconv"
 	"strings"
 	"unicode"
@@ -395,13 +396,21 @@ func parseScalarText(text string) (Scalar, error) {
 			return 0, fmt.Errorf("%w %q: not a decimal number", ErrInvalidScalar, text)
 		}
 	}
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%w %q: not a number", ErrInvalidScalar, text)
-	}
-	s, err := ScalarOf(v)
-	if err != nil {
-		return 0, err
+	var s Scalar
+	if m, plain, err := fixed.ParseDecimal(text); plain {
+		// Plain decimals are read exactly, whatever their size.
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: %w", ErrInvalidScalar, text, err)
+		}
+		s = Scalar(m)
+	} else {
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: not a number", ErrInvalidScalar, text)
+		}
+		if s, err = ScalarOf(v); err != nil {
+			return 0, err
+		}
 	}
 	if s == 0 && nonZeroMantissa(text) {
 		return 0, fmt.Errorf("%w %q: not zero but rounds to zero at three decimals", ErrInvalidScalar, text)

@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 		{"cpus:0x10", ErrInvalidScalar, "not a decimal"},
 		{"cpus:0.00001", ErrInvalidScalar, "rounds to zero"},
 		{"cpus:1e-400", ErrInvalidScalar, "rounds to zero"},
-		{"cpus:2e12", ErrInvalidScalar, "too large"},
+		{"cpus:2e15", ErrInvalidScalar, "too large"},
 		{"cpus:", ErrInvalidScalar, "missing value"},
 		{"cpus:1.2.3", ErrInvalidScalar, "not a number"},
 		{"ports:[5-1]", ErrInvalidRanges, "begins after it ends"},

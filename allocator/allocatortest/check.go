@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/offer"
@@ -116,7 +117,107 @@ func missingShared(v allocator.AgentView) resources.Resources {
 	return out
 }
 
-func checkSnapshot(s Snapshot) []error {
+// checkAgent checks what one agent's view must respect on its own:
+// conservation (or a justified over-allocation mark), shared volumes that
+// stay available and that the agent has, and what frameworks hold there:
+// known frameworks (by known), non-empty entries, allocation roles, and
+// reservations held only by their role's subtree.
+func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if hasAllocationRoles(v.Total) {
+		fail("agent %s: total carries allocation roles %q", v.ID, v.Total.AllocationRoles())
+	}
+	if hasAllocationRoles(v.Available) {
+		fail("agent %s: available carries allocation roles %q", v.ID, v.Available.AllocationRoles())
+	}
+	shared := v.Total.HasShared() || v.Available.HasShared()
+	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+		for _, r := range m {
+			shared = shared || r.HasShared()
+		}
+	}
+	var missing resources.Resources
+	if shared {
+		missing = missingShared(v)
+	}
+	if v.OverAllocated {
+		u := used(v)
+		if v.Total.Contains(u) && missing.IsEmpty() {
+			fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
+		}
+		if !v.Total.Contains(v.Available) {
+			fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
+		}
+	} else {
+		// available + what frameworks hold (shared volumes aside, which stay
+		// available), without allocation roles.
+		sum := v.Available.Clone()
+		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Held} {
+			for _, held := range m {
+				if held.HasShared() {
+					held = held.NonShared()
+				}
+				sum.Add(held.Unallocate())
+			}
+		}
+		if !sum.Equal(v.Total) {
+			fail("agent %s: available + offered + allocated + held = %s, total %s", v.ID, sum, v.Total)
+		}
+	}
+	if !v.OverAllocated && !missing.IsEmpty() {
+		fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
+	}
+	if shared {
+		if shared, avail := v.Total.Shared(), v.Available.Shared(); !shared.Equal(avail) {
+			fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
+		}
+	}
+	held := func(kind string, m map[string]resources.Resources) {
+		for fwID, res := range m {
+			if !known(fwID) {
+				fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
+				continue
+			}
+			if res.IsEmpty() {
+				fail("agent %s: empty %s entry for framework %s", v.ID, kind, fwID)
+			}
+			for r := range res.All() {
+				if r.AllocationRole == "" {
+					fail("agent %s: %s to %s without an allocation role: %s", v.ID, kind, fwID, r)
+					continue
+				}
+				if !r.Reservations.AllocatableTo(r.AllocationRole) {
+					fail("agent %s: %s to %s in role %q, outside the reservation's subtree: %s", v.ID, kind, fwID, r.AllocationRole, r)
+				}
+			}
+		}
+	}
+	held("offered", v.Offered)
+	held("allocated", v.Allocated)
+	if len(errs) > 1 {
+		// The maps were walked in no order; the messages come in one.
+		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	}
+	return errs
+}
+
+// hasAllocationRoles reports whether some entry of rs carries an
+// allocation role.
+func hasAllocationRoles(rs resources.Resources) bool {
+	for r := range rs.All() {
+		if r.AllocationRole != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func checkSnapshot(s Snapshot) []error { return checkViews(s, true) }
+
+// checkViews is checkSnapshot; agents tells whether to run checkAgent on
+// every agent too (a Fast harness has checked each when it changed).
+func checkViews(s Snapshot, checkAgents bool) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -140,67 +241,37 @@ func checkSnapshot(s Snapshot) []error {
 		roles[r.Role] = r
 	}
 
-	var totals resources.Quantities
 	fwOffered := map[string]resources.Resources{}
 	fwAllocated := map[string]resources.Resources{}
 	// reserved and allocated by role (not yet summed over subtrees).
 	reserved := map[string]resources.Quantities{}
 	allocated := map[string]resources.Quantities{}
+	known := func(fw string) bool { _, ok := frameworks[fw]; return ok }
 	for i, v := range s.Agents {
 		if i > 0 && s.Agents[i-1].ID >= v.ID {
 			fail("agents out of order: %q before %q", s.Agents[i-1].ID, v.ID)
 		}
-		totals.Add(v.Total.Quantities())
-		if roles := v.Total.AllocationRoles(); len(roles) > 0 && (len(roles) > 1 || roles[0] != "") {
-			fail("agent %s: total carries allocation roles %q", v.ID, roles)
-		}
-		if roles := v.Available.AllocationRoles(); len(roles) > 0 && (len(roles) > 1 || roles[0] != "") {
-			fail("agent %s: available carries allocation roles %q", v.ID, roles)
+		if checkAgents {
+			errs = append(errs, checkAgent(v, known)...)
 		}
 		for r := range v.Total.Reserved("").Scalars().All() {
 			q := reserved[r.Role()]
 			q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
 			reserved[r.Role()] = q
 		}
-		u := used(v)
-		missing := missingShared(v)
-		if v.OverAllocated {
-			if v.Total.Contains(u) && missing.IsEmpty() {
-				fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
-			}
-			if !v.Total.Contains(v.Available) {
-				fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
-			}
-		} else if sum := v.Available.Plus(u); !sum.Equal(v.Total) {
-			fail("agent %s: available + offered + allocated = %s, total %s", v.ID, sum, v.Total)
-		}
-		if !v.OverAllocated && !missing.IsEmpty() {
-			fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
-		}
-		if shared, avail := v.Total.Shared(), v.Available.Shared(); !shared.Equal(avail) {
-			fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
-		}
 		held := func(kind string, m map[string]resources.Resources, sums map[string]resources.Resources) {
 			for _, fwID := range sortedKeys(m) {
 				res := m[fwID]
 				f, ok := frameworks[fwID]
 				if !ok {
-					fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
 					continue
-				}
-				if res.IsEmpty() {
-					fail("agent %s: empty %s entry for framework %s", v.ID, kind, fwID)
 				}
 				sum := sums[fwID]
 				sum.Add(res)
 				sums[fwID] = sum
 				for r := range res.All() {
 					if r.AllocationRole == "" {
-						fail("agent %s: %s to %s without an allocation role: %s", v.ID, kind, fwID, r)
 						continue
-					}
-					if !r.Reservations.AllocatableTo(r.AllocationRole) {
-						fail("agent %s: %s to %s in role %q, outside the reservation's subtree: %s", v.ID, kind, fwID, r.AllocationRole, r)
 					}
 					if rv, ok := roles[r.AllocationRole]; !ok || !slices.Contains(rv.Frameworks, fwID) {
 						fail("agent %s: %s to %s in role %q, under which the framework is not known (it subscribes to %q)", v.ID, kind, fwID, r.AllocationRole, f.Roles)
@@ -279,15 +350,11 @@ func checkSnapshot(s Snapshot) []error {
 		}
 	}
 
-	agents := map[string]bool{}
-	for _, v := range s.Agents {
-		agents[v.ID] = true
-	}
 	for _, f := range s.Filters {
 		if _, ok := frameworks[f.Framework]; !ok {
 			fail("filter of unknown framework %s (role %s, agent %s)", f.Framework, f.Role, f.Agent)
 		}
-		if !agents[f.Agent] {
+		if _, ok := s.Agent(f.Agent); !ok {
 			fail("filter of framework %s for unknown agent %s", f.Framework, f.Agent)
 		}
 		if f.Refused.IsEmpty() {
@@ -327,14 +394,17 @@ func checkSnapshot(s Snapshot) []error {
 // The error joins every violation found, followed by Check's.
 func CheckRun(before Snapshot, res allocator.Result, a *allocator.Allocator) error {
 	after := Take(a)
-	errs := checkRun(before, res, after)
+	errs := checkRun(before, res, after, nil)
 	if err := Check(a); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
 
-func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
+// checkRun checks a run; with changed, only agents it names or the run
+// offered on are compared before and after (the others' views are the
+// same).
+func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map[string]bool) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -361,7 +431,7 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
 		if _, dup := byHolder[key{o.FrameworkID, o.Role, o.AgentID}]; dup {
 			fail("two offers to %s in role %s on agent %s in one run", o.FrameworkID, o.Role, o.AgentID)
 		}
-		where := fmt.Sprintf("offer %s to %s in role %s on %s", o.ID, o.FrameworkID, o.Role, o.AgentID)
+		where := offerText{&res.Offers[i]}
 		if o.Resources.IsEmpty() {
 			fail("%s: empty", where)
 		}
@@ -417,6 +487,9 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
 
 	// Nothing offered twice; the books moved by exactly the offers.
 	for _, v := range before.Agents {
+		if changed != nil && !changed[v.ID] && len(byAgent[v.ID]) == 0 {
+			continue
+		}
 		w, ok := after.Agent(v.ID)
 		if !ok {
 			fail("agent %s disappeared during a run", v.ID)
@@ -502,6 +575,13 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot) []error {
 	return errs
 }
 
+// offerText renders as an offer's place in messages, when one is printed.
+type offerText struct{ o *offer.Offer }
+
+func (t offerText) String() string {
+	return fmt.Sprintf("offer %s to %s in role %s on %s", t.o.ID, t.o.FrameworkID, t.o.Role, t.o.AgentID)
+}
+
 func cmpGroup(a, b offer.Offer) int {
 	if c := strings.Compare(a.FrameworkID, b.FrameworkID); c != 0 {
 		return c
@@ -527,4 +607,37 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// String renders the snapshot as text, one line per fact, in the order of
+// its views, as a failed check shows it.
+func (s Snapshot) String() string {
+	var b strings.Builder
+	for _, v := range s.Agents {
+		fmt.Fprintf(&b, "agent %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
+		fmt.Fprintf(&b, "  total: %s\n", v.Total)
+		fmt.Fprintf(&b, "  available: %s\n", v.Available)
+		for _, fw := range sortedKeys(v.Offered) {
+			fmt.Fprintf(&b, "  offered to %s: %s\n", fw, v.Offered[fw])
+		}
+		for _, fw := range sortedKeys(v.Allocated) {
+			fmt.Fprintf(&b, "  allocated to %s: %s\n", fw, v.Allocated[fw])
+		}
+		if u := v.Unavailability; u != nil {
+			fmt.Fprintf(&b, "  unavailable: from %s for %s\n", u.Start.UTC().Format(time.RFC3339), u.Duration)
+		}
+	}
+	for _, r := range s.Roles {
+		fmt.Fprintf(&b, "role %s weight=%g share=%.6f frameworks=%v\n", r.Role, r.Weight, r.Share, r.Frameworks)
+		fmt.Fprintf(&b, "  quota: guarantees %s; limits %s\n", r.Quota.Guarantees, r.Quota.Limits)
+		fmt.Fprintf(&b, "  reserved: %s; allocated: %s\n", r.Reserved, r.Allocated)
+	}
+	for _, f := range s.Frameworks {
+		fmt.Fprintf(&b, "framework %s active=%v roles=%v suppressed=%v capabilities=%s\n", f.ID, f.Active, f.Roles, f.Suppressed, f.Capabilities)
+		fmt.Fprintf(&b, "  offered: %s\n  allocated: %s\n", f.Offered, f.Allocated)
+	}
+	for _, f := range s.Filters {
+		fmt.Fprintf(&b, "filter %s/%s on %s until %s: %s\n", f.Framework, f.Role, f.Agent, f.Expires.UTC().Format(time.RFC3339Nano), f.Refused)
+	}
+	return b.String()
 }

@@ -1,8 +1,11 @@
 package allocatortest
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,35 +94,35 @@ func TestCheckRunOfferedTwice(t *testing.T) {
 		offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
 		offer.Offer{ID: "o2", FrameworkID: "g", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")},
 	)
-	wantViolation(t, checkRun(before, res, after), "more than was available")
+	wantViolation(t, checkRun(before, res, after, nil), "more than was available")
 }
 
 func TestCheckRunRules(t *testing.T) {
 	before := snapshot(agentView(""))
 	after := snapshot(agentView("cpus(allocated: r):1"))
 	ok := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):1")}
-	if errs := checkRun(before, run(ok), after); len(errs) > 0 {
+	if errs := checkRun(before, run(ok), after, nil); len(errs) > 0 {
 		t.Fatalf("a good run: %v", errs)
 	}
 
 	wrongRole := ok
 	wrongRole.Resources = res("cpus(allocated: s):1")
-	wantViolation(t, checkRun(before, run(wrongRole), after), `carries allocation role "s"`)
+	wantViolation(t, checkRun(before, run(wrongRole), after, nil), `carries allocation role "s"`)
 
 	suppressed := before
 	suppressed.Frameworks = []allocator.FrameworkView{{ID: "f", Active: true, Roles: []string{"r"}, Suppressed: []string{"r"}}}
-	wantViolation(t, checkRun(suppressed, run(ok), after), "suppressed the role")
+	wantViolation(t, checkRun(suppressed, run(ok), after, nil), "suppressed the role")
 
 	filtered := before
 	filtered.Filters = []allocator.FilterView{{Framework: "f", Role: "r", Agent: "a1", Refused: res("cpus:2"), Expires: time.Unix(1, 0)}}
-	wantViolation(t, checkRun(filtered, run(ok), after), "covered by a refusal")
+	wantViolation(t, checkRun(filtered, run(ok), after, nil), "covered by a refusal")
 
 	unchanged := snapshot(agentView(""))
-	wantViolation(t, checkRun(before, run(ok), unchanged), "plus the run's offers")
+	wantViolation(t, checkRun(before, run(ok), unchanged, nil), "plus the run's offers")
 
 	twice := run(ok, ok)
 	twice.Offers[1].ID = "o2"
-	wantViolation(t, checkRun(before, twice, after), "two offers to f in role r on agent a1")
+	wantViolation(t, checkRun(before, twice, after, nil), "two offers to f in role r on agent a1")
 }
 
 func TestCheckRunLimits(t *testing.T) {
@@ -131,11 +134,11 @@ func TestCheckRunLimits(t *testing.T) {
 	after.Roles[0].Allocated = resources.MustParseQuantities("cpus:3")
 	after.Roles[0].Consumed = after.Roles[0].Allocated
 	o := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")}
-	wantViolation(t, checkRun(before, run(o), after), "above its limit")
+	wantViolation(t, checkRun(before, run(o), after, nil), "above its limit")
 
 	// A role already above its limit before the run is not the run's doing.
 	before = after
-	if errs := checkRun(before, run(), after); len(errs) > 0 {
+	if errs := checkRun(before, run(), after, nil); len(errs) > 0 {
 		t.Fatalf("no offer, no violation: %v", errs)
 	}
 }
@@ -256,5 +259,116 @@ func TestMix(t *testing.T) {
 		if got, ok := ParseKind(k.String()); !ok || got != k {
 			t.Errorf("kind %d does not round-trip through %q", k, k)
 		}
+	}
+}
+
+// A Fast harness keeps every agent's view as the allocator shows it, and
+// finds no violation where a harness that checks everything after every
+// step finds none.
+func TestFastKeepsViews(t *testing.T) {
+	for _, c := range Configs() {
+		for _, s := range Sequences(5, 8, c.Mix, 60) {
+			opts := c.Options
+			opts.Allocator.Seed = s.Seed
+			opts.Fast = true
+			h, err := New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, ev := range s.Events {
+				if err := h.Step(ev); err != nil {
+					t.Fatalf("%s: %v\n%s", c.Name, err, s)
+				}
+				want := h.a.Agents()
+				if len(want) != len(h.agentList) {
+					t.Fatalf("%s: step %d: %d agents kept, the allocator has %d", c.Name, i+1, len(h.agentList), len(want))
+				}
+				for j, v := range want {
+					if got := (Snapshot{Agents: h.agentList[j : j+1]}).String(); got != (Snapshot{Agents: []allocator.AgentView{v}}).String() {
+						t.Fatalf("%s: step %d (%s): agent kept as\n%s\nthe allocator shows\n%s", c.Name, i+1, ev, got, Snapshot{Agents: []allocator.AgentView{v}})
+					}
+				}
+			}
+			if err := h.Verify(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// An entry may sum past resources.MaxScalar (an unreserved part merged
+// back into an agent's largest cpus); conservation still holds.
+func TestCheckAgentPastMaxScalar(t *testing.T) {
+	total := res("cpus:1000000000000").Plus(res("cpus:0.75"))
+	v := allocator.AgentView{
+		ID: "a1", Total: total, Available: res("mem:1"),
+		Offered:   map[string]resources.Resources{"f": total.Allocate("r")},
+		Allocated: map[string]resources.Resources{},
+	}
+	v.Total = v.Total.Plus(res("mem:1"))
+	if errs := checkAgent(v, func(string) bool { return true }); len(errs) > 0 {
+		t.Fatalf("consistent agent: %v", errs)
+	}
+	v.Available = resources.Resources{}
+	wantViolation(t, checkAgent(v, func(string) bool { return true }), "available + offered + allocated")
+}
+
+// Each corner, after an agent with a shared volume and a framework of its
+// role that takes shared resources, reaches the state it is named for.
+func TestCornersReachTheirStates(t *testing.T) {
+	setup := EncodeBiased(Sequence{Seed: 1, Events: []Event{
+		{Kind: AddAgent, Args: [4]uint8{0, 1, 0x80, 0}},
+		{Kind: AddFramework, Args: [4]uint8{0, 1, 1, 0}},
+	}})
+	want := map[Corner][]string{
+		FilterAtExpiry: {"refuse 5s) declining", "advance 5s", "AllocateAll() = 0 offers", "advance 1ms", "AllocateAll() = 1 offers"},
+		NearCap:        {"AddAgent(a1, cpus:999999999999"},
+		QuotaAtLimit:   {"UpdateQuota(a, guarantees cpus:2; mem:1024, limits cpus:2; mem:1024) -> ok"},
+		SharedInUse:    {"<SHARED>:300]", "-> error: allocator: operation rejected"},
+		DeclinedAgain:  {"AcceptEach(f0, a0, declined offer-1", "-> error: allocator: resources not held"},
+		EndedTwice:     {"EndTask(f0, t1) -> ok", "EndTask(f0, t1) -> error: allocator: unknown task", "EndTask(f0, no-such-task) -> error: allocator: unknown task"},
+		QuotaOverflow:  {"guarantees cpus:1000000000000000) with 0 cpus guaranteed to other roles -> ok", "allocator: amounts too large"},
+	}
+	args := map[Corner][4]byte{
+		FilterAtExpiry: {0, 0, 1, 0},
+		NearCap:        {1, 0, 0, 0},
+		QuotaAtLimit:   {0, 1, 0, 0},
+		SharedInUse:    {1, 1, 0x80, 0},
+		DeclinedAgain:  {0, 0, 0, 0},
+		EndedTwice:     {0, 0, 0, 0},
+		QuotaOverflow:  {0, 0, 1, 0},
+	}
+	for c := range numCorners {
+		x := args[c]
+		data := append(slices.Clone(setup), byte(kindSlots+int(c)), x[0], x[1], x[2], x[3])
+		s := DecodeBiased(data)
+		h, err := New(Options{Allocator: allocator.Options{Seed: s.Seed}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Run(s.Events); err != nil {
+			t.Fatalf("corner %d: %v", c, err)
+		}
+		log := h.Log()
+		for _, w := range want[c] {
+			if !strings.Contains(log, w) {
+				t.Errorf("corner %d: the log lacks %q:\n%s", c, w, log)
+			}
+		}
+	}
+}
+
+// A seed draws the sequences it drew before end-task, accept-each and
+// overflow joined DefaultMix, once their weights are zero: the first of
+// the sequences seed 1 drew then, with its hash.
+func TestSeedsDrawTheSequencesTheyDrew(t *testing.T) {
+	mix := DefaultMix()
+	mix[EndTask], mix[AcceptEach], mix[Overflow] = 0, 0, 0
+	s := Sequences(1, 1, mix, 80)[0]
+	if want := "seed 39439; add-agent 129 134 57 172; add-agent 164 198 175 162; add-agent 88 26 139 149"; !strings.HasPrefix(s.Line(), want) {
+		t.Errorf("sequence starts %.90s, want %s", s.Line(), want)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256([]byte(s.Line()))); len(s.Events) != 77 || got != "4836ee8850c05cf931068bb33ef166892e1174c83c5382e445559f2849c195a6" {
+		t.Errorf("sequence of %d events with hash %s, want 77 events with the hash of before", len(s.Events), got)
 	}
 }

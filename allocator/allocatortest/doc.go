@@ -34,8 +34,14 @@
 // prints as text that ParseSequence reads back:
 //
 //	props := gopter.NewProperties(gopter.DefaultTestParameters())
-//	props.Property("allocator", allocatortest.Property(allocatortest.Options{}, allocatortest.DefaultMix(), 100))
+//	props.Property("allocator", allocatortest.Property(allocatortest.Options{Fast: true}, allocatortest.DefaultMix(), 100))
 //	props.TestingRun(t)
+//
+// Options.Fast makes the checks cost a small part of what they cost
+// otherwise (see "Fast checks" below); tests that run many sequences set
+// it. Configs are the configurations the library's own tests run, and
+// Sequences draws sequences from a seed; Shrink cuts a failing sequence
+// down to the events that still make it fail.
 //
 // A Mix weighs the kinds, so a host can stress what it cares about:
 //
@@ -43,13 +49,20 @@
 //	mix[allocatortest.Operate] = 40 // mostly reservations and volumes
 //
 // Decode turns fuzzer bytes into a Sequence, so the same harness serves a
-// fuzz test:
+// fuzz test; DecodeBiased reads kinds with the mix's weights and expands
+// the top byte values into a Corner, a short run of events that reaches a
+// state where rules meet (a refusal filter at its expiry, quota at its
+// limit, a shared volume in use):
 //
 //	f.Fuzz(func(t *testing.T, data []byte) {
-//		if err := allocatortest.RunSequence(allocatortest.Options{}, allocatortest.Decode(data)); err != nil {
+//		if err := allocatortest.RunSequence(allocatortest.Options{Fast: true}, allocatortest.DecodeBiased(data)); err != nil {
 //			t.Fatal(err)
 //		}
 //	})
+//
+// For long runs, the command eventcheck (in cmd/eventcheck) runs the
+// properties on every core, with a progress line, until the first
+// violation, which it shrinks and prints with the line that replays it.
 //
 // Harness.Log records every call and every offer; two runs of the same
 // sequence must give the same log, byte for byte.
@@ -57,23 +70,63 @@
 // # What the harness checks
 //
 // After every step: Check; that a failed call returned one of the
-// allocator's named errors and left Describe unchanged (and that bad input
-// failed with the error its case names); that persistent volumes
-// disappear or change size only through an operation naming them, or a
-// new total or removal of their agent; and that the role sorter's shares
-// are the subtrees' dominant shares divided by the weights. After every
-// allocation run, CheckRun and the rules that depend on what the harness
-// told the allocator (GPUs, regions, minimum allocatable resources, offer
-// constraints, the whitelist, pausing).
+// allocator's named errors and left the state unchanged (its Fingerprint,
+// which covers what Describe renders; and that bad input failed with the
+// error its case names); that persistent volumes disappear or change size
+// only through an operation naming them, or a new total or removal of
+// their agent; that the role sorter's shares are the subtrees' dominant
+// shares divided by the weights; and that launched tasks run on known
+// agents and are gone once ended. After every allocation run, CheckRun,
+// that the run changed nothing but what frameworks are offered, and the
+// rules that depend on what the harness told the allocator (GPUs,
+// regions, minimum allocatable resources, offer constraints, the
+// whitelist, pausing). Events check their own rules too: a task ended
+// twice or never launched, AcceptEach's dropped operations, quota
+// guarantees past resources.MaxTotal.
+//
+// # Fast checks
+//
+// With Options.Fast, the checks after a step look at what the step
+// changed, which a fingerprint of the state tells exactly
+// (Allocator.Fingerprint: one hash per agent and one for the rest, taken
+// after every step in a walk that renders nothing), and the checks that
+// sum over the whole state run every few steps:
+//
+//   - a failed call: its fingerprint before and after must be equal;
+//   - agents whose hash changed: their views are taken again, and the
+//     checks of one agent run on them (conservation, shared volumes,
+//     what frameworks hold there) with their volumes compared to before;
+//     an agent whose hash did not change is as it was;
+//   - a run: CheckRun on the agents it changed or offered on, the rest of
+//     the fingerprint unchanged, the rules above;
+//   - the checks of the whole state (Allocator.CheckInvariants, the sums
+//     over agents of frameworks and roles, shares, filters, tasks) every
+//     Options.FullCheckEvery steps and after the last event of Run (one
+//     due less than half that many steps before the end of Run waits for
+//     the end).
+//
+// Nothing is rendered as text unless something fails (or Options.Log
+// asks for the log). When a check fails, the harness replays the events
+// from the start on a new harness that checks everything after every
+// step: the Violation names the first step that broke a property, as a
+// harness without Fast would, and Violation.Noticed the step after which
+// the fast checks saw it.
 //
 // # Implementation notes
 //
 // Check and CheckRun read only the allocator's exported views, besides
-// Allocator.CheckInvariants, so they check the views too. Over-allocation
-// is not an invariant: a limit set below what a role already consumes, or
-// reservations added to an agent, can leave a role above its limit with no
-// offer made; what CheckRun checks is that no run adds unreserved
-// resources to a role, or an ancestor, beyond a limit.
+// Allocator.CheckInvariants, so they check the views too; a Harness also
+// reads Allocator.Fingerprint. Over-allocation is not an invariant: a
+// limit set below what a role already consumes, or reservations added to
+// an agent, can leave a role above its limit with no offer made; what
+// CheckRun checks is that no run adds unreserved resources to a role, or
+// an ancestor, beyond a limit.
+//
+// A whole-state violation that a later step repairs before the next
+// whole-state check would pass a Fast harness unseen; the bookkeeping
+// those checks cover (sorters, role aggregates, cluster sums) is kept
+// incrementally, so a lost or doubled update stays until the next check.
+// FullCheckEvery set to 1 checks the whole state after every step.
 //
 // A Harness is deterministic: its clock is virtual, ids come from
 // counters, and every choice comes from the events.

@@ -100,6 +100,32 @@ const (
 	// resources not held or not available, operators launching tasks): it
 	// must return the named error and change nothing.
 	BadInput
+	// EndTask ends a task of a framework (Args[0]) with EndTask: one it
+	// runs (Args[1]), or, by Args[2], one that ended already or an id it
+	// never launched, which must fail with ErrUnknownTask and change
+	// nothing.
+	EndTask
+	// AcceptEach accepts an outstanding offer (Args[0]) with AcceptEach:
+	// a launch (amount Args[1]) and an operation chosen like Operate's
+	// (Args[2]), and by bits of Args[3] a launch of a task id already
+	// used or a reservation of resources not offered, both of which must
+	// be dropped; the rest is given back with a filter (Args[3]>>4). Now
+	// and then (Args[3]&8) it accepts the offer declined last instead,
+	// which must fail with ErrNotHeld unless the framework holds it again.
+	AcceptEach
+	// Overflow sends an event that would take a sum the allocator keeps
+	// past resources.MaxTotal, or reach it exactly (Args[0]): quota
+	// guarantees on a role (Args[1]) that bring the guarantees of all
+	// roles to one unit past the bound, which must fail with ErrOverflow
+	// and change nothing, or exactly to it, which must succeed; an
+	// agent's total (Args[2]) of more than MaxTotal, which must fail with
+	// ErrOverflow.
+	Overflow
+
+	// Snapshot and restore, when the allocator has them, join here: a
+	// kind that takes a snapshot, runs a few events and restores it, then
+	// checks that the restored state has the fingerprint it had when the
+	// snapshot was taken, and that the events after it replay alike.
 
 	// NumKinds is the number of event kinds.
 	NumKinds
@@ -118,6 +144,7 @@ var kindNames = [NumKinds]string{
 	SetQuota: "quota", SetWeights: "weights", Advance: "advance",
 	Maintenance: "maintenance", RespondInverse: "respond-inverse",
 	Whitelist: "whitelist", PauseResume: "pause-resume", BadInput: "bad-input",
+	EndTask: "end-task", AcceptEach: "accept-each", Overflow: "overflow",
 }
 
 // String returns the kind's name in event text, such as "add-agent".
@@ -193,12 +220,25 @@ func (s Sequence) String() string {
 	return b.String()
 }
 
-// ParseSequence reads what Sequence.String prints. Blank lines and lines
+// Line prints the sequence on one line, "seed N; kind a b c d; ...", for
+// a command line; ParseSequence reads it back.
+func (s Sequence) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d", s.Seed)
+	for _, e := range s.Events {
+		b.WriteString("; ")
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+// ParseSequence reads what Sequence.String and Sequence.Line print: a seed
+// and events, one a line or separated by ';'. Blank lines and lines
 // starting with '#' are skipped.
 func ParseSequence(text string) (Sequence, error) {
 	var s Sequence
 	seenSeed := false
-	for line := range strings.Lines(text) {
+	for line := range strings.Lines(strings.ReplaceAll(text, ";", "\n")) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

@@ -2,9 +2,16 @@ package allocatortest
 
 import (
 	"fmt"
+	"math/rand"
+	"slices"
+	"time"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
 )
 
 // Mix weighs the event kinds for GenEvent and GenSequence: a kind is drawn
@@ -16,7 +23,10 @@ type Mix [NumKinds]int
 
 // DefaultMix exercises every kind: offers are answered (declined with
 // filters, accepted, operated on) about as often as they are made, the
-// cluster changes slowly, and bad input appears now and then.
+// cluster changes slowly, and bad input appears now and then. The kinds
+// added last (EndTask, AcceptEach, Overflow) change what a seed draws; with
+// their weights set to zero, GenSequence draws from a seed the sequences
+// it drew before they were added.
 func DefaultMix() Mix {
 	return Mix{
 		AddAgent: 5, RemoveAgent: 2, UpdateAgent: 3, ActivateAgent: 2, DeactivateAgent: 1,
@@ -27,6 +37,7 @@ func DefaultMix() Mix {
 		Decline: 14, Accept: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
+		EndTask: 6, AcceptEach: 6, Overflow: 1,
 	}
 }
 
@@ -148,15 +159,132 @@ func RunSequence(opts Options, s Sequence) error {
 	return h.Run(s.Events)
 }
 
+// Shrink returns the shortest sequence it finds, made of events of s in
+// their order and s's seed, on which RunSequence(opts, ·) still reports a
+// violation; s if it has none. It removes runs of events, halves first,
+// down to single events, and starts again while that helps; it runs at
+// most maxRuns sequences (zero: no bound). The sequences run with Fast.
+func Shrink(opts Options, s Sequence, maxRuns int) Sequence {
+	opts.Fast = true
+	runs := 0
+	fails := func(c Sequence) bool {
+		runs++
+		return RunSequence(opts, c) != nil
+	}
+	if !fails(s) {
+		return s
+	}
+	for {
+		shrunk := false
+		for chunk := len(s.Events) / 2; chunk >= 1; chunk /= 2 {
+			for start := 0; start+chunk <= len(s.Events); {
+				if maxRuns > 0 && runs >= maxRuns {
+					return s
+				}
+				c := Sequence{Seed: s.Seed, Events: append(slices.Clip(s.Events[:start]), s.Events[start+chunk:]...)}
+				if fails(c) {
+					s, shrunk = c, true
+					continue
+				}
+				start += chunk
+			}
+		}
+		if !shrunk {
+			return s
+		}
+	}
+}
+
 // Property returns a gopter property that runs every generated sequence
 // (GenSequence(mix, maxEvents)) through RunSequence. A failure is labelled
-// with the violation and shrunk; gopter prints the shrunk sequence in the
-// text ParseSequence reads, and the seed to generate it again.
+// with the violation, the sequence in the text ParseSequence reads and on
+// one line, and shrunk; gopter prints the shrunk sequence's label and the
+// seed to generate the sequences again.
 func Property(opts Options, mix Mix, maxEvents int) gopter.Prop {
 	return prop.ForAll(func(s Sequence) string {
 		if err := RunSequence(opts, s); err != nil {
-			return fmt.Sprintf("%v\nsequence:\n%s", err, s)
+			return fmt.Sprintf("%v\nsequence:\n%s\non one line: %s", err, s, s.Line())
 		}
 		return ""
 	}, GenSequence(mix, maxEvents))
+}
+
+// Sequences returns n sequences drawn by GenSequence(mix, maxEvents) from a
+// generator seeded with seed: the same arguments give the same sequences.
+func Sequences(seed int64, n int, mix Mix, maxEvents int) []Sequence {
+	p := gopter.DefaultGenParameters()
+	p.Rng = rand.New(rand.NewSource(seed))
+	g := GenSequence(mix, maxEvents)
+	out := make([]Sequence, n)
+	for i := range out {
+		v, _ := g(p).Retrieve()
+		out[i] = v.(Sequence)
+	}
+	return out
+}
+
+// Config is a named harness configuration and event mix for the
+// random-event properties.
+type Config struct {
+	Name    string
+	Options Options
+	Mix     Mix
+}
+
+// Configs returns the configurations the allocator's own random-event
+// properties, its event fuzzer and its long run use:
+//
+//   - "all events": every kind of event: quota on nested roles, shared
+//     volumes made, offered and destroyed while other offers hold them,
+//     agents whose new totals drop what is in use;
+//   - "operations": mostly operations on offers (reservations,
+//     refinements, volumes and shared volumes, resizes); before a shared
+//     volume is destroyed, the harness rescinds the offers that hold it,
+//     as Mesos's master does;
+//   - "random sorter": the random sorter, fairness exclusions, a region,
+//     GPUs offered to all, no minimum allocatable resources and a longer
+//     interval; quota on top-level roles only, as in Mesos;
+//   - "nested roles": DRF with fairness exclusions and one deep family of
+//     roles, each with quota now and then;
+//   - "default role": frameworks in the default role "*" too, with quota
+//     and weights on it, as Mesos allows.
+//
+// Each call returns new values.
+func Configs() []Config {
+	operations := DefaultMix()
+	operations[Operate] = 30
+	operations[OperatorOperate] = 10
+	return []Config{
+		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
+		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},
+		{
+			Name: "random sorter",
+			Options: Options{
+				QuotaRoles: []string{"a", "b", "c"}, Agents: 4, Frameworks: 3,
+				Allocator: allocator.Options{
+					RoleSorter:                func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
+					FrameworkSorter:           func(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) },
+					FairnessExcludedResources: []string{"gpus"},
+					Region:                    "east",
+					AllowGPUsToAll:            true,
+					MinAllocatable:            []resources.Quantities{},
+					AllocationInterval:        5 * time.Second,
+				},
+			},
+			Mix: DefaultMix(),
+		},
+		{
+			Name: "nested roles",
+			Options: Options{
+				Roles:     []string{"a", "a/b", "a/b/c", "a/b/c/d", "a/e"},
+				Allocator: allocator.Options{FairnessExcludedResources: []string{"gpus", "disk"}},
+			},
+			Mix: DefaultMix(),
+		},
+		{
+			Name:    "default role",
+			Options: Options{Roles: []string{"*", "a", "a/b", "b"}},
+			Mix:     DefaultMix(),
+		},
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +30,10 @@ type Options struct {
 	// from ("a0", "a1", ... and "f0", "f1", ...); zero means 6 and 5.
 	Agents, Frameworks int
 	// Roles are the roles frameworks subscribe to and resources are
-	// reserved for; nil means DefaultRoles. At most eight are used.
+	// reserved for; nil means DefaultRoles. At most eight are used. The
+	// default role "*" may be one of them: frameworks then subscribe to
+	// it and quota and weights are set on it, but nothing is reserved for
+	// it.
 	Roles []string
 	// QuotaRoles are the roles SetQuota events set quota on; nil means
 	// Roles. (Mesos sets quota on top-level roles only.)
@@ -44,7 +48,27 @@ type Options struct {
 	RescindSharedVolumes bool
 	// Start is where the virtual clock starts; zero means DefaultStart.
 	Start time.Time
+	// Fast checks every step at a fraction of the cost (see "Fast checks"
+	// in the package doc): what a step touched after every step, the whole
+	// state every FullCheckEvery steps and at the end of Run, and, once a
+	// violation is found, the events replayed from the start with every
+	// check after every step, so the Violation names the first step that
+	// broke a property. The harness must then be the allocator's only
+	// driver (Observe panics), and it keeps no log unless Log says.
+	Fast bool
+	// FullCheckEvery is, with Fast, the number of steps between two runs
+	// of the whole-state checks; zero means DefaultFullCheckEvery. Run
+	// checks the whole state after its last event, and lets a check due
+	// less than FullCheckEvery/2 steps before it wait for that one.
+	FullCheckEvery int
+	// Log keeps the log with Fast too (a harness without Fast always
+	// keeps it): calls are rendered as text, at some cost.
+	Log bool
 }
+
+// DefaultFullCheckEvery is how many steps a Fast harness lets pass between
+// two runs of the whole-state checks, unless Options.FullCheckEvery says.
+const DefaultFullCheckEvery = 32
 
 // Harness owns an allocator, a virtual clock, the offers and inverse offers
 // not yet answered, and a log of every event and run. It turns Events into
@@ -60,7 +84,10 @@ type Harness struct {
 	agentIDs []string
 	fwIDs    []string
 	roles    []string
-	excluded resources.NameSet
+	// reservable are the roles resources may be reserved for: roles
+	// without "*".
+	reservable []string
+	excluded   resources.NameSet
 
 	agentInfo map[string]allocator.AgentInfo
 	fwInfo    map[string]allocator.FrameworkInfo
@@ -71,12 +98,44 @@ type Harness struct {
 
 	offers  []offer.Offer
 	inverse []offer.InverseOffer
+	// declined is what a Decline gave back last.
+	declined offer.Offer
+	// limits: a quota with limits was set (a Fast harness then compares
+	// roles before and after runs).
+	limits bool
+	// ended are task ids that ended, by framework, for repeated EndTasks.
+	ended map[string][]string
 
 	steps   int
 	ids     int
 	parsed  map[string]resources.Resources
 	log     strings.Builder
 	current *effects
+	eff     effects
+	// text: calls are rendered as text and logged (not with Fast).
+	text bool
+
+	// base is the fingerprint before a step's main call; next the one
+	// after it.
+	base, next allocator.Fingerprint
+
+	// With Fast: the events stepped, for the replay; the fingerprint after
+	// the last step and every agent's view then (mirror, and agentList in
+	// id order); the frameworks the events made (ids only); steps since
+	// the whole-state checks ran; the violation, once found.
+	fast      bool
+	every     int
+	events    []Event
+	fp        allocator.Fingerprint
+	mirror    map[string]allocator.AgentView
+	agentList []allocator.AgentView
+	fwList    []allocator.FrameworkView
+	fwStale   bool
+	sinceFull int
+	// left: events of the current Run after this step; -1 outside Run.
+	left    int
+	changed map[string]bool
+	failed  error
 }
 
 // New returns a Harness with a new allocator made from opts.
@@ -93,10 +152,17 @@ func New(opts Options) (*Harness, error) {
 	if len(opts.Roles) > 8 {
 		opts.Roles = opts.Roles[:8]
 	}
+	var reservable []string
 	for _, r := range opts.Roles {
-		if err := reservation.ValidateRole(r); err != nil || r == reservation.Any {
+		if err := reservation.ValidateRole(r); err != nil {
 			return nil, fmt.Errorf("allocatortest: role %q: %w", r, err)
 		}
+		if r != reservation.Any {
+			reservable = append(reservable, r)
+		}
+	}
+	if len(reservable) == 0 {
+		return nil, fmt.Errorf("allocatortest: roles %q: want one besides %q", opts.Roles, reservation.Any)
 	}
 	if opts.QuotaRoles == nil {
 		opts.QuotaRoles = opts.Roles
@@ -104,21 +170,31 @@ func New(opts Options) (*Harness, error) {
 	if opts.Start.IsZero() {
 		opts.Start = DefaultStart
 	}
+	if opts.FullCheckEvery <= 0 {
+		opts.FullCheckEvery = DefaultFullCheckEvery
+	}
 	h := &Harness{
-		opts:      opts,
-		now:       opts.Start,
-		start:     opts.Start,
-		roles:     slices.Clone(opts.Roles),
-		excluded:  resources.NewNameSet(opts.Allocator.FairnessExcludedResources...),
-		agentInfo: map[string]allocator.AgentInfo{},
-		fwInfo:    map[string]allocator.FrameworkInfo{},
-		parsed:    map[string]resources.Resources{},
+		opts:       opts,
+		now:        opts.Start,
+		start:      opts.Start,
+		roles:      slices.Clone(opts.Roles),
+		reservable: reservable,
+		excluded:   resources.NewNameSet(opts.Allocator.FairnessExcludedResources...),
+		agentInfo:  map[string]allocator.AgentInfo{},
+		fwInfo:     map[string]allocator.FrameworkInfo{},
+		ended:      map[string][]string{},
+		parsed:     map[string]resources.Resources{},
+		text:       !opts.Fast || opts.Log,
+		fast:       opts.Fast,
+		every:      opts.FullCheckEvery,
+		left:       -1,
+		eff:        effects{volumesFree: map[string]bool{}, volumeOps: map[string]map[volumeKey]bool{}},
 	}
 	for i := range opts.Agents {
-		h.agentIDs = append(h.agentIDs, fmt.Sprintf("a%d", i))
+		h.agentIDs = append(h.agentIDs, "a"+strconv.Itoa(i))
 	}
 	for i := range opts.Frameworks {
-		h.fwIDs = append(h.fwIDs, fmt.Sprintf("f%d", i))
+		h.fwIDs = append(h.fwIDs, "f"+strconv.Itoa(i))
 	}
 	ao := opts.Allocator
 	ao.Clock = h.Now
@@ -127,6 +203,11 @@ func New(opts Options) (*Harness, error) {
 		return nil, err
 	}
 	h.a = a
+	if h.fast {
+		h.mirror = map[string]allocator.AgentView{}
+		h.changed = map[string]bool{}
+		h.a.Fingerprint(&h.fp)
+	}
 	return h, nil
 }
 
@@ -142,7 +223,8 @@ func (h *Harness) Offers() []offer.Offer { return slices.Clone(h.offers) }
 
 // Log returns the record of every step: the event, the call it became and
 // its outcome, and the offers and inverse offers of every run. The same
-// events on the same options give the same log, byte for byte.
+// events on the same options give the same log, byte for byte, with or
+// without Fast. A Fast harness keeps no log unless Options.Log says.
 func (h *Harness) Log() string { return h.log.String() }
 
 // Violation is a broken property found after a step.
@@ -153,30 +235,46 @@ type Violation struct {
 	// Call is what the event became, as logged.
 	Call string
 	Err  error
+	// Noticed is the step after which a Fast harness's checks saw the
+	// violation (Step is then the first step that broke a property, as
+	// the replay found it); zero without Fast.
+	Noticed int
 }
 
 func (v *Violation) Error() string {
+	if v.Noticed > 0 {
+		return fmt.Sprintf("step %d (%s): %s: %v\n(noticed by the fast checks after step %d)", v.Step, v.Event, v.Call, v.Err, v.Noticed)
+	}
 	return fmt.Sprintf("step %d (%s): %s: %v", v.Step, v.Event, v.Call, v.Err)
 }
 
 func (v *Violation) Unwrap() error { return v.Err }
 
-// Run steps through events and returns the first violation.
+// Run steps through events and returns the first violation. With Fast, it
+// runs the whole-state checks after the last event too (Verify).
 func (h *Harness) Run(events []Event) error {
-	for _, e := range events {
+	defer func() { h.left = -1 }()
+	for i, e := range events {
+		h.left = len(events) - i - 1
 		if err := h.Step(e); err != nil {
 			return err
 		}
+	}
+	if h.fast {
+		return h.Verify()
 	}
 	return nil
 }
 
 // effects collects what a step did, for the checks after it.
 type effects struct {
-	// baseline is Describe before the step's main call.
-	baseline string
-	call     string
-	err      error
+	// rebased: the harness changed the state before the step's main call
+	// (it rescinded offers), and took the base fingerprint again; base is
+	// the snapshot then, without Fast.
+	rebased bool
+	base    *Snapshot
+	call    string
+	err     error
 	// want is the error a BadInput event must return.
 	want error
 	bad  bool
@@ -185,6 +283,21 @@ type effects struct {
 	// removal); volumeOps: volumes that operations of the step named.
 	volumesFree map[string]bool
 	volumeOps   map[string]map[volumeKey]bool
+	// errs are violations of properties of the event itself.
+	errs []error
+}
+
+// reset empties e for a new step, keeping its storage.
+func (e *effects) reset() {
+	clear(e.volumesFree)
+	for _, m := range e.volumeOps {
+		clear(m)
+	}
+	*e = effects{volumesFree: e.volumesFree, volumeOps: e.volumeOps, errs: e.errs[:0]}
+}
+
+func (e *effects) fail(format string, args ...any) {
+	e.errs = append(e.errs, fmt.Errorf(format, args...))
 }
 
 type volumeKey struct{ role, id string }
@@ -193,8 +306,9 @@ type volumeKey struct{ role, id string }
 //
 //   - Check (the allocator's bookkeeping and its views);
 //   - an event that returns an error returns one of the allocator's named
-//     errors and leaves Describe unchanged; a BadInput event returns the
-//     error its case names;
+//     errors and leaves the state unchanged (its Fingerprint: what
+//     Describe renders); a BadInput event returns the error its case
+//     names;
 //   - persistent volumes disappear or change size only through an
 //     operation that names them (destroy, grow, shrink) or a new total or
 //     removal of their agent, and appear only through create or a new
@@ -202,42 +316,32 @@ type volumeKey struct{ role, id string }
 //   - each role's dominant share, when the role sorter reports shares, is
 //     the share of its subtree's holdings in the cluster, divided by its
 //     weight;
+//   - launched tasks run on known agents, and a task that ended is gone
+//     from the framework's tasks;
 //
 // and after an allocation run, CheckRun and the rules that depend on what
 // the harness told the allocator: GPU agents only to GPU-capable
 // frameworks (unless allowed to all), regions, minimum allocatable
 // resources, offer constraints, the whitelist, and no offers while paused.
-// It returns a *Violation, or nil.
+// With Options.Fast, see "Fast checks" in the package doc for how. It
+// returns a *Violation, or nil.
 func (h *Harness) Step(ev Event) error {
+	if h.fast {
+		return h.stepFast(ev)
+	}
 	h.steps++
 	h.expire()
 	before := Take(h.a)
-	eff := &effects{volumesFree: map[string]bool{}, volumeOps: map[string]map[volumeKey]bool{}, baseline: h.a.Describe()}
+	eff := &h.eff
+	eff.reset()
+	eff.base = &before
+	h.a.Fingerprint(&h.base)
 	h.current = eff
 	h.apply(ev, before, eff)
 	h.current = nil
 
-	outcome := "ok"
-	if eff.err != nil {
-		outcome = "error: " + eff.err.Error()
-	}
-	fmt.Fprintf(&h.log, "%d %s: %s -> %s\n", h.steps, ev, eff.call, outcome)
-
-	var errs []error
-	if eff.bad && eff.err == nil {
-		errs = append(errs, fmt.Errorf("bad input accepted, want %v", eff.want))
-	}
-	if eff.err != nil {
-		if eff.want != nil && !errors.Is(eff.err, eff.want) {
-			errs = append(errs, fmt.Errorf("error %q does not wrap %q", eff.err, eff.want))
-		}
-		if !isNamed(eff.err) {
-			errs = append(errs, fmt.Errorf("error %q wraps none of the allocator's named errors", eff.err))
-		}
-		if after := h.a.Describe(); after != eff.baseline {
-			errs = append(errs, fmt.Errorf("a failed call changed the state:\n%s", diff(eff.baseline, after)))
-		}
-	}
+	h.logStep(ev, eff)
+	errs := h.checkCall(eff)
 	if err := h.a.CheckInvariants(); err != nil {
 		errs = append(errs, fmt.Errorf("invariants: %w", err))
 	}
@@ -245,46 +349,328 @@ func (h *Harness) Step(ev Event) error {
 	errs = append(errs, checkSnapshot(after)...)
 	if eff.run != nil {
 		h.logRun(*eff.run)
-		errs = append(errs, checkRun(before, *eff.run, after)...)
+		if h.a.Fingerprint(&h.next); h.next.Rest != h.base.Rest {
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+		}
+		errs = append(errs, checkRun(before, *eff.run, after, nil)...)
 		errs = append(errs, h.checkRunRules(before, *eff.run)...)
 		h.offers = append(h.offers, eff.run.Offers...)
 		h.inverse = append(h.inverse, eff.run.InverseOffers...)
 	}
 	errs = append(errs, checkVolumes(before, after, eff)...)
 	errs = append(errs, h.checkShares(after)...)
+	errs = append(errs, h.checkTasks(after)...)
 	if len(errs) > 0 {
 		return &Violation{Step: h.steps, Event: ev, Call: eff.call, Err: errors.Join(errs...)}
 	}
 	return nil
 }
 
-// expire lifts a whitelist and ends a pause whose steps are over.
-func (h *Harness) expire() {
+func (h *Harness) logStep(ev Event, eff *effects) {
+	outcome := "ok"
+	if eff.err != nil {
+		outcome = "error: " + eff.err.Error()
+	}
+	fmt.Fprintf(&h.log, "%d %s: %s -> %s\n", h.steps, ev, eff.call, outcome)
+}
+
+// checkCall checks the outcome of a step's main call: a bad input must
+// fail with the error its case names, every error must be one of the
+// allocator's named errors, and a failed call must leave the state as it
+// was.
+func (h *Harness) checkCall(eff *effects) []error {
+	errs := eff.errs
+	if eff.bad && eff.err == nil {
+		errs = append(errs, fmt.Errorf("bad input accepted, want %v", eff.want))
+	}
+	if eff.err == nil {
+		return errs
+	}
+	if eff.want != nil && !errors.Is(eff.err, eff.want) {
+		errs = append(errs, fmt.Errorf("error %q does not wrap %q", eff.err, eff.want))
+	}
+	if !isNamed(eff.err) {
+		errs = append(errs, fmt.Errorf("error %q wraps none of the allocator's named errors", eff.err))
+	}
+	base := &h.base
+	if h.fast && !eff.rebased {
+		base = &h.fp
+	}
+	if !h.fast {
+		h.a.Fingerprint(&h.next)
+	}
+	if !base.Equal(&h.next) {
+		msg := "a failed call changed the state: " + fingerprintDiff(base, &h.next)
+		if eff.base != nil {
+			msg += ":\n" + diff(eff.base.String(), Take(h.a).String())
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	return errs
+}
+
+// fingerprintDiff names the parts of the state whose fingerprints differ.
+func fingerprintDiff(a, b *allocator.Fingerprint) string {
+	var parts []string
+	i, j := 0, 0
+	for i < len(a.Agents) || j < len(b.Agents) {
+		switch {
+		case j == len(b.Agents) || (i < len(a.Agents) && a.Agents[i].ID < b.Agents[j].ID):
+			parts = append(parts, "agent "+a.Agents[i].ID+" removed")
+			i++
+		case i == len(a.Agents) || a.Agents[i].ID > b.Agents[j].ID:
+			parts = append(parts, "agent "+b.Agents[j].ID+" added")
+			j++
+		default:
+			if a.Agents[i].Hash != b.Agents[j].Hash {
+				parts = append(parts, "agent "+a.Agents[i].ID)
+			}
+			i++
+			j++
+		}
+	}
+	if a.Rest != b.Rest {
+		parts = append(parts, "roles, frameworks, tasks, filters, whitelist or pausing")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stepFast is Step with Options.Fast.
+func (h *Harness) stepFast(ev Event) error {
+	if h.failed != nil {
+		return h.failed
+	}
+	h.steps++
+	h.events = append(h.events, ev)
+	if h.expire() {
+		h.a.Fingerprint(&h.fp)
+	}
+	if h.fwStale || h.fwList == nil {
+		h.fwList = h.fwList[:0]
+		for _, id := range sortedKeys(h.fwInfo) {
+			h.fwList = append(h.fwList, allocator.FrameworkView{ID: id})
+		}
+		h.fwStale = false
+	}
+	pre := Snapshot{Agents: h.agentList, Frameworks: h.fwList}
+	eff := &h.eff
+	eff.reset()
+	var before Snapshot
+	if (ev.Kind == Allocate || ev.Kind == AllocateAll) && h.limits {
+		// What the roles consumed before the run, against their limits.
+		before.Roles = h.a.Roles()
+	}
+	before.Agents = h.agentList
+	h.current = eff
+	h.apply(ev, pre, eff)
+	h.current = nil
+	if h.text {
+		h.logStep(ev, eff)
+	}
+	h.a.Fingerprint(&h.next)
+	errs := h.checkCall(eff)
+
+	// Agents whose fingerprint changed: their views again, the checks of
+	// one agent, and their volumes.
+	clear(h.changed)
+	old := h.fp.Agents
+	i := 0
+	for _, n := range h.next.Agents {
+		for i < len(old) && old[i].ID < n.ID {
+			errs = h.agentGone(old[i].ID, eff, errs)
+			i++
+		}
+		if i < len(old) && old[i].ID == n.ID {
+			i++
+			if old[i-1].Hash == n.Hash {
+				continue
+			}
+		}
+		h.changed[n.ID] = true
+	}
+	for ; i < len(old); i++ {
+		errs = h.agentGone(old[i].ID, eff, errs)
+	}
+	if len(h.changed) > 0 || len(old) != len(h.next.Agents) {
+		list := make([]allocator.AgentView, 0, len(h.next.Agents))
+		for _, n := range h.next.Agents {
+			if h.changed[n.ID] {
+				v, ok := h.a.Agent(n.ID)
+				if !ok {
+					errs = append(errs, fmt.Errorf("agent %s: fingerprinted, but Agent does not know it", n.ID))
+					continue
+				}
+				errs = append(errs, checkAgent(v, func(fw string) bool { _, ok := h.fwInfo[fw]; return ok })...)
+				if was, ok := h.mirror[n.ID]; ok && !eff.volumesFree[n.ID] {
+					errs = append(errs, agentVolumes(was, v, eff.volumeOps[n.ID])...)
+				}
+				h.mirror[n.ID] = v
+			}
+			list = append(list, h.mirror[n.ID])
+		}
+		h.agentList = list
+	}
+	if eff.run != nil {
+		res := *eff.run
+		h.logRun(res)
+		// A run changes what frameworks are offered, and nothing else: not
+		// the rest of the fingerprint (frameworks, tasks, refusal filters
+		// in force, quota). The frameworks and filters after it are those
+		// before it, and are needed only when it offered something; the
+		// roles only when some have limits.
+		if h.next.Rest != h.fp.Rest {
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+		}
+		after := Snapshot{Agents: h.agentList}
+		if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
+			before.Frameworks = h.a.Frameworks()
+			before.Filters = h.a.Filters()
+			after.Frameworks = before.Frameworks
+		}
+		if h.limits {
+			after.Roles = h.a.Roles()
+		}
+		errs = append(errs, checkRun(before, res, after, h.changed)...)
+		errs = append(errs, h.checkRunRules(before, res)...)
+		h.offers = append(h.offers, eff.run.Offers...)
+		h.inverse = append(h.inverse, eff.run.InverseOffers...)
+	}
+	h.fp, h.next = h.next, h.fp
+	// A whole-state check due less than half a period before the end of
+	// Run is left to the one after the last event.
+	if h.sinceFull++; len(errs) == 0 && h.sinceFull >= h.every && (h.left < 0 || h.left >= h.every/2) {
+		errs = h.wholeState()
+	}
+	if len(errs) > 0 {
+		return h.replay(&Violation{Step: h.steps, Event: ev, Call: eff.call, Err: errors.Join(errs...)})
+	}
+	return nil
+}
+
+// agentGone drops an agent that the fingerprint no longer has.
+func (h *Harness) agentGone(id string, eff *effects, errs []error) []error {
+	if !eff.volumesFree[id] {
+		errs = append(errs, fmt.Errorf("agent %s disappeared", id))
+	}
+	delete(h.mirror, id)
+	return errs
+}
+
+// wholeState runs the checks of the whole state (a Fast harness runs them
+// every FullCheckEvery steps): Check (but checkAgent, which ran on every
+// agent when it changed), roles' shares, the frameworks the events made,
+// tasks.
+func (h *Harness) wholeState() []error {
+	h.sinceFull = 0
+	var errs []error
+	if err := h.a.CheckInvariants(); err != nil {
+		errs = append(errs, fmt.Errorf("invariants: %w", err))
+	}
+	s := Snapshot{Agents: h.agentList, Roles: h.a.Roles(), Frameworks: h.a.Frameworks(), Filters: h.a.Filters()}
+	errs = append(errs, checkViews(s, false)...)
+	errs = append(errs, h.checkShares(s)...)
+	errs = append(errs, h.checkTasks(s)...)
+	if fws := frameworkIDs(s); !slices.Equal(fws, sortedKeys(h.fwInfo)) {
+		errs = append(errs, fmt.Errorf("frameworks %q, the events added %q", fws, sortedKeys(h.fwInfo)))
+	}
+	return errs
+}
+
+// Verify runs the checks of the whole state now: Check, roles' shares,
+// the frameworks the events made and their tasks. A Fast harness runs
+// them every FullCheckEvery steps and Run after the last event; with Fast,
+// a violation is replayed as after a step.
+func (h *Harness) Verify() error {
+	if h.failed != nil {
+		return h.failed
+	}
+	if !h.fast {
+		s := Take(h.a)
+		errs := checkSnapshot(s)
+		if err := h.a.CheckInvariants(); err != nil {
+			errs = append(errs, fmt.Errorf("invariants: %w", err))
+		}
+		errs = append(errs, h.checkShares(s)...)
+		errs = append(errs, h.checkTasks(s)...)
+		if len(errs) > 0 {
+			return &Violation{Step: h.steps, Call: "whole-state check", Err: errors.Join(errs...)}
+		}
+		return nil
+	}
+	if errs := h.wholeState(); len(errs) > 0 {
+		return h.replay(&Violation{Step: h.steps, Call: "whole-state check", Err: errors.Join(errs...)})
+	}
+	return nil
+}
+
+// replay runs the events of a Fast harness again on a new harness that
+// checks everything after every step, and returns the first violation it
+// finds: the step that broke a property, and the calls rendered. found is
+// what the fast checks saw, returned if the replay finds nothing.
+func (h *Harness) replay(found *Violation) error {
+	opts := h.opts
+	opts.Fast = false
+	r, err := New(opts)
+	if err == nil {
+		if err = r.Run(h.events); err == nil {
+			err = r.Verify()
+		}
+	}
+	var v *Violation
+	switch {
+	case err == nil:
+		found.Err = fmt.Errorf("%w\n(found by the fast checks; a replay with every check after every step found no violation)", found.Err)
+		err = found
+	case errors.As(err, &v):
+		v.Noticed = found.Step
+	}
+	h.failed = err
+	return err
+}
+
+// expire lifts a whitelist and ends a pause whose steps are over, and
+// reports whether it did.
+func (h *Harness) expire() bool {
+	acted := false
 	if h.whitelistLeft > 0 {
 		if h.whitelistLeft--; h.whitelistLeft == 0 {
 			h.a.UpdateWhitelist(nil)
 			h.whitelist = nil
-			h.log.WriteString("  UpdateWhitelist(none)\n")
+			acted = true
+			if h.text {
+				h.log.WriteString("  UpdateWhitelist(none)\n")
+			}
 		}
 	}
 	if h.pauseLeft > 0 {
 		if h.pauseLeft--; h.pauseLeft == 0 {
 			h.a.Resume()
 			h.paused = false
-			h.log.WriteString("  Resume()\n")
+			acted = true
+			if h.text {
+				h.log.WriteString("  Resume()\n")
+			}
 		}
 	}
+	return acted
 }
 
 // Observe records a run made outside the harness (by a Runner, say): its
-// offers and inverse offers become outstanding, and it is logged.
+// offers and inverse offers become outstanding, and it is logged. A Fast
+// harness must be the allocator's only driver: Observe panics.
 func (h *Harness) Observe(res allocator.Result) {
+	if h.fast {
+		panic("allocatortest: Observe on a harness with Options.Fast")
+	}
 	h.logRun(res)
 	h.offers = append(h.offers, res.Offers...)
 	h.inverse = append(h.inverse, res.InverseOffers...)
 }
 
 func (h *Harness) logRun(res allocator.Result) {
+	if !h.text {
+		return
+	}
 	for _, o := range res.Offers {
 		fmt.Fprintf(&h.log, "  offer %s %s %s %s: %s\n", o.ID, o.FrameworkID, o.Role, o.AgentID, o.Resources.Unallocate())
 	}
@@ -299,6 +685,7 @@ var named = []error{
 	allocator.ErrInvalidResources, allocator.ErrInvalidWeight, allocator.ErrInvalidQuota,
 	allocator.ErrNotHeld, allocator.ErrNotAvailable, allocator.ErrRoleNotSubscribed,
 	allocator.ErrOperation, allocator.ErrInvalidStatus, allocator.ErrInvalidOptions,
+	allocator.ErrUnknownTask, allocator.ErrDuplicateTask, allocator.ErrOverflow,
 }
 
 func isNamed(err error) bool {
@@ -329,6 +716,15 @@ func diff(a, b string) string {
 	return out.String()
 }
 
+func hasVolumes(rs resources.Resources) bool {
+	for r := range rs.All() {
+		if r.IsPersistentVolume() {
+			return true
+		}
+	}
+	return false
+}
+
 // volumes returns an agent's persistent volumes by role and id.
 func volumes(v allocator.AgentView) map[volumeKey]string {
 	out := map[volumeKey]string{}
@@ -349,22 +745,32 @@ func checkVolumes(before, after Snapshot, eff *effects) []error {
 			errs = append(errs, fmt.Errorf("agent %s disappeared", v.ID))
 			continue
 		}
-		was, now := volumes(v), volumes(w)
-		ops := eff.volumeOps[v.ID]
-		for k, r := range was {
-			if ops[k] {
-				continue
-			}
-			if s, ok := now[k]; !ok {
-				errs = append(errs, fmt.Errorf("agent %s: volume %s lost without an operation naming it", v.ID, r))
-			} else if s != r {
-				errs = append(errs, fmt.Errorf("agent %s: volume %s became %s without an operation naming it", v.ID, r, s))
-			}
+		errs = append(errs, agentVolumes(v, w, eff.volumeOps[v.ID])...)
+	}
+	return errs
+}
+
+// agentVolumes compares the volumes of an agent before (v) and after (w) a
+// step whose operations named ops.
+func agentVolumes(v, w allocator.AgentView, ops map[volumeKey]bool) []error {
+	if !hasVolumes(v.Total) && !hasVolumes(w.Total) || v.Total.PersistentVolumes().Equal(w.Total.PersistentVolumes()) {
+		return nil
+	}
+	var errs []error
+	was, now := volumes(v), volumes(w)
+	for k, r := range was {
+		if ops[k] {
+			continue
 		}
-		for k, r := range now {
-			if _, ok := was[k]; !ok && !ops[k] {
-				errs = append(errs, fmt.Errorf("agent %s: volume %s appeared without an operation naming it", v.ID, r))
-			}
+		if s, ok := now[k]; !ok {
+			errs = append(errs, fmt.Errorf("agent %s: volume %s lost without an operation naming it", v.ID, r))
+		} else if s != r {
+			errs = append(errs, fmt.Errorf("agent %s: volume %s became %s without an operation naming it", v.ID, r, s))
+		}
+	}
+	for k, r := range now {
+		if _, ok := was[k]; !ok && !ops[k] {
+			errs = append(errs, fmt.Errorf("agent %s: volume %s appeared without an operation naming it", v.ID, r))
 		}
 	}
 	return errs
@@ -407,6 +813,28 @@ func (h *Harness) checkShares(s Snapshot) []error {
 		want := share / r.Weight
 		if d := want - r.Share; d > 1e-9 || d < -1e-9 {
 			errs = append(errs, fmt.Errorf("role %s: share %v, holdings %s of %s at weight %v give %v", r.Role, r.Share, sub, totals, r.Weight, want))
+		}
+	}
+	return errs
+}
+
+// checkTasks checks the ledger of launched tasks against the snapshot:
+// every task runs on a known agent, with resources allocated to its role,
+// and no task that ended is listed again.
+func (h *Harness) checkTasks(s Snapshot) []error {
+	var errs []error
+	for _, f := range s.Frameworks {
+		ended := h.ended[f.ID]
+		for _, t := range h.a.Tasks(f.ID) {
+			if _, ok := s.Agent(t.Agent); !ok {
+				errs = append(errs, fmt.Errorf("framework %s: task %s on unknown agent %s", f.ID, t.ID, t.Agent))
+			}
+			if roles := t.Resources.AllocationRoles(); len(roles) > 1 || (len(roles) == 1 && roles[0] != t.Role) {
+				errs = append(errs, fmt.Errorf("framework %s: task %s in role %s holds %s", f.ID, t.ID, t.Role, t.Resources))
+			}
+			if slices.Contains(ended, t.ID) {
+				errs = append(errs, fmt.Errorf("framework %s: task %s ended, and is listed still", f.ID, t.ID))
+			}
 		}
 	}
 	return errs

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/allot-go/allot/allocator"
@@ -28,17 +30,28 @@ func pick[T any](list []T, b uint8) (T, bool) {
 	return list[int(b)%len(list)], true
 }
 
+// res returns the resources a template text describes. Parsed templates
+// are kept for the process; each harness gets its own copy.
 func (h *Harness) res(text string) resources.Resources {
 	if r, ok := h.parsed[text]; ok {
 		return r
 	}
-	r, err := resources.Parse(text, "")
-	if err != nil {
-		panic(fmt.Sprintf("allocatortest: template %q: %v", text, err))
+	var r resources.Resources
+	if v, ok := templates.Load(text); ok {
+		r = v.(resources.Resources).Clone()
+	} else {
+		var err error
+		if r, err = resources.Parse(text, ""); err != nil {
+			panic(fmt.Sprintf("allocatortest: template %q: %v", text, err))
+		}
+		templates.Store(text, r.Clone())
 	}
 	h.parsed[text] = r
 	return r
 }
+
+// templates holds parsed template texts, shared by every harness.
+var templates sync.Map
 
 func agentIDs(s Snapshot) []string {
 	out := make([]string, len(s.Agents))
@@ -158,7 +171,12 @@ func isPlainScalar(r resources.Resource) bool {
 func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 	a := h.a
 	x := ev.Args
-	set := func(call string, err error) { eff.call, eff.err = call, err }
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
 	switch ev.Kind {
 	case AddAgent:
 		id := freeID(h.agentIDs, agentIDs(s), x[0])
@@ -179,7 +197,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			h.agentInfo[id] = info
 			eff.volumesFree[id] = true
 		}
-		set(fmt.Sprintf("AddAgent(%s, %s, used %v)", id, total, used), err)
+		setf(err, "AddAgent(%s, %s, used %v)", id, total, used)
 
 	case RemoveAgent:
 		id := existingAgent(s, x[0])
@@ -188,7 +206,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			delete(h.agentInfo, id)
 		}
-		set("RemoveAgent("+id+")", err)
+		setf(err, "RemoveAgent(%s)", id)
 
 	case UpdateAgent:
 		id := existingAgent(s, x[0])
@@ -212,7 +230,10 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		case 4:
 			info.Capabilities = []offer.Capabilities{0, offer.MultiRole | offer.HierarchicalRole,
 				offer.MultiRole | offer.HierarchicalRole | offer.ReservationRefinement | offer.ResizeVolume}[x[2]%3]
-			what = "capabilities " + info.Capabilities.String()
+			what = "capabilities"
+			if h.text {
+				what += " " + info.Capabilities.String()
+			}
 		default:
 			what = "nothing"
 		}
@@ -223,24 +244,24 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.agentInfo[id] = info
 		}
-		call := fmt.Sprintf("UpdateAgent(%s, %s)", id, what)
 		if total != nil {
-			call = fmt.Sprintf("UpdateAgent(%s, %s %s)", id, what, *total)
+			setf(err, "UpdateAgent(%s, %s %s)", id, what, *total)
+		} else {
+			setf(err, "UpdateAgent(%s, %s)", id, what)
 		}
-		set(call, err)
 
 	case ActivateAgent:
 		id := existingAgent(s, x[0])
-		set("ActivateAgent("+id+")", a.ActivateAgent(id))
+		setf(a.ActivateAgent(id), "ActivateAgent(%s)", id)
 
 	case DeactivateAgent:
 		id := existingAgent(s, x[0])
-		set("DeactivateAgent("+id+")", a.DeactivateAgent(id))
+		setf(a.DeactivateAgent(id), "DeactivateAgent(%s)", id)
 
 	case AddResourceProvider:
 		id := existingAgent(s, x[0])
 		total := h.res(fmt.Sprintf("disk(provider: rp%d):%d", x[1]%2, 100*(1+int(x[2]%8))))
-		set(fmt.Sprintf("AddResourceProvider(%s, %s)", id, total), a.AddResourceProvider(id, total, nil))
+		setf(a.AddResourceProvider(id, total, nil), "AddResourceProvider(%s, %s)", id, total)
 
 	case AddFramework:
 		id := freeID(h.fwIDs, frameworkIDs(s), x[0])
@@ -270,25 +291,26 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		active := x[3]&3 != 3
 		err := a.AddFramework(id, info, used, active)
 		if err == nil {
-			h.fwInfo[id] = info
+			h.fwInfo[id], h.fwStale = info, true
 		}
-		set(fmt.Sprintf("AddFramework(%s, roles %q, caps %s, principal %q, suppressed %q, used %v, active %v)", id, info.Roles, info.Capabilities, info.Principal, info.SuppressedRoles, used, active), err)
+		setf(err, "AddFramework(%s, roles %q, caps %s, principal %q, suppressed %q, used %v, active %v)", id, info.Roles, info.Capabilities, info.Principal, info.SuppressedRoles, used, active)
 
 	case RemoveFramework:
 		id := existingFramework(s, x[0])
 		err := a.RemoveFramework(id)
 		if err == nil {
 			delete(h.fwInfo, id)
+			h.fwStale = true
 		}
-		set("RemoveFramework("+id+")", err)
+		setf(err, "RemoveFramework(%s)", id)
 
 	case ActivateFramework:
 		id := existingFramework(s, x[0])
-		set("ActivateFramework("+id+")", a.ActivateFramework(id))
+		setf(a.ActivateFramework(id), "ActivateFramework(%s)", id)
 
 	case DeactivateFramework:
 		id := existingFramework(s, x[0])
-		set("DeactivateFramework("+id+")", a.DeactivateFramework(id))
+		setf(a.DeactivateFramework(id), "DeactivateFramework(%s)", id)
 
 	case UpdateFramework:
 		id := existingFramework(s, x[0])
@@ -321,7 +343,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.fwInfo[id] = info
 		}
-		set(fmt.Sprintf("UpdateFramework(%s, roles %q, caps %s, suppressed %q)", id, info.Roles, info.Capabilities, info.SuppressedRoles), err)
+		setf(err, "UpdateFramework(%s, roles %q, caps %s, suppressed %q)", id, info.Roles, info.Capabilities, info.SuppressedRoles)
 
 	case Allocate, AllocateAll:
 		var res allocator.Result
@@ -331,12 +353,16 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			res = a.AllocateAll()
 		}
 		eff.run = &res
-		set(fmt.Sprintf("%s() = %d offers, %d inverse offers", map[Kind]string{Allocate: "Allocate", AllocateAll: "AllocateAll"}[ev.Kind], len(res.Offers), len(res.InverseOffers)), nil)
+		name := "Allocate"
+		if ev.Kind == AllocateAll {
+			name = "AllocateAll"
+		}
+		setf(nil, "%s() = %d offers, %d inverse offers", name, len(res.Offers), len(res.InverseOffers))
 
 	case Decline:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to decline", nil)
+			setf(nil, "no offer to decline")
 			return
 		}
 		give := o.Resources
@@ -347,13 +373,14 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		err := a.RecoverResources(o.FrameworkID, o.AgentID, give, filter)
 		if err == nil {
 			h.replaceOffer(i, o.Resources.Minus(give))
+			h.declined = offer.Offer{ID: o.ID, FrameworkID: o.FrameworkID, Role: o.Role, AgentID: o.AgentID, Resources: give}
 		}
-		set(fmt.Sprintf("RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText(filter), o.ID), err)
+		setf(err, "RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText{filter}, o.ID)
 
 	case Accept:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to accept", nil)
+			setf(nil, "no offer to accept")
 			return
 		}
 		task := part(o.Resources, x[1], isPlainScalar)
@@ -372,18 +399,18 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if err == nil {
 			h.replaceOffer(i, resources.Resources{})
 		}
-		set(fmt.Sprintf("Accept(%s, %s, %s, %s, %s)", o.FrameworkID, o.AgentID, o.ID, launch, filterText(filter)), err)
+		setf(err, "Accept(%s, %s, %s, %s, %s)", o.FrameworkID, o.AgentID, o.ID, launch, filterText{filter})
 
 	case Operate:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
-			set("no offer to operate on", nil)
+			setf(nil, "no offer to operate on")
 			return
 		}
 		info := h.fwInfo[o.FrameworkID]
 		ops, what := h.operations(o.Resources, o.Role, info.Principal, x[1], x[2], x[3], false)
 		if ops == nil {
-			set("nothing to "+what+" in "+o.ID, nil)
+			setf(nil, "nothing to %s in %s", what, o.ID)
 			return
 		}
 		h.noteVolumes(o.AgentID, ops, eff)
@@ -396,7 +423,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			}
 			h.replaceOffer(i, acc.Unused)
 		}
-		set(fmt.Sprintf("%sUpdateAllocation(%s, %s, %s, %s)", rescinded, o.FrameworkID, o.AgentID, o.ID, opsText(ops)), err)
+		setf(err, "%sUpdateAllocation(%s, %s, %s, %s)", rescinded, o.FrameworkID, o.AgentID, o.ID, opsText(ops))
 
 	case OperatorOperate:
 		id := existingAgent(s, x[0])
@@ -408,12 +435,12 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		ops, what := h.operations(v.Available, role, principal, x[1], x[2], x[3], true)
 		if ops == nil {
-			set("nothing to "+what+" on "+id, nil)
+			setf(nil, "nothing to %s on %s", what, id)
 			return
 		}
 		h.noteVolumes(id, ops, eff)
 		rescinded := h.rescindShared(s, id, ops, "", resources.Resources{})
-		set(fmt.Sprintf("%sUpdateAvailable(%s, %s)", rescinded, id, opsText(ops)), a.UpdateAvailable(id, ops))
+		setf(a.UpdateAvailable(id, ops), "%sUpdateAvailable(%s, %s)", rescinded, id, opsText(ops))
 
 	case Recover:
 		type pair struct{ agent, fw string }
@@ -425,7 +452,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		p, ok := pick(pairs, x[0])
 		if !ok {
-			set("nothing allocated to recover", nil)
+			setf(nil, "nothing allocated to recover")
 			return
 		}
 		v, _ := s.Agent(p.agent)
@@ -434,7 +461,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if x[3]%4 == 0 {
 			filter = refuse(x[3] >> 2)
 		}
-		set(fmt.Sprintf("RecoverAllocated(%s, %s, %s, %s)", p.fw, p.agent, give, filterText(filter)), a.RecoverAllocated(p.fw, p.agent, give, filter))
+		setf(a.RecoverAllocated(p.fw, p.agent, give, filter), "RecoverAllocated(%s, %s, %s, %s)", p.fw, p.agent, give, filterText{filter})
 
 	case Suppress, Revive:
 		id := existingFramework(s, x[0])
@@ -447,19 +474,23 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			name = "ReviveOffers"
 			err = a.ReviveOffers(id, roles...)
 		}
-		set(fmt.Sprintf("%s(%s, %q)", name, id, roles), err)
+		setf(err, "%s(%s, %q)", name, id, roles)
 
 	case SetQuota:
 		role, ok := pick(h.opts.QuotaRoles, x[0])
 		if !ok {
-			set("no role to set quota on", nil)
+			setf(nil, "no role to set quota on")
 			return
 		}
 		q := quota(x[1], x[2])
 		if x[3]%8 == 0 {
 			q = allocator.Quota{}
 		}
-		set(fmt.Sprintf("UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits), a.UpdateQuota(role, q))
+		err := a.UpdateQuota(role, q)
+		if err == nil && !q.Limits.IsEmpty() {
+			h.limits = true
+		}
+		setf(err, "UpdateQuota(%s, guarantees %s, limits %s)", role, q.Guarantees, q.Limits)
 
 	case SetWeights:
 		table := []float64{0.5, 1, 2, 3, 0.25}
@@ -470,7 +501,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			r2, _ := pick(h.roles, x[2]>>1)
 			w[r2] = table[int(x[3])%len(table)]
 		}
-		set(fmt.Sprintf("UpdateWeights(%v)", w), a.UpdateWeights(w))
+		setf(a.UpdateWeights(w), "UpdateWeights(%v)", w)
 
 	case Advance:
 		table := []time.Duration{0, time.Millisecond, 500 * time.Millisecond, 999 * time.Millisecond, time.Second,
@@ -478,7 +509,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			10 * time.Second, 30 * time.Second, time.Minute, time.Hour, 24 * time.Hour, allocator.MaxRefuse + 24*time.Hour}
 		d := table[int(x[0])%len(table)]
 		h.now = h.now.Add(d)
-		set(fmt.Sprintf("advance %s to +%s", d, h.now.Sub(h.start)), nil)
+		setf(nil, "advance %s to +%s", d, h.now.Sub(h.start))
 
 	case Maintenance:
 		id := existingAgent(s, x[0])
@@ -493,14 +524,14 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			h.agentInfo[id] = info
 		}
 		if u == nil {
-			set("UpdateUnavailability("+id+", none)", err)
+			setf(err, "UpdateUnavailability(%s, none)", id)
 		} else {
-			set(fmt.Sprintf("UpdateUnavailability(%s, from +%s for %s)", id, u.Start.Sub(h.start), u.Duration), err)
+			setf(err, "UpdateUnavailability(%s, from +%s for %s)", id, u.Start.Sub(h.start), u.Duration)
 		}
 
 	case RespondInverse:
 		if len(h.inverse) == 0 {
-			set("no inverse offer to answer", nil)
+			setf(nil, "no inverse offer to answer")
 			return
 		}
 		i := int(x[0]) % len(h.inverse)
@@ -512,7 +543,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		filter := refuse(x[2])
 		err := a.UpdateInverseOffer(io.AgentID, io.FrameworkID, status, filter)
 		h.inverse = slices.Delete(h.inverse, i, i+1)
-		set(fmt.Sprintf("UpdateInverseOffer(%s, %s, %s, %s) answering %s", io.AgentID, io.FrameworkID, status, filterText(filter), io.ID), err)
+		setf(err, "UpdateInverseOffer(%s, %s, %s, %s) answering %s", io.AgentID, io.FrameworkID, status, filterText{filter}, io.ID)
 
 	case Whitelist:
 		// A restriction lasts a few steps; then the harness lifts it.
@@ -521,11 +552,11 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		case m < 4:
 			a.UpdateWhitelist(nil)
 			h.whitelist, h.whitelistLeft = nil, 0
-			set("UpdateWhitelist(none)", nil)
+			setf(nil, "UpdateWhitelist(none)")
 		case m == 4:
 			a.UpdateWhitelist([]string{})
 			h.whitelist, h.whitelistLeft = map[string]bool{}, steps
-			set(fmt.Sprintf("UpdateWhitelist([]) for %d steps", steps), nil)
+			setf(nil, "UpdateWhitelist([]) for %d steps", steps)
 		default:
 			hosts := []string{}
 			h.whitelist, h.whitelistLeft = map[string]bool{}, steps
@@ -536,7 +567,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 				}
 			}
 			a.UpdateWhitelist(hosts)
-			set(fmt.Sprintf("UpdateWhitelist(%q) for %d steps", hosts, steps), nil)
+			setf(nil, "UpdateWhitelist(%q) for %d steps", hosts, steps)
 		}
 
 	case PauseResume:
@@ -544,18 +575,50 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		if x[0]%4 == 0 {
 			a.Pause()
 			h.paused, h.pauseLeft = true, int(x[1]%8)+1
-			set(fmt.Sprintf("Pause() for %d steps", h.pauseLeft), nil)
+			setf(nil, "Pause() for %d steps", h.pauseLeft)
 		} else {
 			a.Resume()
 			h.paused, h.pauseLeft = false, 0
-			set("Resume()", nil)
+			setf(nil, "Resume()")
 		}
 
 	case BadInput:
 		h.badInput(x, s, eff)
 
+	case EndTask:
+		id := existingFramework(s, x[0])
+		tasks := a.Tasks(id)
+		var taskID string
+		var want error
+		switch ended := h.ended[id]; {
+		case x[2]%8 == 6 && len(ended) > 0:
+			taskID, want = ended[int(x[1])%len(ended)], allocator.ErrUnknownTask
+		case x[2]%8 == 7 || len(tasks) == 0:
+			taskID, want = "no-such-task", allocator.ErrUnknownTask
+		default:
+			taskID = tasks[int(x[1])%len(tasks)].ID
+		}
+		if id == unknownFramework {
+			want = allocator.ErrUnknownFramework
+		}
+		eff.bad, eff.want = want != nil, want
+		err := a.EndTask(id, taskID)
+		if err == nil {
+			h.ended[id] = append(h.ended[id], taskID)
+			if slices.ContainsFunc(a.Tasks(id), func(t allocator.TaskView) bool { return t.ID == taskID }) {
+				eff.fail("task %s of %s ended, and is listed still", taskID, id)
+			}
+		}
+		setf(err, "EndTask(%s, %s)", id, taskID)
+
+	case AcceptEach:
+		h.acceptEach(x, s, eff)
+
+	case Overflow:
+		h.overflow(x, s, eff)
+
 	default:
-		set("unknown event kind", nil)
+		setf(nil, "unknown event kind")
 	}
 }
 
@@ -671,14 +734,20 @@ func quota(g, l uint8) allocator.Quota {
 	return q
 }
 
-func filterText(f *allocator.Filter) string {
-	if f == nil {
+// filterText renders a filter in call text.
+type filterText struct{ f *allocator.Filter }
+
+func (t filterText) String() string {
+	if t.f == nil {
 		return "no filter"
 	}
-	return "refuse " + f.Refuse.String()
+	return "refuse " + t.f.Refuse.String()
 }
 
-func opsText(ops []offer.Operation) string {
+// opsText renders operations in call text.
+type opsText []offer.Operation
+
+func (ops opsText) String() string {
 	parts := make([]string, len(ops))
 	for i, op := range ops {
 		parts[i] = op.String()
@@ -721,29 +790,32 @@ func cloneFrameworkInfo(info allocator.FrameworkInfo) allocator.FrameworkInfo {
 // size, and by the bits of extras gpus, revocable cpus, a static
 // reservation, labelled dynamic reservations, a refined reservation, a
 // MOUNT disk, a persistent volume and a shared volume, reserved for the
-// role of the pool chosen by roleArg.
+// role of the pool chosen by roleArg ("*" aside).
 func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.Resources {
-	role, _ := pick(h.roles, roleArg)
-	var b strings.Builder
+	role, _ := pick(h.reservable, roleArg)
+	// The total is the sum of parts, each parsed once: the parts are few,
+	// their combinations many.
+	var total resources.Resources
+	add := func(format string, args ...any) { total.Add(h.res(fmt.Sprintf(format, args...))) }
 	cpus := []int64{1, 2, 4, 8}[size%4]
 	if size&0x80 != 0 {
 		// Near the largest amount a resource may hold: sums over agents
 		// and shares must stay exact.
 		cpus = int64(resources.MaxScalar/resources.Units(1)) - cpus
 	}
-	fmt.Fprintf(&b, "cpus:%d;mem:%d;disk:%d;ports:[31000-31009]",
+	add("cpus:%d;mem:%d;disk:%d;ports:[31000-31009]",
 		cpus, []int{512, 1024, 4096, 8192}[(size>>2)%4], []int{1000, 4000}[(size>>4)%2])
 	if extras&3 == 3 {
-		fmt.Fprintf(&b, ";gpus:%d", 1+(size>>5)%2)
+		add("gpus:%d", 1+(size>>5)%2)
 	}
 	if extras&2 != 0 {
-		b.WriteString(";cpus{REV}:2")
+		add("cpus{REV}:2")
 	}
 	if extras&4 != 0 {
-		fmt.Fprintf(&b, ";cpus(%s):1;mem(%s):256", role, role)
+		add("cpus(%s):1;mem(%s):256", role, role)
 	}
 	if extras&8 != 0 {
-		fmt.Fprintf(&b, ";cpus(reservations: [(DYNAMIC,%s,ops,{team: x})]):1;disk(reservations: [(DYNAMIC,%s,ops)]):1000", role, role)
+		add("cpus(reservations: [(DYNAMIC,%s,ops,{team: x})]):1;disk(reservations: [(DYNAMIC,%s,ops)]):1000", role, role)
 	}
 	if extras&16 != 0 {
 		if parent, child, ok := h.refinable(roleArg); ok {
@@ -751,26 +823,26 @@ func (h *Harness) agentTotal(id string, size, extras, roleArg uint8) resources.R
 			if size&0x40 != 0 {
 				first = "(STATIC," + parent + ")"
 			}
-			fmt.Fprintf(&b, ";mem(reservations: [%s,(DYNAMIC,%s,ops)]):512;disk(reservations: [%s]):500", first, child, first)
+			add("mem(reservations: [%s,(DYNAMIC,%s,ops)]):512;disk(reservations: [%s]):500", first, child, first)
 		}
 	}
 	if extras&32 != 0 {
-		b.WriteString(";disk[MOUNT:/mnt/ssd]:2000")
+		add("disk[MOUNT:/mnt/ssd]:2000")
 	}
 	if extras&64 != 0 {
-		fmt.Fprintf(&b, ";disk(reservations: [(DYNAMIC,%s,ops)])[id:v-%s,principal:ops,path:data]:500", role, id)
+		add("disk(reservations: [(DYNAMIC,%s,ops)])[id:v-%s,principal:ops,path:data]:500", role, id)
 	}
 	if extras&128 != 0 && !h.opts.NoSharedVolumes {
-		fmt.Fprintf(&b, ";disk(reservations: [(DYNAMIC,%s,ops)])[id:s-%s,principal:ops,path:data]<SHARED>:300", role, id)
+		add("disk(reservations: [(DYNAMIC,%s,ops)])[id:s-%s,principal:ops,path:data]<SHARED>:300", role, id)
 	}
-	return h.res(b.String())
+	return total
 }
 
 // refinable returns a role of the pool and a strict sub-role of it.
 func (h *Harness) refinable(b uint8) (string, string, bool) {
 	var pairs [][2]string
-	for _, p := range h.roles {
-		for _, c := range h.roles {
+	for _, p := range h.reservable {
+		for _, c := range h.reservable {
 			if reservation.IsStrictSubrole(c, p) {
 				pairs = append(pairs, [2]string{p, c})
 			}
@@ -804,6 +876,7 @@ func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operatio
 	}
 	v, _ := s.Agent(agentID)
 	var b strings.Builder
+	did := false
 	for _, holder := range sortedKeys(v.Offered) {
 		var give resources.Resources
 		for r := range v.Offered[holder].Shared().All() {
@@ -824,10 +897,19 @@ func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operatio
 			continue
 		}
 		err := h.a.RecoverResources(holder, agentID, give, nil)
-		fmt.Fprintf(&b, "rescind RecoverResources(%s, %s, %s) = %v; ", holder, agentID, give, err)
+		did = true
+		if h.text {
+			fmt.Fprintf(&b, "rescind RecoverResources(%s, %s, %s) = %v; ", holder, agentID, give, err)
+		}
 	}
-	if b.Len() > 0 && h.current != nil {
-		h.current.baseline = h.a.Describe()
+	if did && h.current != nil {
+		// The step's main call starts from here.
+		h.current.rebased = true
+		h.a.Fingerprint(&h.base)
+		if !h.fast {
+			base := Take(h.a)
+			h.current.base = &base
+		}
 	}
 	return b.String()
 }
@@ -1031,19 +1113,189 @@ func (h *Harness) operations(rs resources.Resources, role, principal string, sel
 	}
 }
 
+// acceptEach accepts an offer with AcceptEach, mixing operations that
+// must be dropped with valid ones (see the AcceptEach kind).
+func (h *Harness) acceptEach(x [4]uint8, s Snapshot, eff *effects) {
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
+	var (
+		i  int
+		o  offer.Offer
+		ok bool
+	)
+	again := x[3]&8 != 0 && h.declined.FrameworkID != ""
+	if again {
+		o = h.declined
+		eff.want = allocator.ErrUnknownFramework
+		if _, known := h.fwInfo[o.FrameworkID]; known {
+			eff.want = allocator.ErrUnknownAgent
+			if v, known := s.Agent(o.AgentID); known {
+				eff.want = nil
+				if !v.Offered[o.FrameworkID].Plus(v.Allocated[o.FrameworkID]).Contains(o.Resources) {
+					eff.want = allocator.ErrNotHeld
+				}
+			}
+		}
+		eff.bad = eff.want != nil
+	} else if i, o, ok = h.outstanding(s, x[0]); !ok {
+		setf(nil, "no offer to accept")
+		return
+	}
+	info := h.fwInfo[o.FrameworkID]
+	task := part(o.Resources, x[1], isPlainScalar)
+	tid := h.newID("t")
+	launch := offer.Launch{Tasks: []offer.Task{{ID: tid, Resources: task}}}
+	ops := []offer.Operation{launch}
+	more, _ := h.operations(o.Resources, o.Role, info.Principal, x[2], x[1]>>2, x[2]>>4, false)
+	ops = append(ops, more...)
+	dup, notOffered := -1, -1
+	if x[3]&1 != 0 {
+		dup = len(ops)
+		ops = append(ops, launch)
+	}
+	if x[3]&2 != 0 {
+		notOffered = len(ops)
+		ops = append(ops, h.notOffered(o.Role, info.Principal))
+	}
+	filter := refuse(x[3] >> 4)
+	h.noteVolumes(o.AgentID, ops, eff)
+	rescinded := h.rescindShared(s, o.AgentID, ops, o.FrameworkID, o.Resources)
+	results, err := h.a.AcceptEach(o.FrameworkID, o.AgentID, o.Resources, ops, filter)
+	switch {
+	case err != nil && !again:
+		eff.fail("AcceptEach of outstanding %s failed: %v", o.ID, err)
+	case err == nil && len(results) != len(ops):
+		eff.fail("AcceptEach of %d operations gave %d results", len(ops), len(results))
+	case err == nil:
+		for j, r := range results {
+			if r != nil && !isNamed(r) {
+				eff.fail("operation %d (%s): error %q wraps none of the allocator's named errors", j, offer.KindOf(ops[j]), r)
+			}
+		}
+		// A launch of nothing leaves no task in the ledger, so its id may
+		// be launched again.
+		if dup >= 0 && results[0] == nil && results[dup] == nil && !task.IsEmpty() {
+			eff.fail("a second launch of task %s was applied", tid)
+		}
+		if notOffered >= 0 && results[notOffered] == nil {
+			eff.fail("a reservation of resources not offered was applied")
+		}
+		if results[0] == nil && !task.IsEmpty() && !slices.ContainsFunc(h.a.Tasks(o.FrameworkID), func(t allocator.TaskView) bool { return t.ID == tid }) {
+			eff.fail("task %s was launched, and is not listed", tid)
+		}
+		if !again {
+			h.replaceOffer(i, resources.Resources{})
+		}
+	}
+	what := "outstanding " + o.ID
+	if again {
+		what = "declined " + o.ID
+	}
+	setf(err, "%sAcceptEach(%s, %s, %s, %s, %s) = %v", rescinded, o.FrameworkID, o.AgentID, what, opsText(ops), filterText{filter}, results)
+}
+
+// hugeText is more than any agent of a harness holds: agents near the
+// largest amount have that many cpus at most, and little memory.
+const hugeText = "cpus:1000000000000;mem:1000000000000"
+
+// notOffered returns an operation on resources no offer holds: a
+// reservation of a huge amount of cpus for the role, or, for "*", for which
+// nothing is reserved, a launch of them.
+func (h *Harness) notOffered(role, principal string) offer.Operation {
+	huge := h.res(hugeText).Allocate(role)
+	if role == reservation.Any {
+		return offer.Launch{Tasks: []offer.Task{{ID: h.newID("t"), Resources: huge}}}
+	}
+	res, _ := huge.PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: role, Principal: principal})
+	return offer.Reserve{Resources: res}
+}
+
+// overflow sends an event that takes a sum the allocator keeps past
+// resources.MaxTotal, or exactly to it (see the Overflow kind).
+func (h *Harness) overflow(x [4]uint8, s Snapshot, eff *effects) {
+	a := h.a
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
+	switch x[0] % 3 {
+	case 0, 1:
+		role, ok := pick(h.opts.QuotaRoles, x[1])
+		if !ok {
+			setf(nil, "no role to set quota on")
+			return
+		}
+		var others resources.Scalar
+		alone := true
+		for _, r := range a.Roles() {
+			if r.Role != role {
+				others += r.Quota.Guarantees.Scalar("cpus")
+				alone = false
+			}
+		}
+		g := resources.MaxTotal - others
+		// Past the bound needs another role in the tree: the allocator
+		// checks a role's guarantees against the bound as it adds the
+		// other roles' to them.
+		if (x[0]%3 == 0 && !alone) || g <= 0 {
+			g++
+			eff.bad, eff.want = true, allocator.ErrOverflow
+		}
+		var q allocator.Quota
+		q.Guarantees.SetScalar("cpus", g)
+		err := a.UpdateQuota(role, q)
+		setf(err, "UpdateQuota(%s, guarantees %s) with %s cpus guaranteed to other roles", role, q.Guarantees, others)
+	default:
+		eff.bad, eff.want = true, allocator.ErrOverflow
+		total := overflowTotal()
+		id := freeID(h.agentIDs, agentIDs(s), x[2])
+		if _, exists := s.Agent(id); exists {
+			setf(a.UpdateAgent(id, h.agentInfo[id], &total), "UpdateAgent(%s, a total of %d entries of cpus:%s)", id, total.Len(), resources.MaxScalar)
+			return
+		}
+		setf(a.AddAgent(id, allocator.AgentInfo{Hostname: "host-" + id}, total, nil), "AddAgent(%s, a total of %d entries of cpus:%s)", id, total.Len(), resources.MaxScalar)
+	}
+}
+
+// overflowTotal is an agent's total whose cpus sum past resources.MaxTotal:
+// entries of the largest amount, each reserved with labels of its own.
+var overflowTotal = sync.OnceValue(func() resources.Resources {
+	var out resources.Resources
+	n := int(resources.MaxTotal/resources.MaxScalar) + 1
+	for i := range n {
+		r := resources.ScalarResource("cpus", resources.MaxScalar)
+		r.Reservations = reservation.Stack{{Type: reservation.Dynamic, Role: "ops", Principal: "ops", Labels: reservation.Labels{{Key: "n", Value: strconv.Itoa(i)}}}}
+		if err := out.AddResource(r); err != nil {
+			panic(fmt.Sprintf("allocatortest: overflow total: %v", err))
+		}
+	}
+	return out
+})
+
 // badInput makes a call that must fail with a named error; which one
 // depends on x[0] and on what exists.
 func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 	a := h.a
 	eff.bad = true
-	set := func(call string, want, err error) { eff.call, eff.want, eff.err = call, want, err }
+	setf := func(want, err error, format string, args ...any) {
+		eff.want, eff.err = want, err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
 	fw, fwOK := pick(frameworkIDs(s), x[1])
 	agentID, agentOK := pick(agentIDs(s), x[2])
 	role := "a"
 	if fwOK {
 		role = h.fwInfo[fw].Roles[0]
 	}
-	huge := h.res("unheld:1").Allocate(role)
+	huge := h.res(hugeText).Allocate(role)
 	switch x[0] % 16 {
 	case 0:
 		id := unknownFramework
@@ -1072,7 +1324,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if c.name == "UpdateInverseOffer" && !agentOK {
 			want = allocator.ErrUnknownAgent
 		}
-		set(c.name+"(unknown framework)", want, c.f())
+		setf(want, c.f(), "%s(unknown framework)", c.name)
 	case 1:
 		id := unknownAgent
 		calls := []struct {
@@ -1095,109 +1347,106 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		if !fwOK && (c.name == "RecoverResources" || c.name == "UpdateAllocation") {
 			want = allocator.ErrUnknownFramework
 		}
-		set(c.name+"(unknown agent)", want, c.f())
+		setf(want, c.f(), "%s(unknown agent)", c.name)
 	case 2:
 		if !agentOK {
-			set(`AddAgent("")`, allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, h.res("cpus:1"), nil))
+			setf(allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, h.res("cpus:1"), nil), "AddAgent(\"\")")
 			return
 		}
-		set("AddAgent("+agentID+") again", allocator.ErrDuplicateAgent, a.AddAgent(agentID, allocator.AgentInfo{}, h.res("cpus:1"), nil))
+		setf(allocator.ErrDuplicateAgent, a.AddAgent(agentID, allocator.AgentInfo{}, h.res("cpus:1"), nil), "AddAgent(%s) again", agentID)
 	case 3:
 		if !fwOK {
-			set(`AddFramework("f\x01")`, allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+			setf(allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(\"f\\x01\")")
 			return
 		}
-		set("AddFramework("+fw+") again", allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+		setf(allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(%s) again", fw)
 	case 4:
 		w := []float64{0, -1, math.NaN(), math.Inf(1)}[x[1]%4]
 		r, _ := pick(h.roles, x[2])
-		set(fmt.Sprintf("UpdateWeights(%s: %v)", r, w), allocator.ErrInvalidWeight, a.UpdateWeights(map[string]float64{r: w}))
+		setf(allocator.ErrInvalidWeight, a.UpdateWeights(map[string]float64{r: w}), "UpdateWeights(%s: %v)", r, w)
 	case 5:
 		switch x[1] % 5 {
 		case 0:
-			set(`UpdateQuota("a//b")`, allocator.ErrInvalidRole, a.UpdateQuota("a//b", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1")}))
+			setf(allocator.ErrInvalidRole, a.UpdateQuota("a//b", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1")}), "UpdateQuota(\"a//b\")")
 		case 1:
-			set(`UpdateQuota("a/*")`, allocator.ErrInvalidRole, a.UpdateQuota("a/*", allocator.Quota{}))
+			setf(allocator.ErrInvalidRole, a.UpdateQuota("a/*", allocator.Quota{}), "UpdateQuota(\"a/*\")")
 		case 2:
-			set(`UpdateWeights("-x")`, allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}))
+			setf(allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}), "UpdateWeights(\"-x\")")
 		case 3:
 			id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
-			set("AddFramework("+id+`, roles ["a/../b"])`, allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, true))
+			setf(allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, true), "AddFramework(%s, roles [\"a/../b\"])", id)
 		default:
 			if !fwOK {
-				set("AddFramework(f-bad, no roles)", allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, true))
+				setf(allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, true), "AddFramework(f-bad, no roles)")
 				return
 			}
 			info := cloneFrameworkInfo(h.fwInfo[fw])
 			info.SuppressedRoles = append(info.SuppressedRoles, "zz")
-			set("UpdateFramework("+fw+`, suppressing unsubscribed "zz")`, allocator.ErrInvalidRole, a.UpdateFramework(fw, info))
+			setf(allocator.ErrInvalidRole, a.UpdateFramework(fw, info), "UpdateFramework(%s, suppressing unsubscribed \"zz\")", fw)
 		}
 	case 6:
 		r, _ := pick(h.roles, x[1])
 		q := allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2"), Limits: resources.MustParseLimits("cpus:1")}
-		set("UpdateQuota("+r+", guarantees above limits)", allocator.ErrInvalidQuota, a.UpdateQuota(r, q))
+		setf(allocator.ErrInvalidQuota, a.UpdateQuota(r, q), "UpdateQuota(%s, guarantees above limits)", r)
 	case 7, 12:
 		switch {
 		case !fwOK:
-			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, agentID, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, agentID, huge, nil), "RecoverResources(unknown framework)")
 		case !agentOK:
-			set("RecoverResources(unknown agent)", allocator.ErrUnknownAgent, a.RecoverResources(fw, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownAgent, a.RecoverResources(fw, unknownAgent, huge, nil), "RecoverResources(unknown agent)")
 		case x[0]%16 == 7:
-			set(fmt.Sprintf("RecoverResources(%s, %s, %s) not held", fw, agentID, huge), allocator.ErrNotHeld, a.RecoverResources(fw, agentID, huge, nil))
+			setf(allocator.ErrNotHeld, a.RecoverResources(fw, agentID, huge, nil), "RecoverResources(%s, %s, %s) not held", fw, agentID, huge)
 		default:
-			set(fmt.Sprintf("UpdateAllocation(%s, %s, %s) not held", fw, agentID, huge), allocator.ErrNotHeld, a.UpdateAllocation(fw, agentID, huge, nil))
+			setf(allocator.ErrNotHeld, a.UpdateAllocation(fw, agentID, huge, nil), "UpdateAllocation(%s, %s, %s) not held", fw, agentID, huge)
 		}
 	case 8, 9:
 		if !agentOK {
-			set("UpdateAvailable(unknown agent)", allocator.ErrUnknownAgent, a.UpdateAvailable(unknownAgent, nil))
+			setf(allocator.ErrUnknownAgent, a.UpdateAvailable(unknownAgent, nil), "UpdateAvailable(unknown agent)")
 			return
 		}
 		if x[0]%16 == 8 {
-			r, _ := pick(h.roles, x[1])
+			r, _ := pick(h.reservable, x[1])
 			r = reservation.TopLevel(r)
-			res, _ := h.res("unheld:1").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
-			set(fmt.Sprintf("UpdateAvailable(%s, reserve %s)", agentID, res), allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}))
+			res, _ := h.res(hugeText).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: r, Principal: "ops"})
+			setf(allocator.ErrNotAvailable, a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: res}}), "UpdateAvailable(%s, reserve %s)", agentID, res)
 			return
 		}
 		launch := offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: h.res("cpus:1")}}}
-		set(fmt.Sprintf("UpdateAvailable(%s, launch)", agentID), allocator.ErrOperation, a.UpdateAvailable(agentID, []offer.Operation{launch}))
+		setf(allocator.ErrOperation, a.UpdateAvailable(agentID, []offer.Operation{launch}), "UpdateAvailable(%s, launch)", agentID)
 	case 10:
 		if !fwOK || !agentOK {
-			set("UpdateInverseOffer(unknown ids)", allocator.ErrUnknownAgent, a.UpdateInverseOffer(unknownAgent, unknownFramework, 0, nil))
+			setf(allocator.ErrUnknownAgent, a.UpdateInverseOffer(unknownAgent, unknownFramework, 0, nil), "UpdateInverseOffer(unknown ids)")
 			return
 		}
-		set(fmt.Sprintf("UpdateInverseOffer(%s, %s, no status)", agentID, fw), allocator.ErrInvalidStatus, a.UpdateInverseOffer(agentID, fw, 0, nil))
+		setf(allocator.ErrInvalidStatus, a.UpdateInverseOffer(agentID, fw, 0, nil), "UpdateInverseOffer(%s, %s, no status)", agentID, fw)
 	case 11:
 		if !fwOK {
-			set("SuppressOffers(unknown framework)", allocator.ErrUnknownFramework, a.SuppressOffers(unknownFramework))
+			setf(allocator.ErrUnknownFramework, a.SuppressOffers(unknownFramework), "SuppressOffers(unknown framework)")
 			return
 		}
-		set("SuppressOffers("+fw+`, "zz")`, allocator.ErrRoleNotSubscribed, a.SuppressOffers(fw, "zz"))
+		setf(allocator.ErrRoleNotSubscribed, a.SuppressOffers(fw, "zz"), "SuppressOffers(%s, \"zz\")", fw)
 	case 13:
 		if !fwOK || !agentOK {
-			set("UpdateAllocation(unknown ids)", allocator.ErrUnknownFramework, a.UpdateAllocation(unknownFramework, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.UpdateAllocation(unknownFramework, unknownAgent, huge, nil), "UpdateAllocation(unknown ids)")
 			return
 		}
 		two := h.res("cpus(allocated: a):1;mem(allocated: b):1")
-		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s)", fw, agentID, two), allocator.ErrInvalidResources, a.UpdateAllocation(fw, agentID, two, nil))
+		setf(allocator.ErrInvalidResources, a.UpdateAllocation(fw, agentID, two, nil), "UpdateAllocation(%s, %s, %s)", fw, agentID, two)
 	case 14:
 		if !agentOK {
-			set("AddAgent(a-bad, used by unknown ids)", allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, resources.Resources{}, nil))
+			setf(allocator.ErrInvalidID, a.AddAgent("", allocator.AgentInfo{}, resources.Resources{}, nil), "AddAgent(a-bad, used by unknown ids)")
 			return
 		}
 		id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
 		used := map[string]resources.Resources{agentID: h.res("cpus:1")}
-		set(fmt.Sprintf("AddFramework(%s, used %v without allocation role)", id, used), allocator.ErrInvalidResources,
-			a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, true))
+		setf(allocator.ErrInvalidResources, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, true), "AddFramework(%s, used %v without allocation role)", id, used)
 	default:
 		_, o, ok := h.outstanding(s, x[1])
 		if !ok {
-			set("RecoverResources(unknown framework)", allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil))
+			setf(allocator.ErrUnknownFramework, a.RecoverResources(unknownFramework, unknownAgent, huge, nil), "RecoverResources(unknown framework)")
 			return
 		}
-		res, _ := h.res("unheld:1").Allocate(o.Role).PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: o.Role, Principal: h.fwInfo[o.FrameworkID].Principal})
-		op := offer.Reserve{Resources: res}
-		set(fmt.Sprintf("UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op), allocator.ErrOperation,
-			a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}))
+		op := h.notOffered(o.Role, h.fwInfo[o.FrameworkID].Principal)
+		setf(allocator.ErrOperation, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}), "UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op)
 	}
 }

@@ -26,7 +26,9 @@ func TestFromFloat(t *testing.T) {
 		{math.Inf(-1), 0, ErrInf},
 		{-1, 0, ErrNegative},
 		{-0.0001, 0, ErrNegative},
-		{Max * 1.5, 0, ErrTooLarge},
+		{Max * 1.5, Max * 1.5 * Scale, nil},
+		{MaxTotal, MaxTotal * Scale, nil},
+		{MaxTotal * 1.5, 0, ErrTooLarge},
 	}
 	for _, tt := range tests {
 		got, err := FromFloat(tt.in)
@@ -94,5 +96,42 @@ func TestNoDrift(t *testing.T) {
 	}
 	if sum != 0 {
 		t.Errorf("sum after removal = %d, want 0", sum)
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		want  int64
+		plain bool
+		err   error
+	}{
+		{"0", 0, true, nil},
+		{"12", 12000, true, nil},
+		{"0.5", 500, true, nil},
+		{".5", 500, true, nil},
+		{"5.", 5000, true, nil},
+		{"1.0005", 1001, true, nil},
+		{"1.0004", 1000, true, nil},
+		{"1.5015", 1502, true, nil},
+		{"0001.25", 1250, true, nil},
+		{"1000000000000001", 0, true, ErrTooLarge},
+		{"999999999999999.999", 999999999999999999, true, nil},
+		{"1000000000000000", 1000000000000000000, true, nil},
+		{"1e3", 0, false, nil},
+		{"-1", 0, false, nil},
+		{"", 0, false, nil},
+		{".", 0, false, nil},
+		{"1.2.3", 0, false, nil},
+	} {
+		got, plain, err := ParseDecimal(tc.in)
+		if plain != tc.plain || !errors.Is(err, tc.err) || (err == nil && got != tc.want) {
+			t.Errorf("ParseDecimal(%q) = %d, %v, %v; want %d, %v, %v", tc.in, got, plain, err, tc.want, tc.plain, tc.err)
+		}
+	}
+	// Exact where a float64 is not: every milli-unit near the top.
+	got, _, err := ParseDecimal("999999999999999.001")
+	if err != nil || got != 999999999999999001 {
+		t.Fatalf("ParseDecimal near the top = %d, %v", got, err)
 	}
 }

@@ -1,0 +1,292 @@
+package allocator
+
+import (
+	"hash/maphash"
+	"math"
+	"time"
+
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// Fingerprint is a hash of an allocator's state, one for each agent and one
+// for the rest, for tests that compare states often: taking one costs a
+// walk over the state without rendering it, and allocates little once its
+// storage has grown. Two states that Describe renders alike (and whose
+// inverse-offer statuses are alike) have equal fingerprints; two states
+// that differ in what the fingerprint covers (below) have different ones
+// but with a chance of about 2^-64. Fingerprints are comparable within one
+// process only.
+type Fingerprint struct {
+	// Agents holds every agent's id and the hash of its view (Agent:
+	// hostname, activity, over-allocation, total, available, offered and
+	// allocated resources, maintenance window), sorted by id.
+	Agents []AgentHash
+	// Rest is the hash of everything else that events set: roles'
+	// weights and quota, frameworks (activity, roles, suppressed roles,
+	// capabilities, launched tasks), refusal filters in force,
+	// inverse-offer statuses, the whitelist and pausing. What the
+	// allocator derives from the agents' holdings (roles' reservations,
+	// allocations and shares, the frameworks each role lists) is left
+	// out: CheckInvariants recomputes it.
+	Rest uint64
+}
+
+// AgentHash is one agent's part of a Fingerprint.
+type AgentHash struct {
+	ID   string
+	Hash uint64
+}
+
+// Equal reports whether two fingerprints are the same.
+func (fp *Fingerprint) Equal(o *Fingerprint) bool {
+	if fp.Rest != o.Rest || len(fp.Agents) != len(o.Agents) {
+		return false
+	}
+	for i, h := range fp.Agents {
+		if h != o.Agents[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Fingerprint stores the fingerprint of the current state in fp, reusing
+// its storage.
+func (a *Allocator) Fingerprint(fp *Fingerprint) {
+	fp.Agents = fp.Agents[:0]
+	for _, id := range a.agentIDs {
+		fp.Agents = append(fp.Agents, AgentHash{id, a.agents[id].fingerprint()})
+	}
+	fp.Rest = a.restFingerprint()
+}
+
+// fingerprintSeed keys every fingerprint of the process.
+var fingerprintSeed = maphash.MakeSeed()
+
+// fpHash accumulates a hash; ordered writes, and sums of independent
+// hashes where the state is a map.
+type fpHash uint64
+
+func (h *fpHash) u(v uint64) {
+	x := (uint64(*h) ^ v) * 0x9e3779b97f4a7c15
+	*h = fpHash(x ^ x>>31)
+}
+
+func (h *fpHash) s(v string) {
+	if len(v) > 16 {
+		h.u(maphash.String(fingerprintSeed, v))
+		return
+	}
+	// Short strings (names, roles, ids) inline: FNV-1a, then the length.
+	x := uint64(14695981039346656037)
+	for i := 0; i < len(v); i++ {
+		x = (x ^ uint64(v[i])) * 1099511628211
+	}
+	h.u(x ^ uint64(len(v))<<56)
+}
+
+func (h *fpHash) b(v bool) {
+	if v {
+		h.u(1)
+	} else {
+		h.u(2)
+	}
+}
+
+func bit(v bool, n uint) uint64 {
+	if v {
+		return 1 << n
+	}
+	return 0
+}
+
+func (h *fpHash) time(t time.Time) { h.u(uint64(t.UnixNano())) }
+
+func (h *fpHash) resources(rs resources.Resources) {
+	h.u(uint64(rs.Len()))
+	for r := range rs.All() {
+		h.s(r.Name)
+		h.u(uint64(r.Scalar))
+		h.u(uint64(r.Type) | uint64(len(r.Ranges))<<8 | uint64(len(r.Set))<<24 | uint64(len(r.Reservations))<<40 |
+			bit(r.Shared, 48) | bit(r.Revocable, 49) | bit(r.Disk != nil, 50) |
+			bit(r.ProviderID != "", 51) | bit(r.AllocationRole != "", 52))
+		for _, x := range r.Ranges {
+			h.u(x.Begin)
+			h.u(x.End)
+		}
+		for _, x := range r.Set {
+			h.s(x)
+		}
+		if len(r.Reservations) > 0 {
+			h.stack(r.Reservations)
+		}
+		if d := r.Disk; d != nil {
+			h.u(bit(d.Source != nil, 0) | bit(d.Persistence != nil, 1) | bit(d.Volume != nil, 2))
+			if s := d.Source; s != nil {
+				h.u(uint64(s.Type))
+				h.s(s.Root)
+				h.s(s.ID)
+			}
+			if p := d.Persistence; p != nil {
+				h.s(p.ID)
+				h.s(p.Principal)
+			}
+			if v := d.Volume; v != nil {
+				h.u(uint64(v.Mode))
+				h.s(v.ContainerPath)
+			}
+		}
+		if r.ProviderID != "" {
+			h.s(r.ProviderID)
+		}
+		if r.AllocationRole != "" {
+			h.s(r.AllocationRole)
+		}
+		if r.Shared {
+			h.u(uint64(rs.Copies(r)))
+		}
+	}
+}
+
+func (h *fpHash) stack(st reservation.Stack) {
+	for _, r := range st {
+		h.u(uint64(r.Type) | uint64(len(r.Labels))<<8 | bit(r.Labels == nil, 40))
+		h.s(r.Role)
+		h.s(r.Principal)
+		for _, l := range r.Labels {
+			h.s(l.Key)
+			h.s(l.Value)
+		}
+	}
+}
+
+func (h *fpHash) quantities(q resources.Quantities) {
+	h.u(uint64(q.Len()))
+	for name, v := range q.All() {
+		h.s(name)
+		h.u(uint64(v))
+	}
+}
+
+func (h *fpHash) held(m map[string]resources.Resources, tag uint64) {
+	var sum uint64
+	for fwID, rs := range m {
+		x := fpHash(tag)
+		x.s(fwID)
+		x.resources(rs)
+		sum += uint64(x)
+	}
+	h.u(sum)
+}
+
+func (ag *agent) fingerprint() uint64 {
+	var h fpHash
+	h.s(ag.id)
+	h.s(ag.info.Hostname)
+	h.b(ag.active)
+	h.b(ag.overAllocated)
+	h.resources(ag.total)
+	h.resources(ag.available)
+	h.held(ag.offered, 1)
+	h.held(ag.allocated, 2)
+	if u := ag.info.Unavailability; u != nil {
+		h.time(u.Start)
+		h.u(uint64(u.Duration))
+	}
+	return uint64(h)
+}
+
+func (a *Allocator) restFingerprint() uint64 {
+	var h fpHash
+	h.b(a.paused)
+	h.b(a.whitelist != nil)
+	var sum uint64
+	for host := range a.whitelist {
+		sum += maphash.String(fingerprintSeed, host)
+	}
+	h.u(sum)
+
+	sum = 0
+	for path, n := range a.roles.nodes {
+		w, ok := a.roles.weights[path]
+		if !ok && n.quota.IsZero() {
+			continue
+		}
+		if !ok {
+			w = 1
+		}
+		var x fpHash
+		x.s(path)
+		x.u(math.Float64bits(w))
+		if !n.quota.IsZero() {
+			x.s(n.quota.Guarantees.String())
+			x.s(n.quota.Limits.String())
+		}
+		sum += uint64(x)
+	}
+	h.u(sum)
+
+	now := a.opts.Clock()
+	sum = 0
+	for fwID, fw := range a.frameworks {
+		x := fpHash(5)
+		x.s(fwID)
+		x.b(fw.active)
+		x.u(uint64(len(fw.roles)))
+		for _, r := range fw.roles {
+			x.s(r)
+		}
+		x.u(uint64(len(fw.suppressed)))
+		for _, r := range fw.suppressed {
+			x.s(r)
+		}
+		x.u(uint64(fw.info.Capabilities))
+		var tasks uint64
+		for _, t := range fw.tasks {
+			y := fpHash(6)
+			y.s(t.id)
+			y.s(t.agent)
+			y.s(t.role)
+			y.resources(t.uses)
+			tasks += uint64(y)
+		}
+		x.u(tasks)
+		var filters uint64
+		for role, byAgent := range fw.filters {
+			for agentID, list := range byAgent {
+				y, inForce := fpHash(7), false
+				for _, f := range list {
+					if !now.After(f.expires) {
+						y.time(f.expires)
+						y.resources(f.refused)
+						inForce = true
+					}
+				}
+				if inForce {
+					y.s(role)
+					y.s(agentID)
+					filters += uint64(y)
+				}
+			}
+		}
+		x.u(filters)
+		sum += uint64(x)
+	}
+	h.u(sum)
+
+	sum = 0
+	for id, ag := range a.agents {
+		for fwID, st := range ag.inverse {
+			if st.status != 0 {
+				x := fpHash(8)
+				x.s(id)
+				x.s(fwID)
+				x.u(uint64(st.status))
+				sum += uint64(x)
+			}
+		}
+	}
+	h.u(sum)
+	return uint64(h)
+}
