@@ -1216,6 +1216,9 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	if !q.Limits.Contains(q.Guarantees) {
 		return fmt.Errorf("%w: %q: guarantees %s exceed limits %s", ErrInvalidQuota, role, q.Guarantees, q.Limits)
 	}
+	if !q.Guarantees.Within(resources.MaxScalar) || !resources.LimitsWithin(q.Limits, resources.MaxScalar) {
+		return fmt.Errorf("%w: %q: an amount above %s, the bound of quota values", ErrInvalidQuota, role, resources.MaxScalar)
+	}
 	if err := a.checkGuarantees(role, q.Guarantees); err != nil {
 		return fmt.Errorf("quota for %q: %w", role, err)
 	}

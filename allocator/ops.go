@@ -224,8 +224,10 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	}
 	if !accepted.Launched.IsEmpty() {
 		ag.allocated[fwID] = ag.allocated[fwID].Plus(accepted.Launched)
-		a.recordTasks(fw, agentID, role, ops)
 	}
+	// Every task launched joins the ledger, one with no resources too: its
+	// id is taken until it ends.
+	a.recordTasks(fw, agentID, role, ops)
 	sorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
 	sorterUpdated(a.frameworkSorters[role].Sorter, fwID, agentID, offered, accepted.Resources)
 	a.trackHeld(role, offered.Unallocate(), false)

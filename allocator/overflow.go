@@ -113,6 +113,9 @@ func (ag *agent) heldQuantities() resources.Quantities {
 // guarantees of all roles together past resources.MaxTotal.
 func (a *Allocator) checkGuarantees(role string, g resources.Quantities) error {
 	sum := g.Clone()
+	if !sum.Within(resources.MaxTotal) {
+		return fmt.Errorf("%w: the quota guarantees of all roles hold more than %s of one resource", ErrOverflow, resources.MaxTotal)
+	}
 	for path, n := range a.roles.nodes {
 		if path != role {
 			if err := addWithin(&sum, n.quota.Guarantees, "the quota guarantees of all roles"); err != nil {

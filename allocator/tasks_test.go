@@ -131,3 +131,21 @@ func TestEndTaskKeepsSharedVolumeInUse(t *testing.T) {
 		require.NoError(t, allocatortest.Check(a))
 	}
 }
+
+// A task launched with no resources still takes its id in the ledger: the
+// same id cannot be launched again until it ends.
+func TestTaskWithoutResourcesInLedger(t *testing.T) {
+	a := launchTasks(t, "t1")
+	a.AllocateAll()
+	v, _ := a.Agent("a1")
+	offered := v.Offered["web"]
+	// The task has no resources of its own; its executor has.
+	launch := []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "empty"}}, Executor: res("cpus:1").Allocate("web")}}
+	must(t, a.UpdateAllocation("web", "a1", offered, launch))
+	require.Len(t, a.Tasks("web"), 2)
+	v, _ = a.Agent("a1")
+	err := a.UpdateAllocation("web", "a1", v.Offered["web"], []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "empty"}}, Executor: res("cpus:1").Allocate("web")}})
+	require.ErrorIs(t, err, allocator.ErrDuplicateTask)
+	require.NoError(t, a.EndTask("web", "empty"))
+	require.Len(t, a.Tasks("web"), 1)
+}

@@ -663,3 +663,13 @@ func overlaps(a, b []quantity) bool {
 	a, b = a[:cap(a)], b[:cap(b)]
 	return &a[len(a)-1] == &b[len(b)-1] || (&a[0] == &b[0])
 }
+
+// LimitsWithin reports whether every limit of l is at most max.
+func LimitsWithin(l Limits, max Scalar) bool {
+	for _, it := range l.items {
+		if it.v > max {
+			return false
+		}
+	}
+	return true
+}

@@ -327,7 +327,7 @@ func TestCornersReachTheirStates(t *testing.T) {
 		SharedInUse:    {"<SHARED>:300]", "-> error: allocator: operation rejected"},
 		DeclinedAgain:  {"AcceptEach(f0, a0, declined offer-1", "-> error: allocator: resources not held"},
 		EndedTwice:     {"EndTask(f0, t1) -> ok", "EndTask(f0, t1) -> error: allocator: unknown task", "EndTask(f0, no-such-task) -> error: allocator: unknown task"},
-		QuotaOverflow:  {"guarantees cpus:1000000000000000) with 0 cpus guaranteed to other roles -> ok", "allocator: amounts too large"},
+		QuotaOverflow:  {"guarantees cpus:1000000000000) with 0 cpus guaranteed to other roles -> ok", "an amount above 1000000000000, the bound of quota values"},
 	}
 	args := map[Corner][4]byte{
 		FilterAtExpiry: {0, 0, 1, 0},

@@ -40,9 +40,9 @@ const (
 	// again and ends a task never launched: both must fail and change
 	// nothing.
 	EndedTwice
-	// QuotaOverflow sets quota guarantees that bring the guarantees of all
-	// roles exactly to resources.MaxTotal, runs a batch, and goes one unit
-	// past it.
+	// QuotaOverflow sets a quota guarantee at resources.MaxScalar, the
+	// bound of quota values, runs a batch, and goes one milli-unit past it,
+	// which must be refused.
 	QuotaOverflow
 
 	numCorners

@@ -1232,19 +1232,20 @@ func (h *Harness) overflow(x [4]uint8, s Snapshot, eff *effects) {
 			return
 		}
 		var others resources.Scalar
-		alone := true
 		for _, r := range a.Roles() {
 			if r.Role != role {
 				others += r.Quota.Guarantees.Scalar("cpus")
-				alone = false
 			}
 		}
-		g := resources.MaxTotal - others
-		// Past the bound needs another role in the tree: the allocator
-		// checks a role's guarantees against the bound as it adds the
-		// other roles' to them.
-		if (x[0]%3 == 0 && !alone) || g <= 0 {
+		// A guarantee at the bound of quota values is taken (a harness's
+		// few roles cannot sum past resources.MaxTotal with them); one
+		// past it is refused.
+		g := resources.MaxScalar
+		switch {
+		case x[0]%3 == 0:
 			g++
+			eff.bad, eff.want = true, allocator.ErrInvalidQuota
+		case others+g > resources.MaxTotal:
 			eff.bad, eff.want = true, allocator.ErrOverflow
 		}
 		var q allocator.Quota
