@@ -14,10 +14,13 @@ import (
 // the same framework gives the task's resources back with RecoverHeld (or
 // PreemptTask, for a task of the ledger): instead of going back to the
 // common pool, they are held for the framework, in the role they were
-// allocated to, and offered to it alone at the next run (ahead of every
-// other offer on the agent, and whatever its refusal filters say, since it
-// asked for them). They stay held while the framework is inactive or has
-// suppressed the role, until the hold time runs out; then, at the first run
+// allocated to, and offered to it alone at the next run, ahead of every
+// other offer on the agent. They stay held while the framework is inactive,
+// has suppressed the role, or has a refusal filter that covers them, until
+// the hold time runs out (what it can no longer take, having dropped a
+// capability or being excluded from the agent by its constraints since, or
+// what is below its minimum allocatable resources, goes back to the pool
+// at once); then, at the first run
 // after the expiry (a run at the very instant still holds them, as with
 // refusal filters), they go back to the pool. Declining the offer made from
 // a hold gives the resources back to the pool as any decline does.
@@ -160,20 +163,49 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 		if len(ag.holds) == 0 {
 			continue
 		}
-		var keep []hold
-		for _, h := range ag.holds {
+		// The holds are taken out first: what is given back below must not
+		// count as still held.
+		holds := ag.holds
+		ag.holds = nil
+		for _, h := range holds {
 			fw := a.frameworks[h.framework]
 			switch {
 			case r.now.After(h.until):
 				ag.offered[h.framework] = ag.offered[h.framework].Plus(h.res)
 				a.untrackAllocation(fw, ag, h.res, false)
 			case !fw.active:
-				keep = append(keep, h)
+				ag.holds = append(ag.holds, h)
 			default:
 				for _, role := range h.res.AllocationRoles() {
 					part := h.res.AllocatedTo(role)
 					if fw.suppressed.has(role) || !fw.roles.has(role) {
-						keep = append(keep, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						ag.holds = append(ag.holds, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						continue
+					}
+					// What the framework can no longer take (it dropped a
+					// capability, or its constraints now exclude the
+					// agent), or too little to offer, goes back to the pool
+					// now.
+					capable := stripIncapable(part, fw.info.Capabilities)
+					if !a.allocatable(capable.Unallocate(), role, fw) || !a.capableOfAgent(fw, ag) {
+						capable = resources.Resources{}
+					}
+					if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+						capable = resources.Resources{}
+					}
+					if !capable.Equal(part) {
+						rest := part.Minus(capable)
+						ag.offered[h.framework] = ag.offered[h.framework].Plus(rest)
+						a.untrackAllocation(fw, ag, rest, false)
+						part = capable
+						if part.IsEmpty() {
+							continue
+						}
+					}
+					// A refusal filter of the framework that covers the
+					// held resources keeps them held, not offered.
+					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), r.now); filtered {
+						ag.holds = append(ag.holds, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}
 					ag.offered[h.framework] = ag.offered[h.framework].Plus(part)
@@ -181,6 +213,5 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 				}
 			}
 		}
-		ag.holds = keep
 	}
 }

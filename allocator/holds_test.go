@@ -149,3 +149,17 @@ func TestHoldsSnapshotAndJournal(t *testing.T) {
 	require.Equal(t, want, fmt.Sprint(c.AllocateAll().Offers))
 	require.Contains(t, want, "fa", "the held resources are offered to fa")
 }
+
+// A hold that expires is given back whole: the framework no longer lists
+// the agent when it holds nothing else there.
+func TestExpiredHoldLeavesNothingBehind(t *testing.T) {
+	a, clock := holdCluster(t)
+	must(t, a.PreemptTask("fa", "t1", time.Second))
+	must(t, a.DeactivateFramework("fa"))
+	clock.Advance(2 * time.Second)
+	a.AllocateAll()
+	require.NoError(t, a.CheckInvariants(), "the framework still lists the agent, or holds something there")
+	require.NoError(t, a.RemoveAgent("a1"))
+	_ = a.Frameworks() // no agent left behind in the framework's list
+	require.NoError(t, a.CheckInvariants())
+}

@@ -227,6 +227,19 @@ func (a *Allocator) CheckInvariants() error {
 			}
 		}
 	}
+	for _, fwID := range sortedKeys(a.frameworks) {
+		fw := a.frameworks[fwID]
+		for agentID := range fw.agents {
+			ag, ok := a.agents[agentID]
+			if !ok {
+				fail("framework %s lists agent %s, which is gone", fwID, agentID)
+				continue
+			}
+			if ag.held(fwID).IsEmpty() {
+				fail("framework %s lists agent %s, where it holds nothing", fwID, agentID)
+			}
+		}
+	}
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
 		sums := map[string]resources.Resources{}

@@ -568,7 +568,7 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map
 		if f, ok := after.Framework(io.FrameworkID); !ok || !f.Active {
 			fail("inverse offer %s to unknown or inactive framework %s", io.ID, io.FrameworkID)
 		}
-		if ok && v.Offered[io.FrameworkID].IsEmpty() && v.Allocated[io.FrameworkID].IsEmpty() {
+		if ok && v.Offered[io.FrameworkID].IsEmpty() && v.Allocated[io.FrameworkID].IsEmpty() && v.Held[io.FrameworkID].IsEmpty() {
 			fail("inverse offer %s to %s, which holds nothing on %s", io.ID, io.FrameworkID, io.AgentID)
 		}
 	}

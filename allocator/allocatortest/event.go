@@ -121,11 +121,16 @@ const (
 	// agent's total (Args[2]) of more than MaxTotal, which must fail with
 	// ErrOverflow.
 	Overflow
-
-	// Snapshot and restore, when the allocator has them, join here: a
-	// kind that takes a snapshot, runs a few events and restores it, then
-	// checks that the restored state has the fingerprint it had when the
-	// snapshot was taken, and that the events after it replay alike.
+	// Preempt preempts a task of a framework (Args[0], task Args[1]) with
+	// PreemptTask, holding its resources for the framework for a time
+	// chosen by Args[2]; by Args[2], an unknown task or a hold of no time,
+	// which must fail and change nothing, or (Args[3]) RecoverHeld of part
+	// of what the framework uses on an agent.
+	Preempt
+	// SnapshotRestore saves the allocator with Snapshot and restores the
+	// snapshot into a new allocator, whose state must be the saved one's
+	// (fingerprint and Describe).
+	SnapshotRestore
 
 	// NumKinds is the number of event kinds.
 	NumKinds
@@ -145,6 +150,7 @@ var kindNames = [NumKinds]string{
 	Maintenance: "maintenance", RespondInverse: "respond-inverse",
 	Whitelist: "whitelist", PauseResume: "pause-resume", BadInput: "bad-input",
 	EndTask: "end-task", AcceptEach: "accept-each", Overflow: "overflow",
+	Preempt: "preempt", SnapshotRestore: "snapshot-restore",
 }
 
 // String returns the kind's name in event text, such as "add-agent".

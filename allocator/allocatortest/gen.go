@@ -24,7 +24,8 @@ type Mix [NumKinds]int
 // DefaultMix exercises every kind: offers are answered (declined with
 // filters, accepted, operated on) about as often as they are made, the
 // cluster changes slowly, and bad input appears now and then. The kinds
-// added last (EndTask, AcceptEach, Overflow) change what a seed draws; with
+// added last (EndTask, AcceptEach, Overflow, Preempt, SnapshotRestore)
+// change what a seed draws; with
 // their weights set to zero, GenSequence draws from a seed the sequences
 // it drew before they were added.
 func DefaultMix() Mix {
@@ -37,7 +38,7 @@ func DefaultMix() Mix {
 		Decline: 14, Accept: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
-		EndTask: 6, AcceptEach: 6, Overflow: 1,
+		EndTask: 6, AcceptEach: 6, Overflow: 1, Preempt: 3, SnapshotRestore: 1,
 	}
 }
 

@@ -686,6 +686,7 @@ var named = []error{
 	allocator.ErrNotHeld, allocator.ErrNotAvailable, allocator.ErrRoleNotSubscribed,
 	allocator.ErrOperation, allocator.ErrInvalidStatus, allocator.ErrInvalidOptions,
 	allocator.ErrUnknownTask, allocator.ErrDuplicateTask, allocator.ErrOverflow,
+	allocator.ErrInvalidHold, allocator.ErrUnknownOffer,
 }
 
 func isNamed(err error) bool {
@@ -784,7 +785,7 @@ func (h *Harness) checkShares(s Snapshot) []error {
 	for _, v := range s.Agents {
 		totals.Add(v.Total.Quantities())
 		byRole := map[string]resources.Resources{}
-		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Held} {
 			for _, fw := range sortedKeys(m) {
 				for _, role := range m[fw].AllocationRoles() {
 					cur := byRole[role]

@@ -617,6 +617,12 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 	case Overflow:
 		h.overflow(x, s, eff)
 
+	case Preempt:
+		h.preempt(x, s, eff)
+
+	case SnapshotRestore:
+		h.snapshotRestore(eff)
+
 	default:
 		setf(nil, "unknown event kind")
 	}
@@ -1449,5 +1455,98 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		}
 		op := h.notOffered(o.Role, h.fwInfo[o.FrameworkID].Principal)
 		setf(allocator.ErrOperation, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{op}), "UpdateAllocation(%s, %s, %s, %s) on resources not offered", o.FrameworkID, o.AgentID, o.ID, op)
+	}
+}
+
+// preempt holds a task's resources (or part of what a framework uses on an
+// agent) for its framework.
+func (h *Harness) preempt(x [4]uint8, s Snapshot, eff *effects) {
+	a := h.a
+	setf := func(err error, format string, args ...any) {
+		eff.err = err
+		if h.text {
+			eff.call = fmt.Sprintf(format, args...)
+		}
+	}
+	hold := []time.Duration{time.Second, 5 * time.Second, time.Minute, 0}[x[2]%4]
+	id := existingFramework(s, x[0])
+	if x[3]%4 == 3 {
+		// RecoverHeld of part of what the framework uses on an agent.
+		for _, v := range s.Agents {
+			used := v.Allocated[id].NonShared()
+			if used.IsEmpty() {
+				continue
+			}
+			part := used.Shrink(used.Quantities(), nil)
+			if x[1]%2 == 1 {
+				half := used.Quantities()
+				for name, amount := range half.All() {
+					half.SetScalar(name, amount/2)
+				}
+				part = used.Shrink(half, nil)
+			}
+			if part.IsEmpty() {
+				continue
+			}
+			if hold == 0 {
+				eff.bad, eff.want = true, allocator.ErrInvalidHold
+			}
+			setf(a.RecoverHeld(id, v.ID, part, hold), "RecoverHeld(%s, %s, %s, %s)", id, v.ID, part, hold)
+			return
+		}
+	}
+	tasks := a.Tasks(id)
+	taskID := "no-such-task"
+	switch {
+	case id == unknownFramework:
+		eff.bad, eff.want = true, allocator.ErrUnknownFramework
+	case len(tasks) == 0 || x[2]%8 == 7:
+		eff.bad, eff.want = true, allocator.ErrUnknownTask
+	default:
+		taskID = tasks[int(x[1])%len(tasks)].ID
+		if hold == 0 {
+			eff.bad, eff.want = true, allocator.ErrInvalidHold
+		}
+	}
+	err := a.PreemptTask(id, taskID, hold)
+	if err == nil {
+		h.ended[id] = append(h.ended[id], taskID)
+	}
+	setf(err, "PreemptTask(%s, %s, %s)", id, taskID, hold)
+}
+
+// snapshotRestore saves the harness's allocator and restores the snapshot
+// into a new one, which must hold the same state. The harness carries on
+// with its own allocator (others may hold it: a Runner, a test comparing
+// it with a copy); that a restored allocator goes on as the saved one is
+// the allocator's own property test's concern.
+func (h *Harness) snapshotRestore(eff *effects) {
+	data, err := h.a.Snapshot()
+	if err != nil {
+		eff.err = err
+		if h.text {
+			eff.call = "Snapshot()"
+		}
+		return
+	}
+	o := h.opts.Allocator
+	restored, err := allocator.Restore(data, allocator.RestoreOptions{Clock: h.Now, RoleSorter: o.RoleSorter, FrameworkSorter: o.FrameworkSorter})
+	if err != nil {
+		eff.err = err
+		if h.text {
+			eff.call = "Restore(Snapshot())"
+		}
+		return
+	}
+	var before, after allocator.Fingerprint
+	h.a.Fingerprint(&before)
+	restored.Fingerprint(&after)
+	if !before.Equal(&after) {
+		eff.fail("the restored allocator's fingerprint differs from the saved one's")
+	} else if want, got := h.a.Describe(), restored.Describe(); got != want {
+		eff.fail("the restored allocator differs from the saved one:\n%s\nwas:\n%s", got, want)
+	}
+	if h.text {
+		eff.call = "Snapshot(), Restore"
 	}
 }

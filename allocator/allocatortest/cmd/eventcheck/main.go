@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config
 	fs.StringVar(&f.config, "config", "", "run one configuration only (default: all, in turn)")
 	fs.IntVar(&f.events, "events", 80, "most events in a sequence")
 	fs.IntVar(&f.every, "every", allocatortest.DefaultFullCheckEvery, "steps between two whole-state checks")
-	fs.DurationVar(&f.progress, "progress", 10*time.Second, "time between progress lines")
+	fs.DurationVar(&f.progress, "progress", 10*time.Second, "time between progress lines; 0 prints none")
 	fs.IntVar(&f.gc, "gc", 800, "the garbage collector's GOGC")
 	fs.Int64Var(&f.sequence, "sequence", -1, "run only this sequence of the seed, checking everything, and print its log")
 	fs.StringVar(&f.replay, "replay", "", "run this sequence text (or @file), checking everything, and print its log")
@@ -246,8 +246,12 @@ func longRun(f flags, stdout, stderr io.Writer, configs []allocatortest.Config) 
 		defer timer.Stop()
 		deadline = timer.C
 	}
-	ticker := time.NewTicker(f.progress)
-	defer ticker.Stop()
+	var tick <-chan time.Time
+	if f.progress > 0 {
+		ticker := time.NewTicker(f.progress)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	progress := func(w io.Writer) {
 		d, n, elapsed := done.Load(), events.Load(), time.Since(start)
 		mu.Lock()
@@ -268,7 +272,7 @@ wait:
 			break wait
 		case <-deadline:
 			stop.Store(true)
-		case <-ticker.C:
+		case <-tick:
 			progress(stderr)
 		}
 	}
