@@ -3,6 +3,7 @@ package allocatortest
 import (
 	"fmt"
 	"math/rand"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -150,13 +151,20 @@ func shrinkSequence(v interface{}) gopter.Shrink {
 }
 
 // RunSequence runs s through a new Harness made with opts, its allocator
-// seeded with s.Seed, and returns the first violation, if any.
-func RunSequence(opts Options, s Sequence) error {
+// seeded with s.Seed, and returns the first violation, if any. A panic of
+// the allocator (or of a check) is a violation too, with its stack, so that
+// long runs report it, shrink it and go on.
+func RunSequence(opts Options, s Sequence) (err error) {
 	opts.Allocator.Seed = s.Seed
 	h, err := New(opts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("allocatortest: panic after %d events: %v\n%s", len(s.Events), r, debug.Stack())
+		}
+	}()
 	return h.Run(s.Events)
 }
 
