@@ -77,6 +77,9 @@ type Allocator struct {
 	offerIDs, inverseOfferIDs offer.IDs
 	runs                      uint64
 	last                      RunStats
+
+	// explain is what the latest run did, for Explain (explainlog.go).
+	explain explainLog
 }
 
 // trackedSorter is a sorter and the version of the cluster totals it knows.
@@ -105,6 +108,8 @@ type framework struct {
 
 	skips    [numSkipReasons]int
 	skipsRun uint64
+	// joined is the number of runs made before the framework was added.
+	joined uint64
 }
 
 type agent struct {
@@ -163,6 +168,8 @@ type agent struct {
 type nobodyEntry struct {
 	version, epoch uint64
 	until          time.Time // zero: no filter involved
+	// passes are those of the walk that made the entry, for Explain.
+	passes *nobodyPasses
 }
 
 type inverseState struct {
@@ -264,6 +271,7 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	}
 	fw := &framework{
 		id:         id,
+		joined:     a.runs,
 		info:       info.clone(),
 		active:     active,
 		roles:      roleSetOf(info.Roles),
@@ -322,6 +330,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	delete(a.frameworks, id)
+	a.explain.forget(fw, a.runs)
 	return nil
 }
 

@@ -37,8 +37,10 @@ type roleNode struct {
 	// added, activated, revived, its filters cleared or its info updated.
 	epoch uint64
 	// cappedRun is the run in which the role was found unable to take any
-	// more resources anywhere (see Allocator.capped).
-	cappedRun uint64
+	// more resources anywhere (see Allocator.capped), and cappedByLimit
+	// whether a quota limit was why (else the headroom held for others).
+	cappedRun     uint64
+	cappedByLimit bool
 }
 
 type roleTree struct {
