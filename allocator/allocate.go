@@ -175,6 +175,10 @@ const (
 )
 
 func (a *Allocator) allocate(candidates []string) Result {
+	var started time.Duration
+	if a.obs != nil && a.obs.watch != nil {
+		started = a.obs.watch()
+	}
 	a.runs++
 	r := &run{
 		id:    a.runs,
@@ -251,6 +255,9 @@ func (a *Allocator) allocate(candidates []string) Result {
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
 	a.last = res.Stats
+	if a.obs != nil {
+		a.observeRun(res, started)
+	}
 	return res
 }
 
@@ -536,7 +543,7 @@ func (a *Allocator) unpark() {
 func (a *Allocator) uncapped() { a.capEpoch++ }
 
 // stage is one of the two stages of a run.
-type stage int
+type stage uint8
 
 const (
 	stageGuarantees stage = iota
@@ -606,7 +613,6 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	}
 	c.role, c.node = role, node
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
-	a.explain.visit(c.ag, node, stageGuarantees, c.r.indexed)
 	return true
 }
 
@@ -656,7 +662,10 @@ func (a *Allocator) fairRole(role string) bool {
 	c.role, c.node, c.complete, c.madeOffer = role, node, true, false
 	start := len(a.explain.passes)
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
-	a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
+	if !c.madeOffer {
+		// A walk that made an offer shows in the offers.
+		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
+	}
 	if c.complete && !c.madeOffer && c.r.stable {
 		a.rememberNobody(c.ag, node, c.r.until, a.explain.since(start, c.r.indexed))
 	}
@@ -773,12 +782,19 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, available.Quantities())
 	}
 	if !a.capableOfAgent(fw, ag) {
-		return a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+		at := len(a.explain.passes)
+		out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+		a.explain.missing(at, a.agentMissing(fw, ag))
+		return out, q
 	}
 	if ag.hasShared || ag.hasRevocable || ag.hasRefined {
+		before := available
 		available, whole = stripIncapable(available, fw.info.Capabilities), false
 		if available.IsEmpty() {
-			return a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+			at := len(a.explain.passes)
+			out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+			a.explain.missing(at, strippedMissing(before, fw.info.Capabilities))
+			return out, q
 		}
 	}
 
@@ -921,6 +937,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 		ag.available.Subtract(plain.NonShared())
 	}
 	a.ch.load(offered)
+	if a.obs != nil {
+		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
 	sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, offered, &a.ch)
 	a.refreshHeadroom(ag)

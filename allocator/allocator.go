@@ -80,6 +80,8 @@ type Allocator struct {
 
 	// explain is what the latest run did, for Explain (explainlog.go).
 	explain explainLog
+	// obs is nil unless Options.Observer is set (observer.go).
+	obs *observerState
 }
 
 // trackedSorter is a sorter and the version of the cluster totals it knows.
@@ -214,6 +216,10 @@ func New(opts Options) (*Allocator, error) {
 		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
 	}
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	if opts.Observer != nil {
+		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
+		a.obs.end = a.eventEnded
+	}
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
 	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
 	return a, nil
@@ -242,6 +248,7 @@ func validID(kind, id string) error {
 // among its roles); agents not yet added are skipped, as AddAgent reports
 // them later. An active framework triggers an allocation over all agents.
 func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
+	defer a.event()()
 	if err := validID("framework", id); err != nil {
 		return err
 	}
@@ -313,6 +320,7 @@ func checkUsed(used resources.Resources, roles []string) error {
 // RemoveFramework drops a framework: everything it was offered or uses goes
 // back to the agents' available pools. No allocation is triggered.
 func (a *Allocator) RemoveFramework(id string) error {
+	defer a.event()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -331,12 +339,14 @@ func (a *Allocator) RemoveFramework(id string) error {
 	}
 	delete(a.frameworks, id)
 	a.explain.forget(fw, a.runs)
+	a.frameworkRemoved(fw)
 	return nil
 }
 
 // ActivateFramework makes a framework eligible for offers again in its
 // roles that are not suppressed, and triggers an allocation over all agents.
 func (a *Allocator) ActivateFramework(id string) error {
+	defer a.event()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -353,6 +363,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 // (they still count for fairness); its refusal and inverse-offer filters are
 // cleared, as in Mesos.
 func (a *Allocator) DeactivateFramework(id string) error {
+	defer a.event()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -371,6 +382,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 // framework holds nothing in them), suppression follows info.SuppressedRoles
 // (reviving here triggers nothing). No allocation is triggered.
 func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
+	defer a.event()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -407,6 +419,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 // SuppressOffers stops offers to a framework in the given roles (all its
 // roles when none are given) until ReviveOffers. No allocation is triggered.
 func (a *Allocator) SuppressOffers(id string, roles ...string) error {
+	defer a.event()()
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -422,6 +435,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 // given roles (all its roles when none are given), clears all its
 // inverse-offer filters, and triggers an allocation over all agents.
 func (a *Allocator) ReviveOffers(id string, roles ...string) error {
+	defer a.event()()
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -470,6 +484,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	if n := a.roles.get(role); n != nil {
 		n.epoch++
 	}
+	a.observeFramework(fw.id, role)
 	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
 	if fw.active && subscribed && !suppressed {
 		_ = s.Activate(fw.id)
@@ -503,6 +518,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		return
 	}
 	a.uncapped()
+	a.observeFramework(fw.id, role)
 	s := a.frameworkSorters[role]
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
@@ -543,6 +559,7 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 // frameworks not yet added are skipped, as AddFramework reports them later.
 // It triggers an allocation of this agent.
 func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
+	defer a.event()()
 	if err := validID("agent", id); err != nil {
 		return err
 	}
@@ -607,6 +624,9 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 // to the role tree, and recomputes its available resources.
 func (a *Allocator) addTotal(ag *agent) {
 	a.uncapped()
+	if a.obs != nil {
+		a.obs.clusterDirty = true
+	}
 	a.totals.Add(ag.total.Quantities())
 	a.totalsVersion++
 	a.setFlags(ag)
@@ -616,6 +636,9 @@ func (a *Allocator) addTotal(ag *agent) {
 
 func (a *Allocator) removeTotal(ag *agent) {
 	a.uncapped()
+	if a.obs != nil {
+		a.obs.clusterDirty = true
+	}
 	a.totals.Subtract(ag.total.Quantities())
 	a.totalsVersion++
 	if ag.hasRevocable || ag.hasShared {
@@ -637,6 +660,7 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
 				a.roles.trackReserved(r.Role(), quantityOf(r), add)
+				a.observeRole(r.Role())
 			}
 		}
 	}
@@ -721,6 +745,7 @@ func headroomOf(res resources.Resources) resources.Quantities {
 // RemoveAgent drops an agent with everything offered and allocated on it,
 // and every filter that names it. No allocation is triggered.
 func (a *Allocator) RemoveAgent(id string) error {
+	defer a.event()()
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -749,6 +774,7 @@ func (a *Allocator) RemoveAgent(id string) error {
 // over-allocated and offers nothing until enough is recovered. Triggers an
 // allocation of the agent when anything changed.
 func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Resources) error {
+	defer a.event()()
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -789,6 +815,7 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 // AddResourceProvider grows an agent's total by a resource provider's
 // resources and records what frameworks already use of them. No allocation.
 func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
+	defer a.event()()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -919,6 +946,13 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 			recompute = true
 		}
 		a.ch.load(part)
+		if a.obs != nil {
+			if inUse {
+				a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
+			} else {
+				a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+			}
+		}
 		sorterAllocated(a.roleSorter.Sorter, role, ag.id, part, &a.ch)
 		sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, part, &a.ch)
 		a.trackHeld(role, plain, true)
@@ -956,10 +990,14 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		}
 		offeredBefore := ag.offered[fw.id]
 		takeFrom(first, second, fw.id, part)
-		if taken := offeredBefore.Minus(ag.offered[fw.id]); !taken.IsEmpty() {
+		taken := offeredBefore.Minus(ag.offered[fw.id])
+		if !taken.IsEmpty() {
 			ag.offersTaken(fw.id, role, taken, resources.Resources{})
 		}
 		a.ch.load(given)
+		if a.obs != nil {
+			a.observeTaken(fw, role, taken, a.ch.q)
+		}
 		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
 		if s := a.frameworkSorters[role]; s != nil {
 			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
@@ -1055,6 +1093,7 @@ func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resourc
 }
 
 func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
+	defer a.event()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -1091,6 +1130,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 // role's node in the role tree; the default role "*" is a top-level role
 // like any other. No allocation is triggered.
 func (a *Allocator) UpdateWeights(weights map[string]float64) error {
+	defer a.event()()
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
 		if err := reservation.ValidateRole(role); err != nil {
@@ -1102,6 +1142,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 	}
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
+		a.observeRole(role)
 		_ = a.roleSorter.UpdateWeight(role, w)
 		if w == 1 {
 			delete(a.roles.weights, role)
@@ -1121,6 +1162,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 // ancestor's, and limits below a descendant's guarantees, are rejected. No
 // allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
+	defer a.event()()
 	if err := reservation.ValidateRole(role); err != nil {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
 	}
@@ -1142,6 +1184,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 		}
 	}
 	a.uncapped()
+	a.observeRole(role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.get(role); n != nil {

@@ -387,6 +387,17 @@ func (e *explainer) offered(fwID, role, agentID string) bool {
 	return false
 }
 
+// offeredInRole reports whether the run offered a framework of the role
+// something on the agent.
+func (e *explainer) offeredInRole(node *roleNode, ag *agent) bool {
+	for _, i := range e.offersOn[ag.id] {
+		if e.l.offers[i].key.role == node.path {
+			return true
+		}
+	}
+	return false
+}
+
 // why says what happened to fw in node's role on ag: offered, or the
 // reason it was not and what was found.
 func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason, AgentReason) {
@@ -416,6 +427,10 @@ func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReas
 	if i, ok := e.visits[visitKey{node, ag, stageFairShare}]; ok {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
+	if e.offeredInRole(node, ag) {
+		// The walk of the role made an offer there.
+		return e.fromVisit(fw, node, ag, visitRecord{kind: visitWalked}, ar)
+	}
 	// A role capped in the run (or parked since an earlier one) was not
 	// looked at on agents that still had something for it.
 	if (node.cappedRun == e.l.run || e.parked[node.path]) && !ag.available.AllocatableTo(node.path).IsEmpty() {
@@ -435,13 +450,13 @@ func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReas
 }
 
 // sharpen replaces the reason found by one of higher precedence that held
-// as well: a capability the framework lacks, its offer constraints, or a
-// refusal filter covering the agent. The run stops at the first reason it
+// as well: a capability the framework lacks for the whole agent (GPUs, the
+// region), its offer constraints, or a refusal filter covering the agent. The run stops at the first reason it
 // meets, in the order cheapest to check; Explain reports the most
 // actionable.
 func (e *explainer) sharpen(fw *framework, node *roleNode, ag *agent, reason *Reason, ar AgentReason) AgentReason {
 	if *reason > ReasonIncapable {
-		if m := e.a.missingCapabilities(fw, ag, node.path); m != 0 {
+		if m := e.a.agentMissing(fw, ag); m != 0 {
 			*reason = ReasonIncapable
 			return AgentReason{Agent: ar.Agent, Framework: ar.Framework, Missing: m}
 		}
@@ -469,7 +484,10 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 	case ReasonFiltered:
 		ar.Until, _ = e.filterUntil(fw, p.node.path, ag, resources.Resources{}, true)
 	case ReasonIncapable:
-		ar.Missing = e.a.missingCapabilities(fw, ag, p.node.path)
+		ar.Missing = offer.Capabilities(p.missing)
+		if ar.Missing == 0 {
+			ar.Missing = e.a.agentMissing(fw, ag)
+		}
 	case ReasonQuotaLimit, ReasonHeadroom, ReasonMinAllocatable:
 		ar.Offer = e.l.detailOf(p, kept).Clone()
 	}
@@ -551,10 +569,9 @@ func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate
 	return latest, found
 }
 
-// missingCapabilities returns the capabilities whose lack keeps fw from
-// everything on ag in role: GPUs, the region, or every resource left being
-// shared, revocable or a refined reservation it cannot take.
-func (a *Allocator) missingCapabilities(fw *framework, ag *agent, role string) offer.Capabilities {
+// agentMissing returns the capabilities whose lack keeps fw from the
+// whole of ag: GPUs and the region.
+func (a *Allocator) agentMissing(fw *framework, ag *agent) offer.Capabilities {
 	caps := fw.info.Capabilities
 	var m offer.Capabilities
 	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.hasGPUs {
@@ -563,14 +580,14 @@ func (a *Allocator) missingCapabilities(fw *framework, ag *agent, role string) o
 	if a.opts.Region != "" && ag.info.Region != "" && ag.info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
 		m |= offer.RegionAware
 	}
-	if m != 0 || !(ag.hasShared || ag.hasRevocable || ag.hasRefined) {
-		return m
-	}
-	available := ag.available.AllocatableTo(role)
-	if available.IsEmpty() || !stripIncapable(available, caps).IsEmpty() {
-		return 0
-	}
-	for r := range available.All() {
+	return m
+}
+
+// strippedMissing returns the capabilities, of those stripIncapable looks
+// at, that caps lacks for some of res.
+func strippedMissing(res resources.Resources, caps offer.Capabilities) offer.Capabilities {
+	var m offer.Capabilities
+	for r := range res.All() {
 		if r.Shared && !caps.Has(offer.SharedResources) {
 			m |= offer.SharedResources
 		}

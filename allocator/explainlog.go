@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -65,8 +66,10 @@ type passRecord struct {
 	ag     *agent
 	reason SkipReason
 	stage  stage
+	// missing are the capabilities whose lack made an incapable pass.
+	missing uint16
 	// detail is 1 + the index in explainLog.details of the quantities
-	// behind the pass, or 0.
+	// behind the pass, or 0 (-1 - the index in a nobody entry's copy).
 	detail int32
 }
 
@@ -74,20 +77,20 @@ type passRecord struct {
 type visitKind uint8
 
 const (
-	visitWalked    visitKind = iota // the role's frameworks were walked
+	visitWalked    visitKind = iota // the role's frameworks were walked, no offer made
 	visitUnchanged                  // skipped: nobody could take anything, nothing changed
 )
 
 // visitRecord says that a run looked at a role on an agent.
 type visitRecord struct {
-	ag    *agent
-	node  *roleNode
-	kind  visitKind
-	stage stage
-	// indexed: frameworks known to refuse the agent were stepped over.
-	indexed bool
+	ag   *agent
+	node *roleNode
 	// cached is, for an unchanged pair, the nobody entry that skipped it.
 	cached *nobodyPasses
+	kind   visitKind
+	stage  stage
+	// indexed: frameworks known to refuse the agent were stepped over.
+	indexed bool
 }
 
 // nobodyPasses are the passes of the walk that found that no framework of
@@ -109,6 +112,10 @@ var (
 // begin starts the log of a run, reusing the storage of the previous one.
 func (l *explainLog) begin(run uint64, now time.Time, candidates []string) {
 	l.run, l.now, l.candidates = run, now, candidates
+	if cap(l.visits) < len(candidates) {
+		// About one visit per agent: grow once rather than by doubling.
+		l.visits = make([]visitRecord, 0, len(candidates))
+	}
 	clear(l.skipped)
 	l.skipped = l.skipped[:0]
 	clear(l.visits)
@@ -133,7 +140,17 @@ func (l *explainLog) pass(fw *framework, ag *agent, node *roleNode, st stage, re
 	l.passes = append(l.passes, p)
 }
 
-// visit logs a walk of a role's frameworks on an agent.
+// missing notes on the pass just logged the capabilities whose lack made
+// it.
+func (l *explainLog) missing(before int, caps offer.Capabilities) {
+	if len(l.passes) > before {
+		l.passes[before].missing = uint16(caps)
+	}
+}
+
+// visit logs a walk of a role's frameworks on an agent in the fair-share
+// stage that made no offer (one that did shows in the offers); walks of
+// the guarantee stage are not logged.
 func (l *explainLog) visit(ag *agent, node *roleNode, st stage, indexed bool) {
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
 }

@@ -103,6 +103,9 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		}
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
+		if a.obs != nil {
+			a.observeFilters(fw, role, 1)
+		}
 	}
 }
 
@@ -194,6 +197,9 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		kept = append(kept, f)
 	}
 	clear(list[len(kept):])
+	if dropped := len(list) - len(kept); dropped > 0 && a.obs != nil {
+		a.observeFilters(fw, role, -dropped)
+	}
 	if len(kept) == 0 {
 		delete(byAgent, ag.id)
 		if len(byAgent) == 0 {
@@ -230,6 +236,13 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 				}
 			}
 		}
+		if a.obs != nil {
+			n := 0
+			for _, list := range byAgent {
+				n += len(list)
+			}
+			a.observeFilters(fw, r, -n)
+		}
 		delete(fw.filters, r)
 	}
 }
@@ -239,6 +252,9 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for _, fw := range a.frameworks {
 		for role, byAgent := range fw.filters {
+			if n := len(byAgent[ag.id]); n > 0 && a.obs != nil {
+				a.observeFilters(fw, role, -n)
+			}
 			delete(byAgent, ag.id)
 			if len(byAgent) == 0 {
 				delete(fw.filters, role)

@@ -84,6 +84,7 @@ func (a *Allocator) operatorContext(ag *agent) offer.Context {
 // The agent's total follows the conversions. The rest of the offer stays
 // offered; Accept also gives it back. No allocation is triggered.
 func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
+	defer a.event()()
 	_, err := a.updateAllocation(fwID, agentID, offered, ops)
 	return err
 }
@@ -92,6 +93,7 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 // the operations (UpdateAllocation) and gives back the unused rest of the
 // offered resources (RecoverResources) with the filter, if any.
 func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
+	defer a.event()()
 	accepted, err := a.updateAllocation(fwID, agentID, offered, ops)
 	if err != nil {
 		return err
@@ -112,6 +114,7 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 // resources the framework does not hold) and then nothing changes.
 // Accept is the strict form: all operations or none.
 func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
+	defer a.event()()
 	if _, err := a.framework(fwID); err != nil {
 		return nil, err
 	}
@@ -198,8 +201,12 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 	// part first), and put back what they became.
 	offeredBefore := ag.offered[fwID]
 	takeFrom(ag.offered, ag.allocated, fwID, offered)
-	if taken := offeredBefore.Minus(ag.offered[fwID]); !taken.IsEmpty() {
+	taken := offeredBefore.Minus(ag.offered[fwID])
+	if !taken.IsEmpty() {
 		ag.offersTaken(fwID, role, taken, accepted.Unused)
+	}
+	if a.obs != nil {
+		a.observeUpdated(fw, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
 		ag.offered[fwID] = ag.offered[fwID].Plus(accepted.Unused)
@@ -262,6 +269,7 @@ func applyToTotal(total resources.Resources, op offer.Operation, removed, added 
 // as operator requests and must apply to what is neither offered nor
 // allocated; otherwise nothing changes. No allocation is triggered.
 func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error {
+	defer a.event()()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err

@@ -97,6 +97,7 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 // Hosts that account for tasks themselves use RecoverAllocated instead; a
 // host should not give back a ledger task's resources both ways.
 func (a *Allocator) EndTask(fwID, taskID string) error {
+	defer a.event()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err

@@ -1,0 +1,424 @@
+package allocator
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// Observer receives the allocator's figures, for a host's metrics: at the
+// end of every allocation run, and at the end of every event that changes
+// one of them. It is registered in Options.Observer and called
+// synchronously, from the goroutine that called the allocator (a Runner's,
+// with the Runner's lock held): it must not call back into the allocator or
+// its Runner, and should be quick (setting a few gauges is).
+//
+// A report carries only what changed since the previous one: the roles and
+// frameworks whose figures moved, and those that went away. Shares move
+// with every allocation and with the cluster's totals: a role's or a
+// framework's share is reported with its other figures, and the end of a
+// run after the cluster's totals changed reports every role and framework.
+// The library imports no metrics package; Report.Metrics names each figure
+// as Mesos's allocator does (see Metric), for a host to hand to its own.
+type Observer interface {
+	Observe(Report)
+}
+
+// ObserverFunc is a function that is an Observer.
+type ObserverFunc func(Report)
+
+// Observe calls f.
+func (f ObserverFunc) Observe(r Report) { f(r) }
+
+// Report is what changed in the allocator since the previous report.
+type Report struct {
+	// Run is the run that just ended; nil in the report of an event.
+	Run *RunReport
+	// Cluster is always reported.
+	Cluster ClusterMetrics
+	// Roles and Frameworks whose figures changed, sorted by name.
+	Roles      []RoleMetrics
+	Frameworks []FrameworkMetrics
+	// RemovedRoles and RemovedFrameworks left since the previous report
+	// (a role leaves when the role tree drops it), sorted.
+	RemovedRoles, RemovedFrameworks []string
+}
+
+// RunReport is one allocation run.
+type RunReport struct {
+	Stats RunStats
+	// Duration is the run's duration by Options.Stopwatch; zero without
+	// one.
+	Duration time.Duration
+}
+
+// ClusterMetrics are the cluster's scalar resources: the sum of the
+// agents' totals, and what frameworks hold of them, offered (not yet used)
+// and allocated (in use). Shared volumes are not counted as held.
+type ClusterMetrics struct {
+	Total, Offered, Allocated resources.Quantities
+}
+
+// RoleMetrics are one role's figures.
+type RoleMetrics struct {
+	Role   string
+	Weight float64
+	// Share is the role's share as the role sorter orders it (the weighted
+	// dominant share of its subtree with DRF), -1 when the role sorter is
+	// not a sorter.Sharer.
+	Share float64
+	// Offered and Allocated are held by the role's own frameworks in the
+	// role (scalars, shared volumes not counted).
+	Offered, Allocated resources.Quantities
+	// Guarantee and Limit are the role's quota; Consumed counts against it
+	// (the subtree's reservations and unreserved non-revocable scalars
+	// offered or allocated), OfferedOrAllocated is the latter part.
+	Guarantee                    resources.Quantities
+	Limit                        resources.Limits
+	Consumed, OfferedOrAllocated resources.Quantities
+	// Filters counts the refusal filters kept for the role's frameworks in
+	// the role: a filter counts from the decline that made it until a run
+	// finds it expired, or a revive, a deactivation or a removal drops it.
+	Filters int
+	// Frameworks counts the frameworks known under the role (subscribed,
+	// or still holding resources in it); Suppressed those of them that
+	// suppress offers in it.
+	Frameworks, Suppressed int
+}
+
+// FrameworkMetrics are one framework's figures.
+type FrameworkMetrics struct {
+	Framework string
+	Active    bool
+	// Offers and InverseOffers count the offers and inverse offers made to
+	// the framework since it was added.
+	Offers, InverseOffers uint64
+	// Roles are the roles the framework is known under, by name.
+	Roles []FrameworkRoleMetrics
+}
+
+// FrameworkRoleMetrics are a framework's figures in one of its roles.
+type FrameworkRoleMetrics struct {
+	Role string
+	// Share is the framework's share in the role's framework sorter, -1
+	// when that sorter is not a sorter.Sharer.
+	Share              float64
+	Offered, Allocated resources.Quantities
+	Filters            int
+	Suppressed         bool
+}
+
+// observerState is the allocator's side of an Observer: what frameworks
+// hold, kept as it changes (only when an Observer is registered), and what
+// changed since the last report.
+type observerState struct {
+	obs   Observer
+	watch func() time.Duration
+	// held is per framework; roles per role, for the role's own frameworks.
+	held    map[string]*frameworkLedger
+	roles   map[string]*roleLedger
+	cluster ClusterMetrics
+	// dirty roles and frameworks, and removed frameworks, since the last
+	// report; reported are the roles reported and not removed since.
+	dirtyRoles, dirtyFrameworks map[string]struct{}
+	removedFrameworks           []string
+	reported                    map[string]struct{}
+	clusterDirty                bool
+	totalsVersion               uint64
+	// depth counts the events under way (an event may call another); end
+	// is Allocator.eventEnded, bound once.
+	depth int
+	end   func()
+}
+
+type frameworkLedger struct {
+	offers, inverseOffers uint64
+	roles                 map[string]*roleLedger
+}
+
+// roleLedger is what is held, and how many filters are kept, for one
+// framework in one role or for all the frameworks of a role.
+type roleLedger struct {
+	offered, allocated resources.Quantities
+	filters            int
+}
+
+func newObserverState(o Observer, watch func() time.Duration) *observerState {
+	return &observerState{
+		obs: o, watch: watch,
+		held: map[string]*frameworkLedger{}, roles: map[string]*roleLedger{},
+		dirtyRoles: map[string]struct{}{}, dirtyFrameworks: map[string]struct{}{},
+		reported: map[string]struct{}{},
+	}
+}
+
+func (s *observerState) ledger(fwID, role string) (*roleLedger, *roleLedger) {
+	f := s.held[fwID]
+	if f == nil {
+		f = &frameworkLedger{roles: map[string]*roleLedger{}}
+		s.held[fwID] = f
+	}
+	fr := f.roles[role]
+	if fr == nil {
+		fr = &roleLedger{}
+		f.roles[role] = fr
+	}
+	r := s.roles[role]
+	if r == nil {
+		r = &roleLedger{}
+		s.roles[role] = r
+	}
+	return fr, r
+}
+
+// markRole marks a role and its ancestors changed.
+func (s *observerState) markRole(role string) {
+	for role != "" {
+		s.dirtyRoles[role] = struct{}{}
+		i := strings.LastIndexByte(role, '/')
+		if i < 0 {
+			return
+		}
+		role = role[:i]
+	}
+}
+
+// observeHeld records that fw's holdings in role changed: offered and
+// allocated (non-shared scalar quantities) added or, with add false, taken
+// away.
+func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated resources.Quantities, add bool) {
+	s := a.obs
+	fr, r := s.ledger(fw.id, role)
+	for _, q := range [...]*resources.Quantities{&fr.offered, &r.offered, &s.cluster.Offered} {
+		adjust(q, offered, add)
+	}
+	for _, q := range [...]*resources.Quantities{&fr.allocated, &r.allocated, &s.cluster.Allocated} {
+		adjust(q, allocated, add)
+	}
+	s.dirtyFrameworks[fw.id] = struct{}{}
+	s.markRole(role)
+	s.clusterDirty = true
+}
+
+// observeFilters records that n filters of fw in role were made (or, for
+// a negative n, dropped).
+func (a *Allocator) observeFilters(fw *framework, role string, n int) {
+	s := a.obs
+	fr, r := s.ledger(fw.id, role)
+	fr.filters += n
+	r.filters += n
+	s.dirtyFrameworks[fw.id] = struct{}{}
+	s.dirtyRoles[role] = struct{}{}
+}
+
+// observeFramework marks a framework and one of its roles changed (role
+// may be empty).
+func (a *Allocator) observeFramework(fwID, role string) {
+	if a.obs == nil {
+		return
+	}
+	a.obs.dirtyFrameworks[fwID] = struct{}{}
+	if role != "" {
+		a.obs.markRole(role)
+	}
+}
+
+// observeRole marks a role (and its ancestors) changed.
+func (a *Allocator) observeRole(role string) {
+	if a.obs != nil {
+		a.obs.markRole(role)
+	}
+}
+
+// event starts an event for the Observer; the function it returns ends
+// it, and reports what changed once the outermost event ends:
+//
+//	defer a.event()()
+func (a *Allocator) event() func() {
+	if a.obs == nil {
+		return noEvent
+	}
+	a.obs.depth++
+	return a.obs.end
+}
+
+func noEvent() {}
+
+func (a *Allocator) eventEnded() {
+	if a.obs.depth--; a.obs.depth == 0 {
+		a.report(nil)
+	}
+}
+
+// observeRun reports a run that ended; started is the stopwatch reading
+// at its start.
+func (a *Allocator) observeRun(res Result, started time.Duration) {
+	s := a.obs
+	for _, o := range res.Offers {
+		s.framework(o.FrameworkID).offers++
+		s.dirtyFrameworks[o.FrameworkID] = struct{}{}
+	}
+	for _, o := range res.InverseOffers {
+		s.framework(o.FrameworkID).inverseOffers++
+		s.dirtyFrameworks[o.FrameworkID] = struct{}{}
+	}
+	if s.totalsVersion != a.totalsVersion {
+		// Every share moved with the cluster's totals.
+		s.totalsVersion = a.totalsVersion
+		for role := range a.frameworkSorters {
+			s.dirtyRoles[role] = struct{}{}
+		}
+		for path := range a.roles.nodes {
+			s.dirtyRoles[path] = struct{}{}
+		}
+		for id := range a.frameworks {
+			s.dirtyFrameworks[id] = struct{}{}
+		}
+	}
+	run := &RunReport{Stats: res.Stats}
+	if s.watch != nil {
+		run.Duration = s.watch() - started
+	}
+	a.report(run)
+}
+
+func (s *observerState) framework(id string) *frameworkLedger {
+	f := s.held[id]
+	if f == nil {
+		f = &frameworkLedger{roles: map[string]*roleLedger{}}
+		s.held[id] = f
+	}
+	return f
+}
+
+// report hands the Observer what changed, if anything did (always at the
+// end of a run).
+func (a *Allocator) report(run *RunReport) {
+	s := a.obs
+	if run == nil && len(s.dirtyRoles) == 0 && len(s.dirtyFrameworks) == 0 && len(s.removedFrameworks) == 0 && !s.clusterDirty {
+		return
+	}
+	rep := Report{Run: run, Cluster: ClusterMetrics{
+		Total: a.totals.Clone(), Offered: s.cluster.Offered.Clone(), Allocated: s.cluster.Allocated.Clone(),
+	}}
+	if len(s.dirtyRoles) > 0 || len(s.dirtyFrameworks) > 0 {
+		a.refreshSorterTotals()
+	}
+	for _, role := range sortedKeys(s.dirtyRoles) {
+		node, fs := a.roles.get(role), a.frameworkSorters[role]
+		if node == nil && fs == nil {
+			if _, ok := s.reported[role]; ok {
+				delete(s.reported, role)
+				rep.RemovedRoles = append(rep.RemovedRoles, role)
+			}
+			delete(s.roles, role)
+			continue
+		}
+		s.reported[role] = struct{}{}
+		rep.Roles = append(rep.Roles, a.roleMetrics(role, node, fs))
+	}
+	for _, id := range sortedKeys(s.dirtyFrameworks) {
+		if fw := a.frameworks[id]; fw != nil {
+			rep.Frameworks = append(rep.Frameworks, a.frameworkMetrics(fw))
+		}
+	}
+	for _, id := range s.removedFrameworks {
+		if _, back := a.frameworks[id]; !back && !slices.Contains(rep.RemovedFrameworks, id) {
+			rep.RemovedFrameworks = append(rep.RemovedFrameworks, id)
+		}
+	}
+	slices.Sort(rep.RemovedFrameworks)
+	clear(s.dirtyRoles)
+	clear(s.dirtyFrameworks)
+	s.removedFrameworks = s.removedFrameworks[:0]
+	s.clusterDirty = false
+	s.obs.Observe(rep)
+}
+
+func (a *Allocator) roleMetrics(role string, node *roleNode, fs *trackedSorter) RoleMetrics {
+	m := RoleMetrics{Role: role, Weight: 1, Share: -1}
+	if w, ok := a.roles.weights[role]; ok {
+		m.Weight = w
+	}
+	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
+		m.Share = sr.ShareOf(role)
+	}
+	if r := a.obs.roles[role]; r != nil {
+		m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
+	}
+	if node != nil {
+		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
+		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()
+		m.Frameworks = len(node.frameworks)
+		for id := range node.frameworks {
+			if fw := a.frameworks[id]; fw != nil && fw.suppressed.has(role) {
+				m.Suppressed++
+			}
+		}
+	}
+	return m
+}
+
+func (a *Allocator) frameworkMetrics(fw *framework) FrameworkMetrics {
+	m := FrameworkMetrics{Framework: fw.id, Active: fw.active}
+	l := a.obs.held[fw.id]
+	if l != nil {
+		m.Offers, m.InverseOffers = l.offers, l.inverseOffers
+	}
+	for _, role := range fw.tracked {
+		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.suppressed.has(role)}
+		if fs := a.frameworkSorters[role]; fs != nil {
+			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
+				rm.Share = sr.ShareOf(fw.id)
+			}
+		}
+		if l != nil {
+			if r := l.roles[role]; r != nil {
+				rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
+			}
+		}
+		m.Roles = append(m.Roles, rm)
+	}
+	return m
+}
+
+// frameworkRemoved drops a removed framework's ledger.
+func (a *Allocator) frameworkRemoved(fw *framework) {
+	if a.obs == nil {
+		return
+	}
+	for _, role := range fw.tracked {
+		a.obs.markRole(role)
+	}
+	delete(a.obs.held, fw.id)
+	delete(a.obs.dirtyFrameworks, fw.id)
+	a.obs.removedFrameworks = append(a.obs.removedFrameworks, fw.id)
+}
+
+// observeTaken records that part of what fw held in role was given back:
+// taken from what it was offered, the rest (of q, the non-shared
+// quantities given back) from what it used.
+func (a *Allocator) observeTaken(fw *framework, role string, taken resources.Resources, q resources.Quantities) {
+	var offered resources.Quantities
+	if !taken.IsEmpty() {
+		taken.NonShared().AddQuantitiesTo(&offered)
+	}
+	a.observeHeld(fw, role, offered, q.Minus(offered), false)
+}
+
+// observeUpdated records operations applied to offered resources: taken
+// from what fw was offered (the rest from what it used), and become the
+// unused rest, still offered, and the launched tasks' resources.
+func (a *Allocator) observeUpdated(fw *framework, role string, offered, taken resources.Resources, accepted offer.Accepted) {
+	var all resources.Quantities
+	offered.NonShared().AddQuantitiesTo(&all)
+	a.observeTaken(fw, role, taken, all)
+	var unused, launched resources.Quantities
+	accepted.Unused.NonShared().AddQuantitiesTo(&unused)
+	accepted.Launched.NonShared().AddQuantitiesTo(&launched)
+	a.observeHeld(fw, role, unused, launched, true)
+}
