@@ -484,7 +484,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	if n := a.roles.get(role); n != nil {
 		n.epoch++
 	}
-	a.observeFramework(fw.id, role)
+	a.observeFramework(fw, role)
 	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
 	if fw.active && subscribed && !suppressed {
 		_ = s.Activate(fw.id)
@@ -518,7 +518,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		return
 	}
 	a.uncapped()
-	a.observeFramework(fw.id, role)
+	a.observeFramework(fw, role)
 	s := a.frameworkSorters[role]
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {

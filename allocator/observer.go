@@ -118,17 +118,20 @@ type FrameworkRoleMetrics struct {
 type observerState struct {
 	obs   Observer
 	watch func() time.Duration
-	// held is per framework; roles per role, for the role's own frameworks.
-	held    map[string]*frameworkLedger
-	roles   map[string]*roleLedger
-	cluster ClusterMetrics
-	// dirty roles and frameworks, and removed frameworks, since the last
-	// report; reported are the roles reported and not removed since.
-	dirtyRoles, dirtyFrameworks map[string]struct{}
-	removedFrameworks           []string
-	reported                    map[string]struct{}
-	clusterDirty                bool
-	totalsVersion               uint64
+	// frameworks are the frameworks' ledgers; roles per role, for the
+	// role's own frameworks.
+	frameworks map[string]*frameworkLedger
+	roles      map[string]*roleLedger
+	cluster    ClusterMetrics
+	// dirtyRoles and dirtyFrameworks changed since the last report (each
+	// once: their ledgers say they are listed), removedFrameworks left;
+	// reported are the roles reported and not removed since.
+	dirtyRoles        []*roleLedger
+	dirtyFrameworks   []*frameworkLedger
+	removedFrameworks []string
+	reported          map[string]struct{}
+	clusterDirty      bool
+	totalsVersion     uint64
 	// depth counts the events under way (an event may call another); end
 	// is Allocator.eventEnded, bound once.
 	depth int
@@ -136,55 +139,68 @@ type observerState struct {
 }
 
 type frameworkLedger struct {
+	id                    string
 	offers, inverseOffers uint64
 	roles                 map[string]*roleLedger
+	dirty                 bool
 }
 
 // roleLedger is what is held, and how many filters are kept, for one
-// framework in one role or for all the frameworks of a role.
+// framework in one role, or for all the frameworks of a role (which also
+// lists the frameworks that suppress it).
 type roleLedger struct {
+	role               string
 	offered, allocated resources.Quantities
 	filters            int
+	suppressed         map[string]struct{}
+	dirty              bool
 }
 
 func newObserverState(o Observer, watch func() time.Duration) *observerState {
 	return &observerState{
 		obs: o, watch: watch,
-		held: map[string]*frameworkLedger{}, roles: map[string]*roleLedger{},
-		dirtyRoles: map[string]struct{}{}, dirtyFrameworks: map[string]struct{}{},
+		frameworks: map[string]*frameworkLedger{}, roles: map[string]*roleLedger{},
 		reported: map[string]struct{}{},
 	}
 }
 
-func (s *observerState) ledger(fwID, role string) (*roleLedger, *roleLedger) {
-	f := s.held[fwID]
+// framework returns fw's ledger, made on first use, and marks it changed.
+func (s *observerState) framework(id string) *frameworkLedger {
+	f := s.frameworks[id]
 	if f == nil {
-		f = &frameworkLedger{roles: map[string]*roleLedger{}}
-		s.held[fwID] = f
+		f = &frameworkLedger{id: id, roles: map[string]*roleLedger{}}
+		s.frameworks[id] = f
 	}
-	fr := f.roles[role]
-	if fr == nil {
-		fr = &roleLedger{}
-		f.roles[role] = fr
+	if !f.dirty {
+		f.dirty = true
+		s.dirtyFrameworks = append(s.dirtyFrameworks, f)
 	}
+	return f
+}
+
+// role returns the ledger of a role, made on first use.
+func (s *observerState) role(role string) *roleLedger {
 	r := s.roles[role]
 	if r == nil {
-		r = &roleLedger{}
+		r = &roleLedger{role: role}
 		s.roles[role] = r
 	}
-	return fr, r
+	return r
 }
 
 // markRole marks a role and its ancestors changed.
-func (s *observerState) markRole(role string) {
-	for role != "" {
-		s.dirtyRoles[role] = struct{}{}
-		i := strings.LastIndexByte(role, '/')
+func (s *observerState) markRole(role string) *roleLedger {
+	first := s.role(role)
+	for r := first; !r.dirty; {
+		r.dirty = true
+		s.dirtyRoles = append(s.dirtyRoles, r)
+		i := strings.LastIndexByte(r.role, '/')
 		if i < 0 {
-			return
+			break
 		}
-		role = role[:i]
+		r = s.role(r.role[:i])
 	}
+	return first
 }
 
 // observeHeld records that fw's holdings in role changed: offered and
@@ -192,15 +208,23 @@ func (s *observerState) markRole(role string) {
 // away.
 func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated resources.Quantities, add bool) {
 	s := a.obs
-	fr, r := s.ledger(fw.id, role)
-	for _, q := range [...]*resources.Quantities{&fr.offered, &r.offered, &s.cluster.Offered} {
-		adjust(q, offered, add)
+	f := s.framework(fw.id)
+	fr := f.roles[role]
+	if fr == nil {
+		fr = &roleLedger{role: role}
+		f.roles[role] = fr
 	}
-	for _, q := range [...]*resources.Quantities{&fr.allocated, &r.allocated, &s.cluster.Allocated} {
-		adjust(q, allocated, add)
+	r := s.markRole(role)
+	if !offered.IsEmpty() {
+		adjust(&fr.offered, offered, add)
+		adjust(&r.offered, offered, add)
+		adjust(&s.cluster.Offered, offered, add)
 	}
-	s.dirtyFrameworks[fw.id] = struct{}{}
-	s.markRole(role)
+	if !allocated.IsEmpty() {
+		adjust(&fr.allocated, allocated, add)
+		adjust(&r.allocated, allocated, add)
+		adjust(&s.cluster.Allocated, allocated, add)
+	}
 	s.clusterDirty = true
 }
 
@@ -208,22 +232,34 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 // a negative n, dropped).
 func (a *Allocator) observeFilters(fw *framework, role string, n int) {
 	s := a.obs
-	fr, r := s.ledger(fw.id, role)
+	f := s.framework(fw.id)
+	fr := f.roles[role]
+	if fr == nil {
+		fr = &roleLedger{role: role}
+		f.roles[role] = fr
+	}
 	fr.filters += n
-	r.filters += n
-	s.dirtyFrameworks[fw.id] = struct{}{}
-	s.dirtyRoles[role] = struct{}{}
+	s.markRole(role).filters += n
 }
 
 // observeFramework marks a framework and one of its roles changed (role
-// may be empty).
-func (a *Allocator) observeFramework(fwID, role string) {
+// may be empty), and notes whether the framework suppresses the role.
+func (a *Allocator) observeFramework(fw *framework, role string) {
 	if a.obs == nil {
 		return
 	}
-	a.obs.dirtyFrameworks[fwID] = struct{}{}
-	if role != "" {
-		a.obs.markRole(role)
+	a.obs.framework(fw.id)
+	if role == "" {
+		return
+	}
+	r := a.obs.markRole(role)
+	if fw.tracked.has(role) && fw.suppressed.has(role) {
+		if r.suppressed == nil {
+			r.suppressed = map[string]struct{}{}
+		}
+		r.suppressed[fw.id] = struct{}{}
+	} else {
+		delete(r.suppressed, fw.id)
 	}
 }
 
@@ -258,25 +294,28 @@ func (a *Allocator) eventEnded() {
 // at its start.
 func (a *Allocator) observeRun(res Result, started time.Duration) {
 	s := a.obs
+	var last *frameworkLedger
 	for _, o := range res.Offers {
-		s.framework(o.FrameworkID).offers++
-		s.dirtyFrameworks[o.FrameworkID] = struct{}{}
+		// Offers come sorted by framework.
+		if last == nil || last.id != o.FrameworkID {
+			last = s.framework(o.FrameworkID)
+		}
+		last.offers++
 	}
 	for _, o := range res.InverseOffers {
 		s.framework(o.FrameworkID).inverseOffers++
-		s.dirtyFrameworks[o.FrameworkID] = struct{}{}
 	}
 	if s.totalsVersion != a.totalsVersion {
 		// Every share moved with the cluster's totals.
 		s.totalsVersion = a.totalsVersion
 		for role := range a.frameworkSorters {
-			s.dirtyRoles[role] = struct{}{}
+			s.markRole(role)
 		}
 		for path := range a.roles.nodes {
-			s.dirtyRoles[path] = struct{}{}
+			s.markRole(path)
 		}
 		for id := range a.frameworks {
-			s.dirtyFrameworks[id] = struct{}{}
+			s.framework(id)
 		}
 	}
 	run := &RunReport{Stats: res.Stats}
@@ -284,15 +323,6 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 		run.Duration = s.watch() - started
 	}
 	a.report(run)
-}
-
-func (s *observerState) framework(id string) *frameworkLedger {
-	f := s.held[id]
-	if f == nil {
-		f = &frameworkLedger{roles: map[string]*roleLedger{}}
-		s.held[id] = f
-	}
-	return f
 }
 
 // report hands the Observer what changed, if anything did (always at the
@@ -308,22 +338,26 @@ func (a *Allocator) report(run *RunReport) {
 	if len(s.dirtyRoles) > 0 || len(s.dirtyFrameworks) > 0 {
 		a.refreshSorterTotals()
 	}
-	for _, role := range sortedKeys(s.dirtyRoles) {
-		node, fs := a.roles.get(role), a.frameworkSorters[role]
+	slices.SortFunc(s.dirtyRoles, func(x, y *roleLedger) int { return strings.Compare(x.role, y.role) })
+	for _, r := range s.dirtyRoles {
+		r.dirty = false
+		node, fs := a.roles.get(r.role), a.frameworkSorters[r.role]
 		if node == nil && fs == nil {
-			if _, ok := s.reported[role]; ok {
-				delete(s.reported, role)
-				rep.RemovedRoles = append(rep.RemovedRoles, role)
+			if _, ok := s.reported[r.role]; ok {
+				delete(s.reported, r.role)
+				rep.RemovedRoles = append(rep.RemovedRoles, r.role)
 			}
-			delete(s.roles, role)
+			delete(s.roles, r.role)
 			continue
 		}
-		s.reported[role] = struct{}{}
-		rep.Roles = append(rep.Roles, a.roleMetrics(role, node, fs))
+		s.reported[r.role] = struct{}{}
+		rep.Roles = append(rep.Roles, a.roleMetrics(r, node))
 	}
-	for _, id := range sortedKeys(s.dirtyFrameworks) {
-		if fw := a.frameworks[id]; fw != nil {
-			rep.Frameworks = append(rep.Frameworks, a.frameworkMetrics(fw))
+	slices.SortFunc(s.dirtyFrameworks, func(x, y *frameworkLedger) int { return strings.Compare(x.id, y.id) })
+	for _, f := range s.dirtyFrameworks {
+		f.dirty = false
+		if fw := a.frameworks[f.id]; fw != nil && s.frameworks[f.id] == f {
+			rep.Frameworks = append(rep.Frameworks, a.frameworkMetrics(fw, f))
 		}
 	}
 	for _, id := range s.removedFrameworks {
@@ -333,42 +367,34 @@ func (a *Allocator) report(run *RunReport) {
 	}
 	slices.Sort(rep.RemovedFrameworks)
 	clear(s.dirtyRoles)
+	s.dirtyRoles = s.dirtyRoles[:0]
 	clear(s.dirtyFrameworks)
+	s.dirtyFrameworks = s.dirtyFrameworks[:0]
 	s.removedFrameworks = s.removedFrameworks[:0]
 	s.clusterDirty = false
 	s.obs.Observe(rep)
 }
 
-func (a *Allocator) roleMetrics(role string, node *roleNode, fs *trackedSorter) RoleMetrics {
-	m := RoleMetrics{Role: role, Weight: 1, Share: -1}
-	if w, ok := a.roles.weights[role]; ok {
+func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
+	m := RoleMetrics{Role: r.role, Weight: 1, Share: -1}
+	if w, ok := a.roles.weights[r.role]; ok {
 		m.Weight = w
 	}
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
-		m.Share = sr.ShareOf(role)
+		m.Share = sr.ShareOf(r.role)
 	}
-	if r := a.obs.roles[role]; r != nil {
-		m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
-	}
+	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
+	m.Suppressed = len(r.suppressed)
 	if node != nil {
 		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
 		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()
 		m.Frameworks = len(node.frameworks)
-		for id := range node.frameworks {
-			if fw := a.frameworks[id]; fw != nil && fw.suppressed.has(role) {
-				m.Suppressed++
-			}
-		}
 	}
 	return m
 }
 
-func (a *Allocator) frameworkMetrics(fw *framework) FrameworkMetrics {
-	m := FrameworkMetrics{Framework: fw.id, Active: fw.active}
-	l := a.obs.held[fw.id]
-	if l != nil {
-		m.Offers, m.InverseOffers = l.offers, l.inverseOffers
-	}
+func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) FrameworkMetrics {
+	m := FrameworkMetrics{Framework: fw.id, Active: fw.active, Offers: l.offers, InverseOffers: l.inverseOffers}
 	for _, role := range fw.tracked {
 		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.suppressed.has(role)}
 		if fs := a.frameworkSorters[role]; fs != nil {
@@ -376,10 +402,8 @@ func (a *Allocator) frameworkMetrics(fw *framework) FrameworkMetrics {
 				rm.Share = sr.ShareOf(fw.id)
 			}
 		}
-		if l != nil {
-			if r := l.roles[role]; r != nil {
-				rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
-			}
+		if r := l.roles[role]; r != nil {
+			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
 		}
 		m.Roles = append(m.Roles, rm)
 	}
@@ -391,11 +415,7 @@ func (a *Allocator) frameworkRemoved(fw *framework) {
 	if a.obs == nil {
 		return
 	}
-	for _, role := range fw.tracked {
-		a.obs.markRole(role)
-	}
-	delete(a.obs.held, fw.id)
-	delete(a.obs.dirtyFrameworks, fw.id)
+	delete(a.obs.frameworks, fw.id)
 	a.obs.removedFrameworks = append(a.obs.removedFrameworks, fw.id)
 }
 
