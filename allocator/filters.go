@@ -104,7 +104,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
 		if a.obs != nil {
-			a.observeFilters(fw, role, 1)
+			a.observeFilter(fw, role, expires, 1)
 		}
 	}
 }
@@ -188,6 +188,9 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 	kept := list[:0]
 	for _, f := range list {
 		if now.After(f.expires) {
+			if a.obs != nil {
+				a.observeFilter(fw, role, f.expires, -1)
+			}
 			continue
 		}
 		if !filtered && (f.covered == ag.refGen || f.refused.Contains(candidate)) {
@@ -197,9 +200,6 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		kept = append(kept, f)
 	}
 	clear(list[len(kept):])
-	if dropped := len(list) - len(kept); dropped > 0 && a.obs != nil {
-		a.observeFilters(fw, role, -dropped)
-	}
 	if len(kept) == 0 {
 		delete(byAgent, ag.id)
 		if len(byAgent) == 0 {
@@ -237,11 +237,11 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 			}
 		}
 		if a.obs != nil {
-			n := 0
 			for _, list := range byAgent {
-				n += len(list)
+				for _, f := range list {
+					a.observeFilter(fw, r, f.expires, -1)
+				}
 			}
-			a.observeFilters(fw, r, -n)
 		}
 		delete(fw.filters, r)
 	}
@@ -252,8 +252,10 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for _, fw := range a.frameworks {
 		for role, byAgent := range fw.filters {
-			if n := len(byAgent[ag.id]); n > 0 && a.obs != nil {
-				a.observeFilters(fw, role, -n)
+			if a.obs != nil {
+				for _, f := range byAgent[ag.id] {
+					a.observeFilter(fw, role, f.expires, -1)
+				}
 			}
 			delete(byAgent, ag.id)
 			if len(byAgent) == 0 {

@@ -128,15 +128,23 @@ func (l *latest) check(a *allocator.Allocator) error {
 	if len(l.roles) != len(roles) {
 		return fmt.Errorf("%d roles reported, %d in the role tree", len(l.roles), len(roles))
 	}
-	filters := map[[2]string]int{}
+	// Filters in force: exactly so after a run (which reports those that
+	// expired); between runs the clock may have let some expire since.
+	filters, byRole := map[[2]string]int{}, map[string]int{}
 	for _, f := range a.Filters() {
 		filters[[2]string{f.Framework, f.Role}]++
+		byRole[f.Role]++
 	}
 	for id, m := range l.fws {
 		for _, rm := range m.Roles {
-			if n := filters[[2]string{id, rm.Role}]; rm.Filters < n {
+			if n := filters[[2]string{id, rm.Role}]; rm.Filters < n || (l.run != nil && rm.Filters != n) {
 				return fmt.Errorf("framework %s role %s: %d filters reported, %d in force", id, rm.Role, rm.Filters, n)
 			}
+		}
+	}
+	for role, m := range l.roles {
+		if n := byRole[role]; m.Filters < n || (l.run != nil && m.Filters != n) {
+			return fmt.Errorf("role %s: %d filters reported, %d in force", role, m.Filters, n)
 		}
 	}
 	return nil

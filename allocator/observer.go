@@ -80,9 +80,8 @@ type RoleMetrics struct {
 	Guarantee                    resources.Quantities
 	Limit                        resources.Limits
 	Consumed, OfferedOrAllocated resources.Quantities
-	// Filters counts the refusal filters kept for the role's frameworks in
-	// the role: a filter counts from the decline that made it until a run
-	// finds it expired, or a revive, a deactivation or a removal drops it.
+	// Filters counts the refusal filters in force for the role's
+	// frameworks in the role, by the clock when the report is made.
 	Filters int
 	// Frameworks counts the frameworks known under the role (subscribed,
 	// or still holding resources in it); Suppressed those of them that
@@ -132,6 +131,8 @@ type observerState struct {
 	reported          map[string]struct{}
 	clusterDirty      bool
 	totalsVersion     uint64
+	// now is the clock's reading for the report being made.
+	now time.Time
 	// depth counts the events under way (an event may call another); end
 	// is Allocator.eventEnded, bound once.
 	depth int
@@ -151,9 +152,66 @@ type frameworkLedger struct {
 type roleLedger struct {
 	role               string
 	offered, allocated resources.Quantities
-	filters            int
+	filters            filterCount
 	suppressed         map[string]struct{}
 	dirty              bool
+}
+
+// filterCount counts refusal filters by expiry, so that those that expired
+// stop counting before a run drops them.
+type filterCount struct {
+	n        int
+	expiries map[int64]int // UnixNano -> filters
+	earliest int64
+}
+
+// add counts delta filters expiring at t. A filter whose expiry was
+// already let go (active) is not counted again as it leaves.
+func (c *filterCount) add(t time.Time, delta int) {
+	k := t.UnixNano()
+	if delta < 0 {
+		if c.expiries[k] == 0 {
+			return
+		}
+		c.expiries[k] += delta
+		c.n += delta
+		if c.expiries[k] <= 0 {
+			delete(c.expiries, k)
+		}
+		return
+	}
+	if c.expiries == nil {
+		c.expiries = map[int64]int{}
+	}
+	if c.n == 0 || k < c.earliest {
+		c.earliest = k
+	}
+	c.expiries[k] += delta
+	c.n += delta
+}
+
+// expiresBy reports whether some filter counted expires before now.
+func (c *filterCount) expiresBy(now time.Time) bool {
+	return c.n > 0 && now.UnixNano() > c.earliest
+}
+
+// active lets go of the filters expired at now (one in force up to and
+// including its expiry) and returns how many are left.
+func (c *filterCount) active(now time.Time) int {
+	if !c.expiresBy(now) {
+		return c.n
+	}
+	t := now.UnixNano()
+	c.earliest = 0
+	for k, n := range c.expiries {
+		if k < t {
+			c.n -= n
+			delete(c.expiries, k)
+		} else if c.earliest == 0 || k < c.earliest {
+			c.earliest = k
+		}
+	}
+	return c.n
 }
 
 func newObserverState(o Observer, watch func() time.Duration) *observerState {
@@ -228,9 +286,9 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 	s.clusterDirty = true
 }
 
-// observeFilters records that n filters of fw in role were made (or, for
-// a negative n, dropped).
-func (a *Allocator) observeFilters(fw *framework, role string, n int) {
+// observeFilter records that a filter of fw in role expiring at t was
+// made (delta 1) or dropped (-1).
+func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, delta int) {
 	s := a.obs
 	f := s.framework(fw.id)
 	fr := f.roles[role]
@@ -238,8 +296,8 @@ func (a *Allocator) observeFilters(fw *framework, role string, n int) {
 		fr = &roleLedger{role: role}
 		f.roles[role] = fr
 	}
-	fr.filters += n
-	s.markRole(role).filters += n
+	fr.filters.add(t, delta)
+	s.markRole(role).filters.add(t, delta)
 }
 
 // observeFramework marks a framework and one of its roles changed (role
@@ -305,6 +363,20 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	for _, o := range res.InverseOffers {
 		s.framework(o.FrameworkID).inverseOffers++
 	}
+	// Filters that expired since count no more.
+	for _, r := range s.roles {
+		if r.filters.expiresBy(a.explain.now) {
+			s.markRole(r.role)
+		}
+	}
+	for id, f := range s.frameworks {
+		for _, r := range f.roles {
+			if r.filters.expiresBy(a.explain.now) {
+				s.framework(id)
+				break
+			}
+		}
+	}
 	if s.totalsVersion != a.totalsVersion {
 		// Every share moved with the cluster's totals.
 		s.totalsVersion = a.totalsVersion
@@ -332,6 +404,7 @@ func (a *Allocator) report(run *RunReport) {
 	if run == nil && len(s.dirtyRoles) == 0 && len(s.dirtyFrameworks) == 0 && len(s.removedFrameworks) == 0 && !s.clusterDirty {
 		return
 	}
+	s.now = a.opts.Clock()
 	rep := Report{Run: run, Cluster: ClusterMetrics{
 		Total: a.totals.Clone(), Offered: s.cluster.Offered.Clone(), Allocated: s.cluster.Allocated.Clone(),
 	}}
@@ -347,7 +420,10 @@ func (a *Allocator) report(run *RunReport) {
 				delete(s.reported, r.role)
 				rep.RemovedRoles = append(rep.RemovedRoles, r.role)
 			}
-			delete(s.roles, r.role)
+			if r.filters.n == 0 && len(r.suppressed) == 0 {
+				// (A framework may keep filters in a role it left.)
+				delete(s.roles, r.role)
+			}
 			continue
 		}
 		s.reported[r.role] = struct{}{}
@@ -383,7 +459,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
 		m.Share = sr.ShareOf(r.role)
 	}
-	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
+	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now)
 	m.Suppressed = len(r.suppressed)
 	if node != nil {
 		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
@@ -403,7 +479,7 @@ func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) Framewor
 			}
 		}
 		if r := l.roles[role]; r != nil {
-			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters
+			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now)
 		}
 		m.Roles = append(m.Roles, rm)
 	}
