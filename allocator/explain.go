@@ -923,15 +923,15 @@ func (g ReasonGroup) phrase(role string, at time.Time) string {
 
 func shareText(s float64) string { return fmt.Sprintf("%.4g", s) }
 
-// clockText renders a time as a time of day (UTC), with the date when it
-// is not the day of the run.
+// clockText renders a time as a time of day (UTC, to the millisecond),
+// with the date when it is not the day of the run.
 func clockText(t, run time.Time) string {
 	t, run = t.UTC(), run.UTC()
 	if t.IsZero() {
 		return "(lifted)"
 	}
 	if y, m, d := t.Date(); y == run.Year() && m == run.Month() && d == run.Day() {
-		return t.Format("15:04:05.999999999")
+		return t.Format("15:04:05.999")
 	}
-	return t.Format("2006-01-02 15:04:05.999999999")
+	return t.Format("2006-01-02 15:04:05.999")
 }
