@@ -112,10 +112,6 @@ var (
 // begin starts the log of a run, reusing the storage of the previous one.
 func (l *explainLog) begin(run uint64, now time.Time, candidates []string) {
 	l.run, l.now, l.candidates = run, now, candidates
-	if cap(l.visits) < len(candidates) {
-		// About one visit per agent: grow once rather than by doubling.
-		l.visits = make([]visitRecord, 0, len(candidates))
-	}
 	clear(l.skipped)
 	l.skipped = l.skipped[:0]
 	clear(l.visits)
@@ -152,12 +148,26 @@ func (l *explainLog) missing(before int, caps offer.Capabilities) {
 // stage that made no offer (one that did shows in the offers); walks of
 // the guarantee stage are not logged.
 func (l *explainLog) visit(ag *agent, node *roleNode, st stage, indexed bool) {
+	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
 }
 
 // unchanged logs an (agent, role) pair skipped through its nobody entry.
 func (l *explainLog) unchanged(ag *agent, node *roleNode, st stage, cached *nobodyPasses) {
+	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnchanged, stage: st, cached: cached})
+}
+
+// grow makes room for a visit: runs that log any usually log about one
+// per agent, so the first growth goes to that at once rather than by
+// doublings. Runs where every walk makes an offer log none.
+func (l *explainLog) grow() {
+	if len(l.visits) < cap(l.visits) {
+		return
+	}
+	grown := make([]visitRecord, len(l.visits), max(2*cap(l.visits), len(l.candidates), 8))
+	copy(grown, l.visits)
+	l.visits = grown
 }
 
 // since returns what a nobody entry keeps of the passes logged from start

@@ -103,6 +103,12 @@ func (l *latest) check(a *allocator.Allocator) error {
 	if !l.cluster.Total.Equal(total) || !l.cluster.Offered.Equal(offered) || !l.cluster.Allocated.Equal(allocated) {
 		return fmt.Errorf("cluster reported %+v, is total %s offered %s allocated %s", l.cluster, total, offered, allocated)
 	}
+	suppressing := map[string]int{}
+	for _, fv := range fws {
+		for _, role := range fv.Suppressed {
+			suppressing[role]++
+		}
+	}
 	roles := a.Roles()
 	for _, rv := range roles {
 		m, ok := l.roles[rv.Role]
@@ -111,6 +117,8 @@ func (l *latest) check(a *allocator.Allocator) error {
 		}
 		h := roleHeld[rv.Role]
 		switch {
+		case m.Suppressed != suppressing[rv.Role]:
+			return fmt.Errorf("role %s: %d frameworks reported suppressing it, %d do", rv.Role, m.Suppressed, suppressing[rv.Role])
 		case m.Weight != rv.Weight:
 			return fmt.Errorf("role %s: reported weight %v, is %v", rv.Role, m.Weight, rv.Weight)
 		case !m.Guarantee.Equal(rv.Quota.Guarantees) || !m.Limit.Equal(rv.Quota.Limits):
