@@ -161,6 +161,9 @@ type run struct {
 	// changes, and until when the refusal filters involved last.
 	stable bool
 	until  time.Time
+	// indexed: the current walk stepped over frameworks through the
+	// refusal index.
+	indexed bool
 }
 
 type offerRecord struct {
@@ -179,12 +182,17 @@ const (
 )
 
 func (a *Allocator) allocate(candidates []string) Result {
+	var started time.Duration
+	if a.obs != nil && a.obs.watch != nil {
+		started = a.obs.watch()
+	}
 	a.runs++
 	r := &run{
 		id:    a.runs,
 		now:   a.opts.Clock(),
 		stats: &RunStats{Run: a.runs},
 	}
+	a.explain.begin(r.id, r.now, candidates)
 	agents := make([]*agent, 0, len(candidates))
 	for rank, id := range candidates {
 		ag, ok := a.agents[id]
@@ -195,6 +203,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
 			r.stats.SkippedAgents++
 			r.stats.Skips[SkipAgentInactive]++
+			a.explain.skipped = append(a.explain.skipped, ag)
 			continue
 		}
 		agents = append(agents, ag)
@@ -249,11 +258,15 @@ func (a *Allocator) allocate(candidates []string) Result {
 	}
 
 	res := Result{Stats: *r.stats}
+	a.explain.offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(candidates, r.now)
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
 	a.last = res.Stats
+	if a.obs != nil {
+		a.observeRun(res, started)
+	}
 	return res
 }
 
@@ -497,7 +510,7 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 			}
 		}
 	}
-	n.cappedRun = r.id
+	n.cappedRun, n.cappedByLimit = r.id, byLimit
 	return true
 }
 
@@ -586,7 +599,7 @@ func (a *Allocator) unpark() {
 func (a *Allocator) uncapped() { a.capEpoch++ }
 
 // stage is one of the two stages of a run.
-type stage int
+type stage uint8
 
 const (
 	stageGuarantees stage = iota
@@ -651,7 +664,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 		return true
 	}
 	fs := a.frameworkSorters[role]
-	if fs == nil || a.nobody(c.ag, node, c.r) {
+	if fs == nil || a.nobody(c.ag, node, c.r, stageGuarantees) {
 		return true
 	}
 	c.role, c.node = role, node
@@ -698,14 +711,19 @@ func (a *Allocator) fairRole(role string) bool {
 		c.r.stats.Capped++
 		return true
 	}
-	if a.nobody(c.ag, node, c.r) {
+	if a.nobody(c.ag, node, c.r, stageFairShare) {
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
 	c.role, c.node, c.complete, c.madeOffer = role, node, true, false
+	start := len(a.explain.passes)
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
+	if !c.madeOffer {
+		// A walk that made an offer shows in the offers.
+		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
+	}
 	if c.complete && !c.madeOffer && c.r.stable {
-		a.rememberNobody(c.ag, node, c.r.until)
+		a.rememberNobody(c.ag, node, c.r.until, a.explain.since(start, c.r.indexed))
 	}
 	return true
 }
@@ -730,10 +748,12 @@ func (a *Allocator) fairFramework(fwID string) bool {
 // agent are stepped over without a visit when there are enough of them and
 // the sorter can (see filters.go); they are counted in RunStats.Refused.
 func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
+	r.indexed = false
 	if idx := ag.refusers(role, r.now); idx != nil {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
 			if n := idx.skip.Count(); n >= indexAbove {
 				r.stats.Refused += n
+				r.indexed = true
 				if r.until.IsZero() || idx.until.Before(r.until) {
 					r.until = idx.until
 				}
@@ -747,7 +767,7 @@ func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r 
 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
-func (a *Allocator) nobody(ag *agent, n *roleNode, r *run) bool {
+func (a *Allocator) nobody(ag *agent, n *roleNode, r *run, st stage) bool {
 	e, ok := ag.nobody[n.path]
 	if !ok {
 		return false
@@ -757,10 +777,11 @@ func (a *Allocator) nobody(ag *agent, n *roleNode, r *run) bool {
 		return false
 	}
 	r.stats.Unchanged++
+	a.explain.unchanged(ag, n, st, e.passes)
 	return true
 }
 
-func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time) {
+func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, passes *nobodyPasses) {
 	if ag.hasShared {
 		// Shared volumes offered earlier in a run are hidden from later
 		// frameworks only for that run.
@@ -769,18 +790,21 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time) {
 	if ag.nobody == nil {
 		ag.nobody = map[string]nobodyEntry{}
 	}
-	ag.nobody[n.path] = nobodyEntry{version: ag.version, epoch: n.epoch, until: until}
+	ag.nobody[n.path] = nobodyEntry{version: ag.version, epoch: n.epoch, until: until, passes: passes}
 }
 
-// passOver records that fw was passed over for reason. Reasons that can
-// change while neither the agent nor the role's frameworks change (quota,
-// headroom) make the run's verdict on the agent unstable, so it is not
-// cached.
-func (a *Allocator) passOver(r *run, fw *framework, reason SkipReason) (outcome, resources.Quantities) {
+// passOver records that fw was passed over on ag in node's role for
+// reason, with the quantities behind it (for quota, headroom and minimum
+// allocatable passes; empty otherwise), for Skips and Explain. Reasons
+// that can change while neither the agent nor the role's frameworks change
+// (quota, headroom) make the run's verdict on the agent unstable, so it is
+// not cached.
+func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, st stage, reason SkipReason, detail resources.Quantities) (outcome, resources.Quantities) {
 	a.skip(r, fw, reason)
 	if reason == SkipQuotaLimit || reason == SkipHeadroom {
 		r.stable = false
 	}
+	a.explain.pass(fw, ag, node, st, reason, detail)
 	return passed, resources.Quantities{}
 }
 
@@ -793,7 +817,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 	if fw.info.Constraints != nil {
 		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
-			return a.passOver(r, fw, SkipConstraints)
+			return a.passOver(r, fw, ag, node, st, SkipConstraints, resources.Quantities{})
 		}
 	}
 	// available is read-only below: on the common path it is the agent's
@@ -811,20 +835,28 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		return exhausted, resources.Quantities{}
 	}
 	if !a.allocatable(available, role, fw) {
-		return a.passOver(r, fw, SkipMinAllocatable)
+		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, available.Quantities())
 	}
 	if !a.capableOfAgent(fw, ag) {
-		return a.passOver(r, fw, SkipIncapable)
+		at := len(a.explain.passes)
+		out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+		a.explain.missing(at, a.agentMissing(fw, ag))
+		return out, q
 	}
 	if ag.hasShared || ag.hasRevocable || ag.hasRefined {
+		before := available
 		available, whole = stripIncapable(available, fw.info.Capabilities), false
 		if available.IsEmpty() {
-			return a.passOver(r, fw, SkipIncapable)
+			at := len(a.explain.passes)
+			out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+			a.explain.missing(at, strippedMissing(before, fw.info.Capabilities))
+			return out, q
 		}
 	}
 
 	toOffer := available
-	var guaranteed, additional resources.Resources
+	// uncut is what quota governs of the offer before any cut.
+	var guaranteed, additional, uncut resources.Resources
 	cutByLimit, cutByHeadroom := false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
@@ -835,6 +867,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
 		quotaPart, rest := available.QuotaPart()
+		uncut = quotaPart
 		if st == stageGuarantees {
 			// Guarantees never take the role or an ancestor past a limit.
 			if limited {
@@ -877,17 +910,17 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if !a.allocatable(toOffer, role, fw) {
 		switch {
 		case cutByLimit:
-			return a.passOver(r, fw, SkipQuotaLimit)
+			return a.passOver(r, fw, ag, node, st, SkipQuotaLimit, uncut.Quantities())
 		case cutByHeadroom:
-			return a.passOver(r, fw, SkipHeadroom)
+			return a.passOver(r, fw, ag, node, st, SkipHeadroom, uncut.Quantities())
 		}
-		return a.passOver(r, fw, SkipMinAllocatable)
+		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, toOffer.Quantities())
 	}
 	if filtered, until := a.isFiltered(fw, role, ag, toOffer, r.now); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
 		}
-		return a.passOver(r, fw, SkipFiltered)
+		return a.passOver(r, fw, ag, node, st, SkipFiltered, resources.Quantities{})
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
@@ -960,6 +993,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 		ag.available.Subtract(plain.NonShared())
 	}
 	a.ch.load(offered)
+	if a.obs != nil {
+		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
 	sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, offered, &a.ch)
 	a.refreshHeadroom(ag)

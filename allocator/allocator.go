@@ -83,6 +83,11 @@ type Allocator struct {
 	offerIDs, inverseOfferIDs offer.IDs
 	runs                      uint64
 	last                      RunStats
+
+	// explain is what the latest run did, for Explain (explainlog.go).
+	explain explainLog
+	// obs is nil unless Options.Observer is set (observer.go).
+	obs *observerState
 }
 
 // trackedSorter is a sorter and the version of the cluster totals it knows.
@@ -112,6 +117,8 @@ type framework struct {
 
 	skips    [numSkipReasons]int
 	skipsRun uint64
+	// joined is the number of runs made before the framework was added.
+	joined uint64
 }
 
 type agent struct {
@@ -172,6 +179,8 @@ type agent struct {
 type nobodyEntry struct {
 	version, epoch uint64
 	until          time.Time // zero: no filter involved
+	// passes are those of the walk that made the entry, for Explain.
+	passes *nobodyPasses
 }
 
 type inverseState struct {
@@ -218,6 +227,10 @@ func New(opts Options) (*Allocator, error) {
 		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
 	}
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	if opts.Observer != nil {
+		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
+		a.obs.end = a.eventEnded
+	}
 	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
 	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
@@ -250,6 +263,7 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: active})
 	}
+	defer a.observed()()
 	if err := validID("framework", id); err != nil {
 		return err
 	}
@@ -279,6 +293,7 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	}
 	fw := &framework{
 		id:         id,
+		joined:     a.runs,
 		info:       info.clone(),
 		active:     active,
 		roles:      roleSetOf(info.Roles),
@@ -323,6 +338,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRemoveFramework, Framework: id})
 	}
+	defer a.observed()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -330,7 +346,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 	a.forgetFilters(fw, "")
 	for _, agentID := range sortedKeys(fw.agents) {
 		ag := a.agents[agentID]
-		ag.holdsToOffered(id)
+		a.holdsToOffered(ag, id)
 		a.untrackAllocation(fw, ag, ag.held(id), false)
 	}
 	for _, ag := range a.agents {
@@ -341,6 +357,8 @@ func (a *Allocator) RemoveFramework(id string) error {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	delete(a.frameworks, id)
+	a.explain.forget(fw, a.runs)
+	a.frameworkRemoved(fw)
 	return nil
 }
 
@@ -350,6 +368,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventActivateFramework, Framework: id})
 	}
+	defer a.observed()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -369,6 +388,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventDeactivateFramework, Framework: id})
 	}
+	defer a.observed()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -390,6 +410,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
 	}
+	defer a.observed()()
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -429,6 +450,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
 	}
+	defer a.observed()()
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -447,6 +469,7 @@ func (a *Allocator) ReviveOffers(id string, roles ...string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
 	}
+	defer a.observed()()
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -495,6 +518,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	if n := a.roles.get(role); n != nil {
 		n.epoch++
 	}
+	a.observeFramework(fw, role)
 	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
 	if fw.active && subscribed && !suppressed {
 		_ = s.Activate(fw.id)
@@ -529,6 +553,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		return
 	}
 	a.uncapped()
+	a.observeFramework(fw, role)
 	s := a.frameworkSorters[role]
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
@@ -572,6 +597,7 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddAgent, Agent: id, AgentInfo: &info, Resources: total, Used: used})
 	}
+	defer a.observed()()
 	if err := validID("agent", id); err != nil {
 		return err
 	}
@@ -636,6 +662,9 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 // to the role tree, and recomputes its available resources.
 func (a *Allocator) addTotal(ag *agent) {
 	a.uncapped()
+	if a.obs != nil {
+		a.obs.clusterDirty = true
+	}
 	a.totals.Add(ag.total.Quantities())
 	a.totalsVersion++
 	a.setFlags(ag)
@@ -645,6 +674,9 @@ func (a *Allocator) addTotal(ag *agent) {
 
 func (a *Allocator) removeTotal(ag *agent) {
 	a.uncapped()
+	if a.obs != nil {
+		a.obs.clusterDirty = true
+	}
 	a.totals.Subtract(ag.total.Quantities())
 	a.totalsVersion++
 	if ag.hasRevocable || ag.hasShared {
@@ -666,6 +698,7 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
 				a.roles.trackReserved(r.Role(), quantityOf(r), add)
+				a.observeRole(r.Role())
 			}
 		}
 	}
@@ -756,11 +789,12 @@ func (a *Allocator) RemoveAgent(id string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRemoveAgent, Agent: id})
 	}
+	defer a.observed()()
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
 	}
-	ag.holdsToOffered("")
+	a.holdsToOffered(ag, "")
 	for _, fwID := range ag.frameworkIDs() {
 		if fw, ok := a.frameworks[fwID]; ok {
 			a.untrackAllocation(fw, ag, ag.held(fwID), false)
@@ -788,6 +822,7 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAgent, Agent: id, AgentInfo: &info, Total: total})
 	}
+	defer a.observed()()
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -831,6 +866,7 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddResourceProvider, Agent: agentID, Resources: total, Used: used})
 	}
+	defer a.observed()()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -924,7 +960,15 @@ func (a *Allocator) agent(id string) (*agent, error) {
 	return ag, nil
 }
 
-// held returns what a framework holds on the agent, offered or allocated.
+// offeredOrUsed returns what a framework is offered or uses on the agent:
+// what it may operate on or give back (what is held for it, RecoverHeld,
+// is neither until it is offered).
+func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
+	return ag.offered[fwID].Plus(ag.allocated[fwID])
+}
+
+// held returns what a framework holds on the agent: offered, allocated or
+// held for it.
 func (ag *agent) held(fwID string) resources.Resources {
 	held := ag.offered[fwID].Plus(ag.allocated[fwID])
 	if len(ag.holds) > 0 {
@@ -988,6 +1032,13 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 			recompute = true
 		}
 		a.ch.load(part)
+		if a.obs != nil {
+			if inUse {
+				a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
+			} else {
+				a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+			}
+		}
 		sorterAllocated(a.roleSorter.Sorter, role, ag.id, part, &a.ch)
 		sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, part, &a.ch)
 		a.trackHeld(role, plain, true)
@@ -1032,6 +1083,9 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 			ag.offersTaken(fw.id, role, taken, resources.Resources{})
 		}
 		a.ch.load(given)
+		if a.obs != nil {
+			a.observeTaken(fw, role, taken, a.ch.q)
+		}
 		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
 		if s := a.frameworkSorters[role]; s != nil {
 			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
@@ -1139,6 +1193,7 @@ func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resourc
 }
 
 func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
+	defer a.observed()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -1157,7 +1212,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	} else if !single && slices.Contains(res.AllocationRoles(), "") {
 		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 	}
-	if !ag.offered[fwID].Contains(res) && !ag.allocated[fwID].Contains(res) && !ag.held(fwID).Contains(res) {
+	if !ag.offered[fwID].Contains(res) && !ag.allocated[fwID].Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)
@@ -1177,6 +1232,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateWeights, Weights: weights})
 	}
+	defer a.observed()()
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
 		if err := reservation.ValidateRole(role); err != nil {
@@ -1188,6 +1244,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 	}
 	for _, role := range sortedKeys(weights) {
 		w := weights[role]
+		a.observeRole(role)
 		_ = a.roleSorter.UpdateWeight(role, w)
 		if w == 1 {
 			delete(a.roles.weights, role)
@@ -1210,6 +1267,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateQuota, Role: role, Quota: q})
 	}
+	defer a.observed()()
 	if err := reservation.ValidateRole(role); err != nil {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
 	}
@@ -1234,6 +1292,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 		}
 	}
 	a.uncapped()
+	a.observeRole(role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.get(role); n != nil {

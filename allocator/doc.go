@@ -161,6 +161,37 @@
 //     and the batch that lands on the expiry runs before the expiry is
 //     processed). Inverse-offer filters follow the same rule.
 //
+// # Why no offer, and metrics
+//
+// Explain answers "why did my framework get nothing?" for the latest run:
+// for each of the framework's roles, on how many of the run's agents it
+// was offered something and, for the others, every reason it was passed
+// over, with the agents (the first ExplainAgents of each) and the figures
+// behind it; ExplainRole does the same for a role. The reasons, in order
+// of precedence (the most actionable first): the framework is inactive,
+// removed or joined after the run; it suppressed the role; it lacks a
+// capability (which); its offer constraints exclude the agent; a refusal
+// filter covered the agent (until when); the role is at a quota limit
+// (the limit, the consumption, what the offer would have added); what was
+// left was held back as headroom (for which roles' unmet guarantees, how
+// much); what was left was below the minimum allocatable (how much); it
+// lost to fairness (to which framework or role, with both shares); nothing
+// was left on the agent; the agent was left out of the run. An
+// explanation renders as a sentence: "web got nothing on 37 agents: 30 held
+// back as headroom for analytics's unmet guarantee (cpus:12), 7 refused
+// until 12:00:05".
+//
+// Options.Observer is told, at the end of every run and of every event
+// that changes them, the run's statistics and duration (by
+// Options.Stopwatch, the host's), the cluster's totals and holdings, and
+// per role and framework its share, what it is offered and uses, its
+// quota, its filters in force and its suppression. Report.Metrics names
+// them as Mesos's allocator metrics do (allocator/mesos/allocation_run_ms,
+// allocator/mesos/roles/<role>/shares/dominant, ...); the package imports
+// no metrics library. Package allocator/httpview serves the views and
+// Explain as JSON for a Runner; examples/metrics exports the Observer's
+// figures to Prometheus.
+//
 // # Where this package differs from Mesos
 //
 //   - Quota may be set on nested roles. A child's consumption counts against
@@ -263,4 +294,15 @@
 // charged with quantities (sorter.Charger), so they keep no per-agent
 // records but for shared volumes. A frozen value copies itself before any
 // change in place, so the host may keep or change what it receives.
+//
+// For Explain a run keeps, in storage reused from run to run, one record
+// per framework it passes over (the reason, and the quantities behind a
+// quota, headroom or minimum-allocatable pass) and one per (agent, role)
+// pair whose walk made no offer or that it skipped as unchanged; a nobody
+// entry keeps the passes of the walk that made it, so that skipped pairs
+// keep their reasons. Everything the state still holds (filters and their
+// expiries, quota figures, shares) is read when Explain is called, and the
+// text is made then. Without an Observer nothing is kept for one; with
+// one, what each framework is offered and uses in each role is kept as it
+// changes, so that reports cost what changed.
 package allocator

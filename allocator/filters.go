@@ -103,6 +103,9 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		}
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
+		if a.obs != nil {
+			a.observeFilter(fw, role, expires, 1)
+		}
 	}
 }
 
@@ -185,6 +188,9 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 	kept := list[:0]
 	for _, f := range list {
 		if now.After(f.expires) {
+			if a.obs != nil {
+				a.observeFilter(fw, role, f.expires, -1)
+			}
 			continue
 		}
 		if !filtered && (f.covered == ag.refGen || f.refused.Contains(candidate)) {
@@ -230,6 +236,13 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 				}
 			}
 		}
+		if a.obs != nil {
+			for _, list := range byAgent {
+				for _, f := range list {
+					a.observeFilter(fw, r, f.expires, -1)
+				}
+			}
+		}
 		delete(fw.filters, r)
 	}
 }
@@ -239,6 +252,11 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for _, fw := range a.frameworks {
 		for role, byAgent := range fw.filters {
+			if a.obs != nil {
+				for _, f := range byAgent[ag.id] {
+					a.observeFilter(fw, role, f.expires, -1)
+				}
+			}
 			delete(byAgent, ag.id)
 			if len(byAgent) == 0 {
 				delete(fw.filters, role)

@@ -140,14 +140,29 @@ func (ag *agent) heldFor(fwID string) resources.Resources {
 
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
 // into offered resources, so that the usual paths give them back.
-func (ag *agent) holdsToOffered(fwID string) {
+func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
 	ag.holds = slices.DeleteFunc(ag.holds, func(h hold) bool {
 		if fwID != "" && h.framework != fwID {
 			return false
 		}
-		ag.offered[h.framework] = ag.offered[h.framework].Plus(h.res)
+		a.heldToOffered(a.frameworks[h.framework], ag, h.res)
 		return true
 	})
+}
+
+// heldToOffered moves res, held for fw on ag, to what fw is offered there.
+// The Observer counts held resources as allocated (they are charged as
+// they were in use), so it is told they moved.
+func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resources) {
+	ag.offered[fw.id] = ag.offered[fw.id].Plus(res)
+	if a.obs == nil {
+		return
+	}
+	for _, role := range res.AllocationRoles() {
+		a.ch.load(res.AllocatedTo(role))
+		a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, false)
+		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+	}
 }
 
 // offerHolds makes, at the start of a run, the offers of what the
@@ -171,7 +186,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 			fw := a.frameworks[h.framework]
 			switch {
 			case r.now.After(h.until):
-				ag.offered[h.framework] = ag.offered[h.framework].Plus(h.res)
+				a.heldToOffered(fw, ag, h.res)
 				a.untrackAllocation(fw, ag, h.res, false)
 			case !fw.active:
 				ag.holds = append(ag.holds, h)
@@ -195,7 +210,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 					}
 					if !capable.Equal(part) {
 						rest := part.Minus(capable)
-						ag.offered[h.framework] = ag.offered[h.framework].Plus(rest)
+						a.heldToOffered(fw, ag, rest)
 						a.untrackAllocation(fw, ag, rest, false)
 						part = capable
 						if part.IsEmpty() {
@@ -208,9 +223,17 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 						ag.holds = append(ag.holds, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}
-					ag.offered[h.framework] = ag.offered[h.framework].Plus(part)
+					a.heldToOffered(fw, ag, part)
 					a.record(r, ag, offerKey{fw.id, role, ag.id}, part.Frozen(), stageGuarantees)
 				}
+			}
+		}
+		// Giving back part of a hold above may have made the framework
+		// forget the agent while the holds were out of ag.holds; it still
+		// holds what was kept or offered.
+		for _, h := range holds {
+			if fw := a.frameworks[h.framework]; !ag.held(fw.id).IsEmpty() {
+				fw.holdsOn(ag.id)
 			}
 		}
 	}

@@ -87,6 +87,7 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
 	}
+	defer a.observed()()
 	_, err := a.updateAllocation(fwID, agentID, offered, ops)
 	return err
 }
@@ -98,6 +99,7 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
 	}
+	defer a.observed()()
 	accepted, err := a.updateAllocation(fwID, agentID, offered, ops)
 	if err != nil {
 		return err
@@ -122,6 +124,7 @@ func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources
 		_, each, err := a.event(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
 		return each, err
 	}
+	defer a.observed()()
 	if _, err := a.framework(fwID); err != nil {
 		return nil, err
 	}
@@ -163,7 +166,7 @@ func offeredRole(fwID string, ag *agent, offered resources.Resources) (string, e
 	if len(roles) != 1 || roles[0] == "" {
 		return "", fmt.Errorf("%w: offered resources must carry exactly one allocation role, have %q", ErrInvalidResources, roles)
 	}
-	if !ag.held(fwID).Contains(offered) {
+	if !ag.offeredOrUsed(fwID).Contains(offered) {
 		return "", fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, ag.id, offered)
 	}
 	return roles[0], nil
@@ -216,8 +219,12 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	if taken, _ := takeFrom(ag.offered, ag.allocated, fwID, offered); !taken.IsEmpty() {
+	taken, _ := takeFrom(ag.offered, ag.allocated, fwID, offered)
+	if !taken.IsEmpty() {
 		ag.offersTaken(fwID, role, taken, accepted.Unused)
+	}
+	if a.obs != nil {
+		a.observeUpdated(fw, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
 		ag.offered[fwID] = ag.offered[fwID].Plus(accepted.Unused)
@@ -285,6 +292,7 @@ func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
 	}
+	defer a.observed()()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err

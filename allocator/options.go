@@ -84,6 +84,16 @@ type Options struct {
 	// returns, in the order of the events: a host appends them to a log
 	// to replay (Replay) or replicate. It must not call the allocator.
 	Journal func(Entry)
+	// Observer, when not nil, is told the allocator's figures at the end
+	// of every run and after every event that changes them, for a host's
+	// metrics (see Observer). Without one nothing is kept for it.
+	Observer Observer
+	// Stopwatch, when not nil, reads elapsed time from any fixed point:
+	// the allocator reads it at the start and the end of every run and
+	// reports the difference to the Observer as the run's duration. It is
+	// read for nothing else, and only with an Observer; the core reads no
+	// clock of its own for it.
+	Stopwatch func() time.Duration
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).

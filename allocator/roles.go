@@ -40,8 +40,10 @@ type roleNode struct {
 	// without it counting in its share (Options.ChargeBeyondAllowance).
 	allowance resources.Quantities
 	// cappedRun is the run in which the role was found unable to take any
-	// more resources anywhere (see Allocator.capped).
-	cappedRun uint64
+	// more resources anywhere (see Allocator.capped), and cappedByLimit
+	// whether a quota limit was why (else the headroom held for others).
+	cappedRun     uint64
+	cappedByLimit bool
 }
 
 type roleTree struct {

@@ -418,6 +418,20 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			return "none"
 		}
 		return strings.TrimSpace(b.String())
+	case "explain":
+		// explain framework=f | role=r: why the latest run offered what it
+		// did, with the agents behind each reason.
+		var x Explanation
+		var err error
+		if v, ok := arg(d, "framework"); ok {
+			x, err = s.a.Explain(v)
+		} else {
+			x, err = s.a.ExplainRole(mustArg(t, d, "role"))
+		}
+		if err != nil {
+			return errText(err)
+		}
+		return x.Describe()
 	case "skips":
 		skips := s.a.Skips(mustArg(t, d, "framework"))
 		if len(skips) == 0 {
@@ -583,6 +597,9 @@ func formatResult(res Result, stats bool) string {
 		}
 		if res.Stats.Unchanged > 0 {
 			fmt.Fprintf(&b, " unchanged=%d", res.Stats.Unchanged)
+		}
+		if res.Stats.Refused > 0 {
+			fmt.Fprintf(&b, " refused=%d", res.Stats.Refused)
 		}
 		for r := SkipReason(0); r < numSkipReasons; r++ {
 			if n := res.Stats.Skips[r]; n > 0 {

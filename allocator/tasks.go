@@ -100,6 +100,7 @@ func (a *Allocator) EndTask(fwID, taskID string) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
 	}
+	defer a.observed()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err

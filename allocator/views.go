@@ -199,6 +199,7 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 // (agent, role) pair skipped because nothing changed since all the role's
 // frameworks were passed over there is counted only in RunStats.Unchanged,
 // not per framework: the reasons were counted when it was first seen.
+// Explain gives every agent's reason, those pairs' included.
 func (a *Allocator) Skips(fwID string) map[SkipReason]int {
 	out := map[SkipReason]int{}
 	fw, ok := a.frameworks[fwID]

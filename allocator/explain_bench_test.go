@@ -1,0 +1,135 @@
+package allocator
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// declineSetupWith is declineSetup (role "r") on an allocator made with
+// opts; Clock and Seed are set here.
+func declineSetupWith(tb testing.TB, agents, frameworks int, opts Options) (*Allocator, *benchClock) {
+	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	opts.Clock, opts.Seed = clock.Now, 1
+	a, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.Pause()
+	for f := range frameworks {
+		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"r"}}, nil, true); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	total := resources.MustParse("cpus:24;mem:4096;disk:4096;ports:[31000-32000]", "*")
+	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16), "*").Allocate("r")
+	for i := range agents {
+		fw := fmt.Sprintf("f%04d", i%frameworks)
+		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	a.Resume()
+	return a, clock
+}
+
+// declineLoop is BenchmarkDeclineOffers's loop on an allocator made with
+// opts: 2 × frameworks rounds, every offer declined for a year between
+// them, each round's AllocateAll timed; it reports the same figures.
+func declineLoop(b *testing.B, agents, frameworks int, opts Options) {
+	rounds := 2 * frameworks
+	if *declineRounds > 0 {
+		rounds = min(rounds, *declineRounds)
+	}
+	var times []time.Duration
+	var cpu cpuClock
+	var declining time.Duration
+	declines := 0
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		a, clock := declineSetupWith(b, agents, frameworks, opts)
+		b.StartTimer()
+		for range rounds {
+			var res Result
+			start := time.Now()
+			cpu.measure(func() { res = a.AllocateAll() })
+			times = append(times, time.Since(start))
+			b.StopTimer()
+			start = time.Now()
+			declineAll(b, a, res)
+			declining += time.Since(start)
+			declines += len(res.Offers)
+			clock.now = clock.now.Add(time.Second)
+			b.StartTimer()
+		}
+	}
+	slices.Sort(times)
+	at := func(q float64) float64 { return float64(times[int(q*float64(len(times)-1))]) / 1e6 }
+	b.ReportMetric(at(0.5), "median-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(float64(times[len(times)-1])/1e6, "max-ms")
+	b.ReportMetric(float64(declining.Nanoseconds())/float64(max(declines, 1)), "ns/decline")
+	cpu.report(b)
+}
+
+// BenchmarkObserver is DeclineOffers at 2000 agents and 200 frameworks
+// without an Observer, with one that takes the reports (what the allocator
+// pays: the holdings kept as they change, the report of each run and each
+// decline) and with one that also turns every report into metrics, as a
+// host exporting them does. The differences of the run times are the
+// observer's cost per run; ns/decline is the time of one decline
+// (RecoverResources with a filter), which reports to the observer.
+func BenchmarkObserver(b *testing.B) {
+	start := time.Now()
+	watch := func() time.Duration { return time.Since(start) }
+	var reports, metrics int
+	for _, c := range []struct {
+		name string
+		obs  Observer
+	}{
+		{"observer=none", nil},
+		{"observer=reports", ObserverFunc(func(r Report) { reports += len(r.Roles) + len(r.Frameworks) })},
+		{"observer=metrics", ObserverFunc(func(r Report) { metrics += len(r.Metrics()) })},
+	} {
+		b.Run(c.name+"/agents=2000/frameworks=200", func(b *testing.B) {
+			opts := Options{Observer: c.obs}
+			if c.obs != nil {
+				opts.Stopwatch = watch
+			}
+			declineLoop(b, 2000, 200, opts)
+		})
+	}
+	_, _ = reports, metrics
+}
+
+// BenchmarkExplain times Explain and ExplainRole after 50 rounds of
+// DeclineOffers at 2000 agents and 200 frameworks, when most frameworks
+// have refused most agents.
+func BenchmarkExplain(b *testing.B) {
+	a, clock := declineSetupWith(b, 2000, 200, Options{})
+	for range 50 {
+		declineAll(b, a, a.AllocateAll())
+		clock.now = clock.now.Add(time.Second)
+	}
+	a.AllocateAll()
+	b.Run("framework/agents=2000/frameworks=200", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := a.Explain("f0100"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("role/agents=2000/frameworks=200", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := a.ExplainRole("r"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

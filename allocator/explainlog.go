@@ -1,0 +1,226 @@
+package allocator
+
+import (
+	"slices"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// What a run keeps for Explain.
+//
+// A run appends to two logs, reused from run to run so that steady runs
+// allocate nothing for them: one record per (agent, role) pair whose
+// frameworks it walked or skipped as unchanged (a visit), and one per
+// framework it passed over (a pass), with the reason the run found. Figures
+// that the state still holds when Explain is asked (refusal filters and
+// their expiries, quota limits and consumption, unmet guarantees, shares,
+// capabilities) are not recorded: Explain works them out on demand. Only
+// the quantities behind a quota, headroom or minimum-allocatable pass are
+// kept, as they were at the pass.
+//
+// A pair skipped as unchanged keeps the passes of the walk that found
+// nobody could take anything there (in its nobody entry), so it keeps its
+// reasons across runs. Frameworks stepped over through the refusal index
+// are not logged one by one: a visit says the index was used, and Explain
+// finds their filters. Roles capped in a run, or parked across runs, carry
+// why on their role node (cappedByLimit).
+
+// maxPasses bounds the passes a run logs (32 bytes each). A run past it is
+// one that passed frameworks over a million times; Explain then works out
+// the rest from the state, as for frameworks stepped over by the index.
+const maxPasses = 1 << 20
+
+// maxRemembered bounds the removed frameworks Explain still knows.
+const maxRemembered = 64
+
+// explainLog is what the latest run did.
+type explainLog struct {
+	run uint64
+	now time.Time
+	// candidates are the run's candidate agents, sorted; skipped those of
+	// them the run left out (inactive, not whitelisted, over-allocated).
+	candidates []string
+	skipped    []*agent
+	// offers are the run's offers in the order they were made.
+	offers  []offerRecord
+	visits  []visitRecord
+	passes  []passRecord
+	details []resources.Quantities
+	// removed are the latest frameworks removed, with their roles, oldest
+	// first.
+	removed []removedFramework
+}
+
+type removedFramework struct {
+	id    string
+	roles []string
+	run   uint64 // runs made before the removal
+}
+
+// passRecord says that a run passed fw over on ag in a role, and why.
+type passRecord struct {
+	fw     *framework
+	node   *roleNode
+	ag     *agent
+	reason SkipReason
+	stage  stage
+	// missing are the capabilities whose lack made an incapable pass.
+	missing uint16
+	// detail is 1 + the index in explainLog.details of the quantities
+	// behind the pass, or 0 (-1 - the index in a nobody entry's copy).
+	detail int32
+}
+
+// visitKind is what a run did with an (agent, role) pair.
+type visitKind uint8
+
+const (
+	visitWalked    visitKind = iota // the role's frameworks were walked, no offer made
+	visitUnchanged                  // skipped: nobody could take anything, nothing changed
+)
+
+// visitRecord says that a run looked at a role on an agent.
+type visitRecord struct {
+	ag   *agent
+	node *roleNode
+	// cached is, for an unchanged pair, the nobody entry that skipped it.
+	cached *nobodyPasses
+	kind   visitKind
+	stage  stage
+	// indexed: frameworks known to refuse the agent were stepped over.
+	indexed bool
+}
+
+// nobodyPasses are the passes of the walk that found that no framework of
+// a role could take anything on an agent, kept with the nobody entry.
+type nobodyPasses struct {
+	passes  []passRecord
+	details []resources.Quantities
+	indexed bool
+}
+
+// Kept passes of walks that passed nobody over one by one: shared, so that
+// such walks (every framework stepped over through the index) allocate
+// nothing.
+var (
+	noPasses        = &nobodyPasses{}
+	noPassesIndexed = &nobodyPasses{indexed: true}
+)
+
+// begin starts the log of a run, reusing the storage of the previous one.
+func (l *explainLog) begin(run uint64, now time.Time, candidates []string) {
+	l.run, l.now, l.candidates = run, now, candidates
+	clear(l.skipped)
+	l.skipped = l.skipped[:0]
+	clear(l.visits)
+	l.visits = l.visits[:0]
+	clear(l.passes)
+	l.passes = l.passes[:0]
+	clear(l.details)
+	l.details = l.details[:0]
+	l.offers = nil
+}
+
+// pass logs that fw was passed over; detail, when not empty, is kept.
+func (l *explainLog) pass(fw *framework, ag *agent, node *roleNode, st stage, reason SkipReason, detail resources.Quantities) {
+	if len(l.passes) >= maxPasses {
+		return
+	}
+	p := passRecord{fw: fw, node: node, ag: ag, reason: reason, stage: st}
+	if !detail.IsEmpty() {
+		l.details = append(l.details, detail)
+		p.detail = int32(len(l.details))
+	}
+	l.passes = append(l.passes, p)
+}
+
+// missing notes on the pass just logged the capabilities whose lack made
+// it.
+func (l *explainLog) missing(before int, caps offer.Capabilities) {
+	if len(l.passes) > before {
+		l.passes[before].missing = uint16(caps)
+	}
+}
+
+// visit logs a walk of a role's frameworks on an agent in the fair-share
+// stage that made no offer (one that did shows in the offers); walks of
+// the guarantee stage are not logged.
+func (l *explainLog) visit(ag *agent, node *roleNode, st stage, indexed bool) {
+	l.grow()
+	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
+}
+
+// unchanged logs an (agent, role) pair skipped through its nobody entry.
+func (l *explainLog) unchanged(ag *agent, node *roleNode, st stage, cached *nobodyPasses) {
+	l.grow()
+	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnchanged, stage: st, cached: cached})
+}
+
+// grow makes room for a visit: runs that log any usually log about one
+// per agent, so the first growth goes to that at once rather than by
+// doublings. Runs where every walk makes an offer log none.
+func (l *explainLog) grow() {
+	if len(l.visits) < cap(l.visits) {
+		return
+	}
+	grown := make([]visitRecord, len(l.visits), max(2*cap(l.visits), len(l.candidates), 8))
+	copy(grown, l.visits)
+	l.visits = grown
+}
+
+// since returns what a nobody entry keeps of the passes logged from start
+// on: those of one walk, of one (agent, role) pair. Their quantities are
+// copied out of the log, which the next run reuses.
+func (l *explainLog) since(start int, indexed bool) *nobodyPasses {
+	if start >= len(l.passes) {
+		if indexed {
+			return noPassesIndexed
+		}
+		return noPasses
+	}
+	kept := &nobodyPasses{indexed: indexed}
+	{
+		kept.passes = slices.Clone(l.passes[start:])
+		for i := range kept.passes {
+			if d := kept.passes[i].detail; d > 0 {
+				// Details of kept passes are held by index into a private
+				// copy: the log's details are reused by the next run.
+				kept.passes[i].detail = -1 - int32(len(kept.details))
+				kept.details = append(kept.details, l.details[d-1])
+			}
+		}
+	}
+	return kept
+}
+
+// detailOf returns the quantities behind a pass, from the log or from the
+// kept passes of a nobody entry.
+func (l *explainLog) detailOf(p passRecord, kept *nobodyPasses) resources.Quantities {
+	switch {
+	case p.detail > 0 && int(p.detail) <= len(l.details):
+		return l.details[p.detail-1]
+	case p.detail < 0 && kept != nil && int(-1-p.detail) < len(kept.details):
+		return kept.details[-1-p.detail]
+	}
+	return resources.Quantities{}
+}
+
+// forget remembers a removed framework and its roles for Explain.
+func (l *explainLog) forget(fw *framework, runs uint64) {
+	if len(l.removed) == maxRemembered {
+		l.removed = slices.Delete(l.removed, 0, 1)
+	}
+	l.removed = append(l.removed, removedFramework{id: fw.id, roles: slices.Clone(fw.roles), run: runs})
+}
+
+// removedFramework returns what is remembered of a removed framework.
+func (l *explainLog) removedOne(id string) (removedFramework, bool) {
+	for i := len(l.removed) - 1; i >= 0; i-- {
+		if l.removed[i].id == id {
+			return l.removed[i], true
+		}
+	}
+	return removedFramework{}, false
+}
