@@ -48,6 +48,7 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
 	}
+	defer a.observed()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -73,6 +74,7 @@ func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
 	}
+	defer a.observed()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
