@@ -559,6 +559,9 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 	if s.Count() == 0 {
 		delete(a.frameworkSorters, role)
 		_ = a.roleSorter.Remove(role)
+		// A role that leaves the sorter leaves the parked roles too, so
+		// that they name only roles the sorter has.
+		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
 	if node := a.roles.get(role); node != nil {
 		delete(node.frameworks, fw.id)
