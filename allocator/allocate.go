@@ -105,6 +105,7 @@ func (r Result) ByFramework() map[string]map[string][]offer.Offer {
 // between runs accumulate into one batch. While paused it makes no offers
 // and keeps the triggers.
 func (a *Allocator) Allocate() Result {
+	a.ready()
 	if a.rec.on() {
 		res, _, _ := a.event(Entry{Event: EventAllocate})
 		return res
@@ -126,6 +127,7 @@ func (a *Allocator) Allocate() Result {
 // AllocateAll runs one allocation over every agent, as the periodic batch
 // does.
 func (a *Allocator) AllocateAll() Result {
+	a.ready()
 	if a.rec.on() {
 		res, _, _ := a.event(Entry{Event: EventAllocateAll})
 		return res
@@ -232,6 +234,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 		if r.stage1 == nil {
 			r.stage1 = map[offerKey]int{}
 		}
+		before := len(r.offers)
 		for _, ag := range agents {
 			a.allocateGuarantees(r, ag)
 		}
@@ -239,10 +242,19 @@ func (a *Allocator) allocate(candidates []string) Result {
 			_ = a.roleSorter.Activate(role)
 		}
 		r.hidden = r.hidden[:0]
+		if len(r.offers) > before && len(a.parked) > 0 {
+			a.reconsiderParked(r)
+		}
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	for _, ag := range agents {
 		a.allocateFairShare(r, ag)
+	}
+	// Offers of stage two to roles whose guarantees are unmet lower the
+	// headroom held for them, which may uncap roles parked with the
+	// headroom the run started with: the next run looks at them again.
+	if r.quota && !r.requiredHeadroom.IsEmpty() && !a.requiredHeadroom().Equal(r.requiredHeadroom) {
+		a.uncapped()
 	}
 	// Roles capped during the run stay parked with those capped from its
 	// start, unless a guarantee is unmet in their ancestry.
@@ -581,6 +593,28 @@ func (a *Allocator) parkCapped(r *run) {
 			r.stats.Capped++
 		}
 	}
+}
+
+// reconsiderParked lets back into the role sorter the parked roles that
+// stage one's offers uncapped. Those offers lower the headroom held for
+// unmet guarantees by what they count towards them, which is more than
+// they take from the free pool when they hand out reservations, so a role
+// parked at the start of the run may have room again.
+func (a *Allocator) reconsiderParked(r *run) {
+	kept := a.parked[:0]
+	for _, role := range a.parked {
+		if n := a.roles.get(role); n != nil {
+			if capped, _ := a.cappedNow(n, r.requiredHeadroom, r.names); !capped {
+				_ = a.roleSorter.Activate(role)
+				n.cappedRun = 0
+				r.stats.Capped--
+				continue
+			}
+		}
+		kept = append(kept, role)
+	}
+	clear(a.parked[len(kept):])
+	a.parked = kept
 }
 
 // unpark lets every parked role back into the role sorter.

@@ -21,7 +21,7 @@ const poolAgent = "(cluster)"
 // Allocator is the hierarchical DRF allocator. Host programs feed it events
 // (agents and frameworks coming and going, declines, reservations) and call
 // Allocate to get offers. It is not safe for concurrent use; Runner wraps it
-// for that.
+// for that. A zero Allocator is one made by New with the zero Options.
 type Allocator struct {
 	opts     Options
 	rng      *rand.Rand
@@ -210,9 +210,16 @@ func New(opts Options) (*Allocator, error) {
 	if !(opts.OfferShare >= 0 && opts.OfferShare < 1) {
 		return nil, fmt.Errorf("%w: offer share %v, want 0 (off) or a part between 0 and 1", ErrInvalidOptions, opts.OfferShare)
 	}
+	a := &Allocator{}
+	a.init(opts)
+	return a, nil
+}
+
+// init makes a an allocator with opts (checked by New).
+func (a *Allocator) init(opts Options) {
 	opts = opts.withDefaults()
 	pcg := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74)
-	a := &Allocator{
+	*a = Allocator{
 		opts:             opts,
 		rng:              rand.New(pcg),
 		pcg:              pcg,
@@ -234,7 +241,14 @@ func New(opts Options) (*Allocator, error) {
 	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
 	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
-	return a, nil
+}
+
+// ready makes a zero Allocator one with the default Options, so that a
+// declared `var a allocator.Allocator` works as New(Options{}) would.
+func (a *Allocator) ready() {
+	if a.agents == nil {
+		a.init(Options{})
+	}
 }
 
 func (a *Allocator) sorterConfig(salt uint64) sorter.Config {
@@ -259,7 +273,9 @@ func validID(kind, id string) error {
 // agent, what the framework already runs there (tagged with allocation roles
 // among its roles); agents not yet added are skipped, as AddAgent reports
 // them later. An active framework triggers an allocation over all agents.
-func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
+func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, state Activation) error {
+	a.ready()
+	active := bool(state)
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: active})
 	}
@@ -335,6 +351,7 @@ func checkUsed(used resources.Resources, roles []string) error {
 // RemoveFramework drops a framework: everything it was offered or uses goes
 // back to the agents' available pools. No allocation is triggered.
 func (a *Allocator) RemoveFramework(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRemoveFramework, Framework: id})
 	}
@@ -365,6 +382,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 // ActivateFramework makes a framework eligible for offers again in its
 // roles that are not suppressed, and triggers an allocation over all agents.
 func (a *Allocator) ActivateFramework(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventActivateFramework, Framework: id})
 	}
@@ -385,6 +403,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 // (they still count for fairness); its refusal and inverse-offer filters are
 // cleared, as in Mesos.
 func (a *Allocator) DeactivateFramework(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventDeactivateFramework, Framework: id})
 	}
@@ -407,6 +426,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 // framework holds nothing in them), suppression follows info.SuppressedRoles
 // (reviving here triggers nothing). No allocation is triggered.
 func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
 	}
@@ -447,6 +467,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 // SuppressOffers stops offers to a framework in the given roles (all its
 // roles when none are given) until ReviveOffers. No allocation is triggered.
 func (a *Allocator) SuppressOffers(id string, roles ...string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
 	}
@@ -466,6 +487,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 // given roles (all its roles when none are given), clears all its
 // inverse-offer filters, and triggers an allocation over all agents.
 func (a *Allocator) ReviveOffers(id string, roles ...string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
 	}
@@ -597,6 +619,7 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 // frameworks not yet added are skipped, as AddFramework reports them later.
 // It triggers an allocation of this agent.
 func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddAgent, Agent: id, AgentInfo: &info, Resources: total, Used: used})
 	}
@@ -789,6 +812,7 @@ func headroomOf(res resources.Resources) resources.Quantities {
 // RemoveAgent drops an agent with everything offered and allocated on it,
 // and every filter that names it. No allocation is triggered.
 func (a *Allocator) RemoveAgent(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRemoveAgent, Agent: id})
 	}
@@ -822,6 +846,7 @@ func (a *Allocator) RemoveAgent(id string) error {
 // over-allocated and offers nothing until enough is recovered. Triggers an
 // allocation of the agent when anything changed.
 func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Resources) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAgent, Agent: id, AgentInfo: &info, Total: total})
 	}
@@ -866,6 +891,7 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 // AddResourceProvider grows an agent's total by a resource provider's
 // resources and records what frameworks already use of them. No allocation.
 func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAddResourceProvider, Agent: agentID, Resources: total, Used: used})
 	}
@@ -913,6 +939,7 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 
 // ActivateAgent makes an agent's resources offerable again. No allocation.
 func (a *Allocator) ActivateAgent(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventActivateAgent, Agent: id})
 	}
@@ -927,6 +954,7 @@ func (a *Allocator) ActivateAgent(id string) error {
 // DeactivateAgent keeps an agent's resources from being offered; nothing is
 // recovered. No allocation.
 func (a *Allocator) DeactivateAgent(id string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventDeactivateAgent, Agent: id})
 	}
@@ -941,6 +969,7 @@ func (a *Allocator) DeactivateAgent(id string) error {
 // UpdateWhitelist restricts offers to agents whose hostnames are listed; nil
 // lifts the restriction, an empty list stops all offers. No allocation.
 func (a *Allocator) UpdateWhitelist(hostnames []string) {
+	a.ready()
 	if a.rec.on() {
 		_ = a.journal(Entry{Event: EventUpdateWhitelist, Hostnames: hostnames})
 		return
@@ -1178,6 +1207,7 @@ func setOrDelete(m map[string]resources.Resources, key string, v resources.Resou
 // agent in that role for the filter's time. No allocation is triggered: the
 // resources are offered again at the next allocation.
 func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRecoverResources, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
 	}
@@ -1189,6 +1219,7 @@ func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resourc
 // from what the framework uses on the agent first, then from what it was
 // offered.
 func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRecoverAllocated, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
 	}
@@ -1232,6 +1263,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 // role's node in the role tree; the default role "*" is a top-level role
 // like any other. No allocation is triggered.
 func (a *Allocator) UpdateWeights(weights map[string]float64) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateWeights, Weights: weights})
 	}
@@ -1267,6 +1299,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 // ancestor's, and limits below a descendant's guarantees, are rejected. No
 // allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateQuota, Role: role, Quota: q})
 	}
@@ -1314,6 +1347,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 // it), clears inverse-offer filters for the agent and triggers an allocation
 // of the agent, which makes the inverse offers.
 func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateUnavailability, Agent: agentID, Unavailability: u})
 	}
@@ -1338,6 +1372,7 @@ func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability
 // agent; with a filter, the framework gets no inverse offer for the agent for
 // the filter's time.
 func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateInverseOffer, Agent: agentID, Framework: fwID, Status: status, Filter: filter})
 	}
@@ -1369,6 +1404,7 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 // InverseOfferStatuses returns, per agent and framework, the last answer to
 // an inverse offer.
 func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferStatus {
+	a.ready()
 	out := map[string]map[string]InverseOfferStatus{}
 	for id, ag := range a.agents {
 		for fwID, st := range ag.inverse {
@@ -1387,6 +1423,7 @@ func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferSta
 // Pause stops allocation runs until Resume; events are still taken and
 // triggers accumulate.
 func (a *Allocator) Pause() {
+	a.ready()
 	if a.rec.on() {
 		_ = a.journal(Entry{Event: EventPause})
 		return
@@ -1396,6 +1433,7 @@ func (a *Allocator) Pause() {
 
 // Resume lets allocation runs happen again.
 func (a *Allocator) Resume() {
+	a.ready()
 	if a.rec.on() {
 		_ = a.journal(Entry{Event: EventResume})
 		return

@@ -18,8 +18,8 @@ func TestChargeBeyondAllowance(t *testing.T) {
 	next := func(charge bool) (string, float64) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: charge})
-		must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, true))
-		must(t, a.AddFramework("fo", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, true))
+		must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
+		must(t, a.AddFramework("fo", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096"), nil))
 		require.Equal(t, "fp", a.Allocate().Offers[0].FrameworkID)
 		must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
@@ -48,7 +48,7 @@ func TestAllowanceCountsPoolReservationOnce(t *testing.T) {
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096;cpus:2;mem:2048"), nil))
 	must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
 	must(t, a.UpdateQuota("pool", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096")}))
-	must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, true))
+	must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
 	for _, o := range a.Allocate().Offers {
 		if o.AgentID == "a1" {
 			must(t, a.Accept("fp", "a1", o.Resources, launchOps("all", o.Resources), nil))
@@ -69,10 +69,10 @@ func TestNoHeadroomReasonWithoutUnmetGuarantees(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
 	must(t, a.UpdateQuota("c", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
 	must(t, a.Accept("fa", "a1", o.Resources, launchOps("t", o.Resources), nil))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers)
 	require.Zero(t, a.Skips("fb")[allocator.SkipHeadroom])

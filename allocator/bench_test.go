@@ -51,7 +51,7 @@ func declineSetup(tb testing.TB, agents, frameworks int, role string, extraUsed 
 	}
 	a.Pause()
 	for f := range frameworks {
-		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{role}}, nil, Active); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -226,7 +226,7 @@ func BenchmarkLargeAndSmallQuota(b *testing.B) {
 				if err := a.UpdateQuota(role, q); err != nil {
 					b.Fatal(err)
 				}
-				if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+				if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, Active); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -325,7 +325,7 @@ func runWorkload(b *testing.B, opts Options, agents, tasksPerRole int, decline *
 		need := make([]resources.Quantities, roles)
 		for r := range roles {
 			role := fmt.Sprintf("role-%02d", r)
-			if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+			if err := a.AddFramework("fw-"+role, FrameworkInfo{Roles: []string{role}}, nil, Active); err != nil {
 				b.Fatal(err)
 			}
 			pending[r] = tasksPerRole
@@ -397,8 +397,8 @@ func runWorkload(b *testing.B, opts Options, agents, tasksPerRole int, decline *
 			used.Add(r.Allocated)
 		}
 		spread = hi - lo
-		cpuUse = used.Get("cpus") / (16 * float64(agents))
-		memUse = used.Get("mem") / (65536 * float64(agents))
+		cpuUse = used.Float64("cpus") / (16 * float64(agents))
+		memUse = used.Float64("mem") / (65536 * float64(agents))
 		if decline == nil {
 			for _, p := range pending {
 				if p != 0 {
@@ -458,7 +458,7 @@ func BenchmarkMemory(b *testing.B) {
 				}
 				for f := range 1000 {
 					role := fmt.Sprintf("role-%04d", f%roles)
-					if err := a.AddFramework(fmt.Sprintf("fw-%04d", f), FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+					if err := a.AddFramework(fmt.Sprintf("fw-%04d", f), FrameworkInfo{Roles: []string{role}}, nil, Active); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -563,7 +563,7 @@ func BenchmarkResourceLabels(b *testing.B) {
 				}
 				a.Pause()
 				for f := range frameworks {
-					if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"role1"}}, nil, true); err != nil {
+					if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"role1"}}, nil, Active); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -611,7 +611,7 @@ func BenchmarkPersistentVolumes(b *testing.B) {
 					a.Pause()
 					caps := FrameworkInfo{Roles: []string{"test"}, Capabilities: offer.SharedResources}
 					for f := range frameworks {
-						if err := a.AddFramework(fmt.Sprintf("f%04d", f), caps, nil, true); err != nil {
+						if err := a.AddFramework(fmt.Sprintf("f%04d", f), caps, nil, Active); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -670,7 +670,7 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 				roleNames[i] = role
 				res := fmt.Sprintf("cpus(reservations: [(DYNAMIC,%[1]s,ops,{key: %[2]d})]):100;mem(reservations: [(DYNAMIC,%[1]s,ops,{key: %[2]d})]):100;disk(reservations: [(DYNAMIC,%[1]s,ops,{key: %[2]d})]):100;ports(reservations: [(DYNAMIC,%[1]s,ops,{key: %[2]d})]):[%[3]d-%[3]d]", role, i, 31000+i)
 				total.Add(resources.MustParse(res, "*"))
-				if err := a.AddFramework(fmt.Sprintf("fw-%03d", i), FrameworkInfo{Roles: []string{role}, Principal: "ops"}, nil, true); err != nil {
+				if err := a.AddFramework(fmt.Sprintf("fw-%03d", i), FrameworkInfo{Roles: []string{role}, Principal: "ops"}, nil, Active); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -47,7 +47,7 @@ func catalogueCluster(t *testing.T) *allocator.Allocator {
 	must(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096;disk:1000"), nil))
 	must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db", "db/replica"}, Principal: "ops",
 		Capabilities: offer.SharedResources | offer.ReservationRefinement}, nil, true))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true))
+	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	must(t, a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1"), Limits: resources.MustParseLimits("cpus:6")}))
 	a.Allocate()
 	vols := heldAs(t, a, "db", "a1", pgVolume).Plus(heldAs(t, a, "db", "a1", sharedVolume))
@@ -182,7 +182,9 @@ func catalogue() []badCall {
 	}
 	webInfo := allocator.FrameworkInfo{Roles: []string{"web"}}
 	addFramework := func(info allocator.FrameworkInfo, used map[string]resources.Resources) func(*testing.T, *allocator.Allocator) error {
-		return func(_ *testing.T, a *allocator.Allocator) error { return a.AddFramework("new", info, used, true) }
+		return func(_ *testing.T, a *allocator.Allocator) error {
+			return a.AddFramework("new", info, used, allocator.Active)
+		}
 	}
 	updateWeb := func(info allocator.FrameworkInfo) func(*testing.T, *allocator.Allocator) error {
 		return func(_ *testing.T, a *allocator.Allocator) error { return a.UpdateFramework("web", info) }
@@ -228,7 +230,7 @@ func catalogue() []badCall {
 			return a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:1"), nil)
 		}, []error{allocator.ErrDuplicateAgent}},
 		{"duplicate framework", func(_ *testing.T, a *allocator.Allocator) error {
-			return a.AddFramework("web", webInfo, nil, true)
+			return a.AddFramework("web", webInfo, nil, allocator.Active)
 		}, []error{allocator.ErrDuplicateFramework}},
 		{"empty agent id", func(_ *testing.T, a *allocator.Allocator) error {
 			return a.AddAgent("", allocator.AgentInfo{}, res("cpus:1"), nil)
@@ -237,10 +239,10 @@ func catalogue() []badCall {
 			return a.AddAgent("a\n3", allocator.AgentInfo{}, res("cpus:1"), nil)
 		}, []error{allocator.ErrInvalidID}},
 		{"empty framework id", func(_ *testing.T, a *allocator.Allocator) error {
-			return a.AddFramework("", webInfo, nil, true)
+			return a.AddFramework("", webInfo, nil, allocator.Active)
 		}, []error{allocator.ErrInvalidID}},
 		{"framework id with DEL", func(_ *testing.T, a *allocator.Allocator) error {
-			return a.AddFramework("f\x7f", webInfo, nil, true)
+			return a.AddFramework("f\x7f", webInfo, nil, allocator.Active)
 		}, []error{allocator.ErrInvalidID}},
 
 		// Invalid resources.
@@ -378,7 +380,7 @@ func catalogue() []badCall {
 		{"minimum allocatable for a role not subscribed", addFramework(allocator.FrameworkInfo{Roles: []string{"web"},
 			MinAllocatable: map[string][]resources.Quantities{"db": {}}}, nil), []error{allocator.ErrInvalidRole}},
 		{"constraints for a role not subscribed", addFramework(allocator.FrameworkInfo{Roles: []string{"web"},
-			Constraints: map[string]allocator.Constraints{"db": {{{Attribute: "rack", Op: allocator.Exists}}}}}, nil), []error{allocator.ErrInvalidRole}},
+			Constraints: map[string]allocator.Constraints{"db": {{{Attribute: "rack", Op: allocator.OpExists}}}}}, nil), []error{allocator.ErrInvalidRole}},
 		{"constraint with an unknown operator", addFramework(allocator.FrameworkInfo{Roles: []string{"web"},
 			Constraints: map[string]allocator.Constraints{"web": {{{Attribute: "rack", Op: 99}}}}}, nil), []error{allocator.ErrInvalidRole}},
 		{"update to an invalid role", updateWeb(allocator.FrameworkInfo{Roles: []string{"web", "web/"}}), []error{allocator.ErrInvalidRole}},

@@ -14,7 +14,7 @@ import (
 func TestNilClockIsSystemClock(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, AllocationInterval: 10 * time.Millisecond})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true))
+	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.AllocateAll().Offers
 	require.Len(t, offers, 1)
 	start := time.Now()

@@ -19,8 +19,8 @@ func TestQuotaOnDefaultRole(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.UpdateQuota("*", allocator.Quota{Limits: resources.MustParseLimits("cpus:1;mem:512;disk:512")}))
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:2048;disk:2048"), nil))
-	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, true))
-	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, true))
+	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
+	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 	got := map[string]string{}
 	for _, o := range a.Allocate().Offers {
 		got[o.FrameworkID] = o.Resources.Unallocate().String()
@@ -48,8 +48,8 @@ func TestWeightOnDefaultRole(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.UpdateWeights(map[string]float64{"*": 2}))
-	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, true))
-	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, true))
+	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
+	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 	// Six one-CPU agents: with weight 2, "*" ends with twice the agents of
 	// "other" (each framework keeps what it is offered).
 	for _, id := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {

@@ -21,7 +21,7 @@
 //
 //	a, _ := allocator.New(allocator.Options{Seed: 1}) // nil Clock: the system clock
 //	a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
-//	a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
+//	a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, allocator.Active)
 //	for range time.Tick(allocator.DefaultAllocationInterval) {
 //		for _, o := range a.AllocateAll().Offers {
 //			// The framework launches tasks and declines the rest for 5 s.

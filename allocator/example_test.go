@@ -17,7 +17,7 @@ func Example() {
 	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }, Seed: 1})
 
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "host-1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
-	_ = a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
+	_ = a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, allocator.Active)
 
 	for _, o := range a.Allocate().Offers {
 		fmt.Printf("offer to %s (%s) on %s: %s\n", o.FrameworkID, o.Role, o.AgentID, o.Resources)
@@ -69,8 +69,8 @@ func ExampleAllocator_UpdateQuota() {
 		Guarantees: resources.MustParseQuantities("cpus:4;mem:4096"),
 		Limits:     resources.MustParseLimits("cpus:4;mem:4096"),
 	})
-	_ = a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, true)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"prod"}}, nil, true)
+	_ = a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"prod"}}, nil, allocator.Active)
 
 	for _, o := range a.Allocate().Offers {
 		fmt.Println(o.FrameworkID, o.Resources.Unallocate())
@@ -93,7 +93,7 @@ func ExampleAllocator_RecoverResources() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }})
 	_ = a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
-	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true)
+	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active)
 	o := a.Allocate().Offers[0]
 	_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: 10 * time.Second})
 	for _, f := range a.Filters() {

@@ -211,6 +211,7 @@ type RoleQuantities struct {
 // (among the latest removed) is reported as removed. Explain before any run
 // returns ErrNoRun, for an unknown framework ErrUnknownFramework.
 func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
+	a.ready()
 	if a.explain.run == 0 {
 		return Explanation{}, ErrNoRun
 	}
@@ -267,6 +268,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 // no framework is reported inactive. A role the role tree does not hold is
 // ErrUnknownRole; an invalid name ErrInvalidRole.
 func (a *Allocator) ExplainRole(role string) (Explanation, error) {
+	a.ready()
 	if err := reservation.ValidateRole(role); err != nil {
 		return Explanation{}, fmt.Errorf("%w: %q", ErrInvalidRole, role)
 	}

@@ -20,7 +20,7 @@ func declineSetupWith(tb testing.TB, agents, frameworks int, opts Options) (*All
 	}
 	a.Pause()
 	for f := range frameworks {
-		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"r"}}, nil, true); err != nil {
+		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"r"}}, nil, Active); err != nil {
 			tb.Fatal(err)
 		}
 	}

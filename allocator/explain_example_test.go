@@ -19,8 +19,8 @@ func ExampleAllocator_Explain() {
 		_ = a.AddAgent(fmt.Sprintf("a%d", i), allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
 	}
 	_ = a.UpdateQuota("analytics", allocator.MustParseQuota("cpus:16;mem:16384"))
-	_ = a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, allocator.Active)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 
 	// spark refuses its offers for an hour, web for 5 s.
 	for _, o := range a.Allocate().Offers {

@@ -19,7 +19,7 @@ func TestRefusalSurvivesOneBatch(t *testing.T) {
 	clock := allocator.NewManualClock(start)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Minute})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true))
+	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	offers := a.AllocateAll().Offers
 	require.Len(t, offers, 1)
 	clock.Advance(3 * time.Second) // the decline comes in between two batches
@@ -44,7 +44,7 @@ func TestInverseOfferFilterAtExpiry(t *testing.T) {
 	clock := allocator.NewManualClock(start)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true))
+	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o := a.AllocateAll().Offers[0]
 	must(t, a.Accept("f", "a1", o.Resources, nil, nil)) // keeps nothing
 	o = a.AllocateAll().Offers[0]

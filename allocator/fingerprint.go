@@ -54,6 +54,7 @@ func (fp *Fingerprint) Equal(o *Fingerprint) bool {
 // Fingerprint stores the fingerprint of the current state in fp, reusing
 // its storage.
 func (a *Allocator) Fingerprint(fp *Fingerprint) {
+	a.ready()
 	fp.Agents = fp.Agents[:0]
 	for _, id := range a.agentIDs {
 		fp.Agents = append(fp.Agents, AgentHash{id, a.agents[id].fingerprint()})

@@ -113,7 +113,7 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 		must(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, res("cpus:4;mem:4096;disk(reservations: [(DYNAMIC,web,ops)])[id:s1,principal:ops,path:data]<SHARED>:100"), nil))
 		must(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096"), nil))
-		must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}, Capabilities: offer.SharedResources}, nil, true))
+		must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}, Capabilities: offer.SharedResources}, nil, allocator.Active))
 		offers := a.Allocate().Offers
 		require.Len(t, offers, 2)
 		o := offers[0]

@@ -45,6 +45,7 @@ type hold struct {
 // no shared volume; d must be positive and at most MaxRefuse. It triggers an
 // allocation of the agent.
 func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
 	}
@@ -71,6 +72,7 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 // resources for the framework for d, as RecoverHeld does. Shared volumes
 // the task used are given back as EndTask gives them back.
 func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
 	}
@@ -180,23 +182,26 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 		if len(ag.holds) == 0 {
 			continue
 		}
-		// The holds are taken out first: what is given back below must not
-		// count as still held.
+		// While a hold is looked at, ag.holds is the holds kept so far and
+		// those not yet looked at: what a hold gives back must not count as
+		// still held, but the others must (a framework's role stays tracked
+		// while a hold in it remains).
 		holds := ag.holds
-		ag.holds = nil
-		for _, h := range holds {
+		var kept []hold
+		for i, h := range holds {
+			ag.holds = slices.Concat(kept, holds[i+1:])
 			fw := a.frameworks[h.framework]
 			switch {
 			case r.now.After(h.until):
 				a.heldToOffered(fw, ag, h.res)
 				a.untrackAllocation(fw, ag, h.res, false)
 			case !fw.active:
-				ag.holds = append(ag.holds, h)
+				kept = append(kept, h)
 			default:
 				for _, role := range h.res.AllocationRoles() {
 					part := h.res.AllocatedTo(role)
 					if fw.suppressed.has(role) || !fw.roles.has(role) {
-						ag.holds = append(ag.holds, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}
 					// What the framework can no longer take (it dropped a
@@ -222,7 +227,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 					// A refusal filter of the framework that covers the
 					// held resources keeps them held, not offered.
 					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), r.now); filtered {
-						ag.holds = append(ag.holds, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}
 					a.heldToOffered(fw, ag, part)
@@ -230,9 +235,10 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 				}
 			}
 		}
+		ag.holds = kept
 		// Giving back part of a hold above may have made the framework
-		// forget the agent while the holds were out of ag.holds; it still
-		// holds what was kept or offered.
+		// forget the agent while the rest of that hold was out of ag.holds;
+		// it still holds what was kept or offered.
 		for _, h := range holds {
 			if fw := a.frameworks[h.framework]; !ag.held(fw.id).IsEmpty() {
 				fw.holdsOn(ag.id)

@@ -20,10 +20,10 @@ func holdCluster(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
 	must(t, a.Accept("fa", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}}, nil))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	require.Empty(t, a.Allocate().Offers)
 	return a, clock
 }
@@ -116,8 +116,8 @@ func TestHoldsSnapshotAndJournal(t *testing.T) {
 		Journal: func(e allocator.Entry) { journal = append(journal, e) }}
 	a := newAllocator(t, opts)
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048;cpus(a):1"), nil))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, true))
+	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
+	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	for _, o := range a.Allocate().Offers {
 		if o.FrameworkID == "fa" {
 			must(t, a.Accept("fa", "a1", o.Resources, launchOps("t1", res("cpus:1;mem:1024").Allocate("a")), nil))

@@ -35,18 +35,29 @@ type Constraints []ConstraintGroup
 // ConstraintGroup is a conjunction of attribute predicates.
 type ConstraintGroup []AttributeConstraint
 
+// Activation says whether AddFramework adds a framework Active (offered
+// resources from the next run) or Inactive (it keeps what it uses and is
+// offered nothing until ActivateFramework), as a framework that
+// re-registers with Mesos's master after a failover may be.
+type Activation bool
+
+const (
+	Active   Activation = true
+	Inactive Activation = false
+)
+
 // ConstraintOp is a predicate on one agent attribute.
 type ConstraintOp uint8
 
 const (
-	// Exists: the agent has the attribute.
-	Exists ConstraintOp = iota + 1
-	// NotExists: the agent lacks the attribute.
-	NotExists
-	// Equals: the attribute has Value.
-	Equals
-	// NotEquals: the attribute is absent or differs from Value.
-	NotEquals
+	// OpExists: the agent has the attribute.
+	OpExists ConstraintOp = iota + 1
+	// OpNotExists: the agent lacks the attribute.
+	OpNotExists
+	// OpEquals: the attribute has Value.
+	OpEquals
+	// OpNotEquals: the attribute is absent or differs from Value.
+	OpNotEquals
 )
 
 // AttributeConstraint is one predicate on an agent attribute.
@@ -59,13 +70,13 @@ type AttributeConstraint struct {
 func (c AttributeConstraint) holds(attrs map[string]string) bool {
 	v, ok := attrs[c.Attribute]
 	switch c.Op {
-	case Exists:
+	case OpExists:
 		return ok
-	case NotExists:
+	case OpNotExists:
 		return !ok
-	case Equals:
+	case OpEquals:
 		return ok && v == c.Value
-	case NotEquals:
+	case OpNotEquals:
 		return !ok || v != c.Value
 	}
 	return false
@@ -116,7 +127,7 @@ func (info *FrameworkInfo) validate() error {
 		}
 		for _, g := range cs {
 			for _, c := range g {
-				if c.Op < Exists || c.Op > NotEquals {
+				if c.Op < OpExists || c.Op > OpNotEquals {
 					return fmt.Errorf("%w: unknown constraint operator %d", ErrInvalidRole, c.Op)
 				}
 			}

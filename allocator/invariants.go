@@ -26,6 +26,7 @@ import (
 // It costs O(everything) and is meant for tests; the error joins every
 // violation found.
 func (a *Allocator) CheckInvariants() error {
+	a.ready()
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 

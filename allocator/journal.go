@@ -208,6 +208,7 @@ func (a *Allocator) journal(e Entry) error {
 // no event, ErrInvalidEntry. With Options.Journal set, the hook receives
 // the entry.
 func (a *Allocator) Apply(e Entry) (Result, error) {
+	a.ready()
 	r := &a.rec
 	r.depth++
 	r.replay, r.at = true, e.At
@@ -263,7 +264,7 @@ func (a *Allocator) apply(e *Entry) (Result, []error, error) {
 		if e.FrameworkInfo == nil {
 			return Result{}, nil, fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
 		}
-		err = a.AddFramework(e.Framework, *e.FrameworkInfo, e.Used, e.Active)
+		err = a.AddFramework(e.Framework, *e.FrameworkInfo, e.Used, Activation(e.Active))
 	case EventRemoveFramework:
 		err = a.RemoveFramework(e.Framework)
 	case EventActivateFramework:
@@ -447,7 +448,7 @@ type jsonOperation struct {
 	Subtract  string     `json:"subtract,omitempty"`
 }
 
-var constraintOps = [...]string{Exists: "EXISTS", NotExists: "NOT_EXISTS", Equals: "EQUALS", NotEquals: "NOT_EQUALS"}
+var constraintOps = [...]string{OpExists: "EXISTS", OpNotExists: "NOT_EXISTS", OpEquals: "EQUALS", OpNotEquals: "NOT_EQUALS"}
 
 // MarshalJSON writes the entry as one JSON object with no newline in it:
 //

@@ -63,7 +63,7 @@ func TestJournalRoundTrip(t *testing.T) {
 			Roles: []string{"r", "s"}, Principal: "ops", Capabilities: offer.SharedResources | offer.GPUResources | 1<<20,
 			SuppressedRoles: []string{"s"},
 			MinAllocatable:  map[string][]resources.Quantities{"r": {resources.MustParseQuantities("cpus:1")}, "s": {}},
-			Constraints:     map[string]allocator.Constraints{"r": {{{Attribute: "zone", Op: allocator.Equals, Value: "a"}, {Attribute: "x", Op: allocator.Exists}}}},
+			Constraints:     map[string]allocator.Constraints{"r": {{{Attribute: "zone", Op: allocator.OpEquals, Value: "a"}, {Attribute: "x", Op: allocator.OpExists}}}},
 		}, Used: map[string]resources.Resources{"a1": res}},
 		{Event: allocator.EventAddAgent, Agent: "a1", Resources: total, AgentInfo: &allocator.AgentInfo{
 			Hostname: "h", Attributes: map[string]string{"zone": "a"}, Region: "east", Capabilities: offer.MultiRole,

@@ -127,9 +127,9 @@ func (r Report) Metrics() []Metric {
 	for name, v := range c.Total.All() {
 		res := Label{"resource", name}
 		add("allocator/mesos/resources/<resource>/total", Gauge, v.Float64(), res)
-		add("allocator/mesos/resources/<resource>/offered_or_allocated", Gauge, c.Offered.Get(name)+c.Allocated.Get(name), res)
-		add("allocator/mesos/resources/<resource>/offered", Gauge, c.Offered.Get(name), res)
-		add("allocator/mesos/resources/<resource>/allocated", Gauge, c.Allocated.Get(name), res)
+		add("allocator/mesos/resources/<resource>/offered_or_allocated", Gauge, c.Offered.Float64(name)+c.Allocated.Float64(name), res)
+		add("allocator/mesos/resources/<resource>/offered", Gauge, c.Offered.Float64(name), res)
+		add("allocator/mesos/resources/<resource>/allocated", Gauge, c.Allocated.Float64(name), res)
 	}
 	for _, m := range r.Roles {
 		role := Label{"role", m.Role}

@@ -285,7 +285,7 @@ func TestPropertyObserverAndExplain(t *testing.T) {
 // TestExplainErrors checks the errors of Explain and ExplainRole.
 func TestExplainErrors(t *testing.T) {
 	a, _ := allocator.New(allocator.Options{})
-	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true)
+	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active)
 	if _, err := a.Explain("f"); !errors.Is(err, allocator.ErrNoRun) {
 		t.Fatalf("before a run: %v", err)
 	}

@@ -509,7 +509,7 @@ func (a *Allocator) observeTaken(fw *framework, role string, taken resources.Res
 // observeUpdated records operations applied to offered resources: taken
 // from what fw was offered (the rest from what it used), and become the
 // unused rest, still offered, and the launched tasks' resources.
-func (a *Allocator) observeUpdated(fw *framework, role string, offered, taken resources.Resources, accepted offer.Accepted) {
+func (a *Allocator) observeUpdated(fw *framework, role string, offered, taken resources.Resources, accepted offer.Applied) {
 	var all resources.Quantities
 	offered.NonShared().AddQuantitiesTo(&all)
 	a.observeTaken(fw, role, taken, all)

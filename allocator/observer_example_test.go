@@ -24,7 +24,7 @@ func ExampleObserver() {
 	})
 	_ = a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
 	_ = a.UpdateQuota("web", allocator.MustParseQuota("cpus:2;mem:2048"))
-	_ = a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	res := a.Allocate()
 
 	show := []string{

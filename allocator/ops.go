@@ -34,6 +34,7 @@ func (ag *agent) inUse() resources.Resources {
 // the persistent volumes its tasks use. Accept and UpdateAllocation
 // validate with it; a host validates ahead of them with the same.
 func (a *Allocator) OperationContext(fwID, agentID string) (offer.Context, error) {
+	a.ready()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return offer.Context{}, err
@@ -60,6 +61,7 @@ func (a *Allocator) operationContext(fw *framework, ag *agent) offer.Context {
 // operations (reserve, unreserve, create, destroy, grow, shrink) on an
 // agent's unallocated resources, as UpdateAvailable does.
 func (a *Allocator) OperatorContext(agentID string) (offer.Context, error) {
+	a.ready()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return offer.Context{}, err
@@ -84,6 +86,7 @@ func (a *Allocator) operatorContext(ag *agent) offer.Context {
 // The agent's total follows the conversions. The rest of the offer stays
 // offered; Accept also gives it back. No allocation is triggered.
 func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
 	}
@@ -96,6 +99,7 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 // the operations (UpdateAllocation) and gives back the unused rest of the
 // offered resources (RecoverResources) with the filter, if any.
 func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
 	}
@@ -120,6 +124,7 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 // resources the framework does not hold) and then nothing changes.
 // Accept is the strict form: all operations or none.
 func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
+	a.ready()
 	if a.rec.on() {
 		_, each, err := a.event(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
 		return each, err
@@ -172,26 +177,26 @@ func offeredRole(fwID string, ag *agent, offered resources.Resources) (string, e
 	return roles[0], nil
 }
 
-func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Accepted, error) {
+func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Applied, error) {
 	accepted, _, err := a.updateAllocationOps(fwID, agentID, offered, ops)
 	return accepted, err
 }
 
 // updateAllocationOps applies ops as updateAllocation does and also returns
 // them as applied (see reservedFirst).
-func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Accepted, []offer.Operation, error) {
+func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Applied, []offer.Operation, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
-		return offer.Accepted{}, nil, err
+		return offer.Applied{}, nil, err
 	}
 	ag, err := a.agent(agentID)
 	if err != nil {
-		return offer.Accepted{}, nil, err
+		return offer.Applied{}, nil, err
 	}
 	offered = offered.Clone()
 	role, err := offeredRole(fwID, ag, offered)
 	if err != nil {
-		return offer.Accepted{}, nil, err
+		return offer.Applied{}, nil, err
 	}
 	if a.opts.ReservedFirst {
 		ops = reservedFirst(role, offered, ops)
@@ -203,18 +208,18 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	for i, op := range ops {
 		ctx.Checkpointed = total
 		if err := offer.Validate(op, ctx); err != nil {
-			return offer.Accepted{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+			return offer.Applied{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 		if err := checkNewTasks(fw, i, op, seen); err != nil {
-			return offer.Accepted{}, nil, err
+			return offer.Applied{}, nil, err
 		}
 		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
-			return offer.Accepted{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+			return offer.Applied{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
 		}
 	}
-	accepted, err := offer.Accept(offered, ops...)
+	accepted, err := offer.ApplyAll(offered, ops...)
 	if err != nil {
-		return offer.Accepted{}, nil, fmt.Errorf("%w: %w", ErrOperation, err)
+		return offer.Applied{}, nil, fmt.Errorf("%w: %w", ErrOperation, err)
 	}
 
 	// Take the offered resources out of the framework's holdings (offered
@@ -289,6 +294,7 @@ func applyToTotal(total resources.Resources, op offer.Operation, removed, added 
 // as operator requests and must apply to what is neither offered nor
 // allocated; otherwise nothing changes. No allocation is triggered.
 func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
 	}

@@ -76,6 +76,7 @@ func (ag *agent) offerView(o *outstandingOffer) offer.Offer {
 // They are sorted by agent, then in the order they were made. Their
 // resources are shared, frozen values: a change in place copies them.
 func (a *Allocator) Offers() []offer.Offer {
+	a.ready()
 	var out []offer.Offer
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
@@ -91,6 +92,7 @@ func (a *Allocator) Offers() []offer.Offer {
 // host rescinds before an operator's DESTROY of a shared volume, or an
 // UNRESERVE, of res.
 func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]offer.Offer, error) {
+	a.ready()
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return nil, err
@@ -112,6 +114,7 @@ func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]of
 // to be offered again at the next run. An id that is not outstanding is
 // ErrUnknownOffer.
 func (a *Allocator) RescindOffer(offerID string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventRescindOffer, Offer: offerID})
 	}

@@ -25,7 +25,7 @@ func TestOutstandingOffers(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
 	must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true))
+	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.Allocate().Offers
 	require.Len(t, offers, 2)
 	require.Equal(t, offerIDs(offers), offerIDs(a.Offers()))
@@ -71,7 +71,7 @@ func TestOffersHoldingSharedVolume(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
 	for _, id := range []string{"db1", "db2"} {
-		must(t, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, true))
+		must(t, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
 	}
 	first := a.Allocate().Offers
 	require.Len(t, first, 1)

@@ -86,6 +86,7 @@ func hasReservationFor(res resources.Resources, need resources.Quantities) bool 
 // the same as ops, unless Options.ReservedFirst moved launches onto
 // reservations, in which case the host launches these.
 func (a *Allocator) AcceptApplied(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]offer.Operation, error) {
+	a.ready()
 	// The rewrite depends only on what is offered and on ops: work it out
 	// for the caller, and let Accept (an event of the journal) apply it.
 	applied := ops

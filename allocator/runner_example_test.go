@@ -40,7 +40,7 @@ func ExampleRunner() {
 		if err := a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil); err != nil {
 			return err
 		}
-		return a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+		return a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	})
 	o := (<-runs).Offers[0]
 

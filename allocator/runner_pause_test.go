@@ -24,7 +24,7 @@ func TestRunnerPauseResume(t *testing.T) {
 
 	r.Pause()
 	must(t, r.Do(func(a *allocator.Allocator) error {
-		if err := a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, true); err != nil {
+		if err := a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active); err != nil {
 			return err
 		}
 		return a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:2;mem:2048", "*"), nil)

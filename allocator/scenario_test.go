@@ -219,16 +219,16 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			info.MinAllocatable = map[string][]resources.Quantities{role: mins}
 		}
 		if v, ok := arg(d, "constraint"); ok {
-			// constraint=role:attr=value (Equals) or role:attr (Exists)
+			// constraint=role:attr=value (OpEquals) or role:attr (OpExists)
 			role, c, _ := strings.Cut(v, ":")
 			attr, value, eq := strings.Cut(c, "=")
-			ac := AttributeConstraint{Attribute: attr, Op: Exists}
+			ac := AttributeConstraint{Attribute: attr, Op: OpExists}
 			if eq {
-				ac = AttributeConstraint{Attribute: attr, Op: Equals, Value: value}
+				ac = AttributeConstraint{Attribute: attr, Op: OpEquals, Value: value}
 			}
 			info.Constraints = map[string]Constraints{role: {{ac}}}
 		}
-		return errText(s.a.AddFramework(mustArg(t, d, "id"), info, s.parseUsedByAgent(t, d), !d.HasArg("inactive")))
+		return errText(s.a.AddFramework(mustArg(t, d, "id"), info, s.parseUsedByAgent(t, d), Activation(!d.HasArg("inactive"))))
 
 	case "update-framework":
 		id := mustArg(t, d, "id")

@@ -113,6 +113,7 @@ type RestoreOptions struct {
 // Snapshot changes nothing. It fails with ErrSnapshotSorter when a sorter
 // does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
+	a.ready()
 	s := snapshotWriter{enc: resources.NewEncoder()}
 	s.w.B = make([]byte, 0, 1024+512*len(a.agents)+128*len(a.frameworks))
 	if err := s.write(a); err != nil {

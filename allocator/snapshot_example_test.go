@@ -17,7 +17,7 @@ func ExampleRestore() {
 	a, _ := allocator.New(allocator.Options{Clock: clock.Now, Seed: 1})
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
 	_ = a.AddAgent("agent-2", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	for _, o := range a.Allocate().Offers {
 		// agent-1 is declined for 10 s; agent-2's offer stays outstanding.
 		if o.AgentID == "agent-1" {
@@ -58,7 +58,7 @@ func ExampleReplay() {
 	}
 	a, _ := allocator.New(opts)
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:8;mem:16384", "*"), nil)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	for _, o := range a.Allocate().Offers {
 		_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: 10 * time.Second})
 	}

@@ -147,35 +147,3 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
-
-// TestSnapshotAfterParkedRoleLeaves: a role parked as capped whose last
-// framework leaves is gone from the role sorter; the snapshot must not
-// name it among the parked roles (Restore would refuse it). Found by
-// eventcheck.
-func TestSnapshotAfterParkedRoleLeaves(t *testing.T) {
-	s, err := allocatortest.ParseSequence(`seed 56235
-add-agent 63 90 48 82
-add-framework 243 181 16 180
-quota 23 74 242 21
-update-framework 22 31 216 83
-allocate-all 153 2 24 132
-remove-framework 117 46 217 85
-snapshot-restore 8 234 51 95`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range allocatortest.Configs() {
-		if c.Name != "default role" {
-			continue
-		}
-		h, err := allocatortest.New(c.Options)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := h.Run(s.Events); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Fatal(`no configuration "default role"`)
-}

@@ -40,7 +40,7 @@ func (s *walkingSorter) Walk(visit func(string) bool) {
 type sharingSorter struct{ plainSorter }
 
 func (s *sharingSorter) ShareOf(path string) float64 {
-	return s.SubtreeQuantity(path, "cpus") / s.Pool().Get("cpus")
+	return s.SubtreeQuantity(path, "cpus") / s.Pool().Float64("cpus")
 }
 
 var (
@@ -55,7 +55,7 @@ func roleSorterRun(t *testing.T, s sorter.Sorter) *allocator.Allocator {
 	a := newAllocator(t, allocator.Options{Seed: 1, RoleSorter: func(sorter.Config) sorter.Sorter { return s }})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:1;mem:1024", "*"), nil))
 	must(t, a.AddAgent("a2", allocator.AgentInfo{}, resources.MustParse("cpus:3;mem:1024", "*"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"eng/web"}}, nil, true))
+	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"eng/web"}}, nil, allocator.Active))
 	if n := len(a.Allocate().Offers); n != 2 {
 		t.Fatalf("%d offers, want 2", n)
 	}

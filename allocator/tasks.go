@@ -97,6 +97,7 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 // Hosts that account for tasks themselves use RecoverAllocated instead; a
 // host should not give back a ledger task's resources both ways.
 func (a *Allocator) EndTask(fwID, taskID string) error {
+	a.ready()
 	if a.rec.on() {
 		return a.journal(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
 	}
@@ -163,6 +164,7 @@ func (fw *framework) dropTasksOn(agentID string) {
 // Tasks returns the framework's launched tasks that have not ended, sorted
 // by id; nil for an unknown framework.
 func (a *Allocator) Tasks(fwID string) []TaskView {
+	a.ready()
 	fw, ok := a.frameworks[fwID]
 	if !ok {
 		return nil

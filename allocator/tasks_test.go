@@ -19,7 +19,7 @@ func launchTasks(t *testing.T, ids ...string) *allocator.Allocator {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true))
+	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.Allocate().Offers
 	require.Len(t, offers, 1)
 	o := offers[0]
@@ -95,7 +95,7 @@ func TestTasksEndWithAgentAndFramework(t *testing.T) {
 
 	a = launchTasks(t, "t1")
 	must(t, a.RemoveFramework("web"))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true))
+	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	require.Empty(t, a.Tasks("web"))
 	require.ErrorIs(t, a.EndTask("web", "t1"), allocator.ErrUnknownTask)
 }
@@ -107,7 +107,7 @@ func TestEndTaskKeepsSharedVolumeInUse(t *testing.T) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
-		must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, true))
+		must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
 		o := a.Allocate().Offers[0]
 		vol := res(sharedVolume).Allocate("db")
 		cpu := res("cpus:1").Allocate("db")

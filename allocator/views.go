@@ -33,6 +33,7 @@ type AgentView struct {
 
 // Agents returns every agent, sorted by id.
 func (a *Allocator) Agents() []AgentView {
+	a.ready()
 	out := make([]AgentView, 0, len(a.agentIDs))
 	for _, id := range a.agentIDs {
 		v, _ := a.Agent(id)
@@ -43,6 +44,7 @@ func (a *Allocator) Agents() []AgentView {
 
 // Agent returns one agent's view.
 func (a *Allocator) Agent(id string) (AgentView, bool) {
+	a.ready()
 	ag, ok := a.agents[id]
 	if !ok {
 		return AgentView{}, false
@@ -98,6 +100,7 @@ type RoleView struct {
 
 // Roles returns every role of the role tree, sorted by path.
 func (a *Allocator) Roles() []RoleView {
+	a.ready()
 	out := make([]RoleView, 0, len(a.roles.nodes))
 	for _, path := range sortedKeys(a.roles.nodes) {
 		out = append(out, a.roleView(a.roles.nodes[path]))
@@ -109,6 +112,7 @@ func (a *Allocator) Roles() []RoleView {
 // tree has no such role (no framework, quota, weight or reservation names
 // it or a sub-role).
 func (a *Allocator) Role(path string) (RoleView, bool) {
+	a.ready()
 	n := a.roles.get(path)
 	if n == nil {
 		return RoleView{}, false
@@ -147,6 +151,7 @@ type FrameworkView struct {
 
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
+	a.ready()
 	out := make([]FrameworkView, 0, len(a.frameworks))
 	for _, id := range sortedKeys(a.frameworks) {
 		fw := a.frameworks[id]
@@ -172,6 +177,7 @@ type FilterView struct {
 // the very instant still counts), sorted by
 // framework, role and agent, then in the order they were made.
 func (a *Allocator) Filters() []FilterView {
+	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
 	for _, fwID := range sortedKeys(a.frameworks) {
@@ -201,6 +207,7 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 // not per framework: the reasons were counted when it was first seen.
 // Explain gives every agent's reason, those pairs' included.
 func (a *Allocator) Skips(fwID string) map[SkipReason]int {
+	a.ready()
 	out := map[SkipReason]int{}
 	fw, ok := a.frameworks[fwID]
 	if !ok {
@@ -222,6 +229,7 @@ func (a *Allocator) Skips(fwID string) map[SkipReason]int {
 // Describe renders the whole state as stable text: the same state always
 // gives the same text, so tests can compare it before and after an event.
 func (a *Allocator) Describe() string {
+	a.ready()
 	var b strings.Builder
 	fmt.Fprintf(&b, "paused: %v\n", a.paused)
 	if a.whitelist != nil {

@@ -19,7 +19,7 @@ import (
 func Example_hostLoop() {
 	a, _ := allocator.New(allocator.Options{Seed: 1}) // a nil Clock is the system clock
 	_ = a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	var pending []placement.Task // web wants 6 tasks of 1 CPU and 1 GB
 	for i := range 6 {
 		pending = append(pending, placement.Task{ID: fmt.Sprintf("web-%d", i), Resources: resources.MustParseQuantities("cpus:1;mem:1024")})
@@ -104,7 +104,7 @@ func hostLoopUtilisation(t *testing.T, seed uint64, run func(*allocator.Allocato
 		}
 	}
 	for f := range 4 {
-		if err := a.AddFramework(fmt.Sprintf("fw-%d", f), allocator.FrameworkInfo{Roles: []string{fmt.Sprintf("role-%d", f)}}, nil, true); err != nil {
+		if err := a.AddFramework(fmt.Sprintf("fw-%d", f), allocator.FrameworkInfo{Roles: []string{fmt.Sprintf("role-%d", f)}}, nil, allocator.Active); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -146,41 +146,41 @@ func firstError(errs ...error) error {
 // the amount of every resource kind is unchanged (ErrConservation). Callers
 // that act for a framework or an operator call Validate first.
 func Apply(offered resources.Resources, ops ...Operation) (resources.Resources, error) {
-	a, err := Accept(offered, ops...)
+	a, err := ApplyAll(offered, ops...)
 	if err != nil {
 		return offered, err
 	}
 	return a.Resources, nil
 }
 
-// Accepted is the outcome of Accept. Resources are the offered resources
+// Applied is the outcome of ApplyAll. Resources are the offered resources
 // after the conversions; Launched are the resources the LAUNCH operations
 // use (a shared volume counts once however many tasks use it), all within
 // Resources; Unused = Resources − Launched, what goes back to the agent's
 // pool.
-type Accepted struct {
+type Applied struct {
 	Resources, Launched, Unused resources.Resources
 }
 
-// Accept applies ops in order like Apply, and also returns what the LAUNCH
+// ApplyAll applies ops in order like Apply, and also returns what the LAUNCH
 // operations use. On error it returns the offered resources, as Resources
 // and as Unused, with an *OpError. When nothing is launched, Unused and
 // Resources share storage: Clone one before changing it in place.
-func Accept(offered resources.Resources, ops ...Operation) (Accepted, error) {
+func ApplyAll(offered resources.Resources, ops ...Operation) (Applied, error) {
 	// One copy for the whole call, changed in place; offered itself is never
 	// touched, so on error it is returned as it was.
 	cur := offered.Clone()
 	var launched resources.Resources
 	for i, op := range ops {
 		if err := step(&cur, &launched, op); err != nil {
-			return Accepted{Resources: offered, Unused: offered}, &OpError{Index: i, Kind: kindOf(op), Err: err}
+			return Applied{Resources: offered, Unused: offered}, &OpError{Index: i, Kind: kindOf(op), Err: err}
 		}
 	}
 	unused := cur
 	if !launched.IsEmpty() {
 		unused = cur.Minus(launched)
 	}
-	return Accepted{Resources: cur, Launched: launched, Unused: unused}, nil
+	return Applied{Resources: cur, Launched: launched, Unused: unused}, nil
 }
 
 // step applies one operation to cur in place; launched ⊆ cur are the

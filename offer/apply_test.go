@@ -186,7 +186,7 @@ func TestApplyLaunch(t *testing.T) {
 	task := func(id, text string) Task { return Task{ID: id, Resources: rs(text)} }
 
 	t.Run("fits", func(t *testing.T) {
-		a, err := Accept(offered,
+		a, err := ApplyAll(offered,
 			Launch{Tasks: []Task{task("t1", "cpus(allocated: web):1; mem(allocated: web):128")}},
 			Launch{Tasks: []Task{task("t2", "cpus(allocated: web):3")}, Executor: rs("mem(allocated: web):32")},
 		)
@@ -196,7 +196,7 @@ func TestApplyLaunch(t *testing.T) {
 		sameRes(t, a.Unused, rs("mem(allocated: web):3936;"+webDisk+";"+webPorts))
 	})
 	t.Run("launches overcommit", func(t *testing.T) {
-		_, err := Accept(offered,
+		_, err := ApplyAll(offered,
 			Launch{Tasks: []Task{task("t1", "cpus(allocated: web):3")}},
 			Launch{Tasks: []Task{task("t2", "cpus(allocated: web):2")}},
 		)
@@ -208,18 +208,18 @@ func TestApplyLaunch(t *testing.T) {
 		eq(t, opErr.Index, 1)
 	})
 	t.Run("tasks of one launch overcommit", func(t *testing.T) {
-		_, err := Accept(offered, Launch{Tasks: []Task{task("t1", "cpus(allocated: web):3"), task("t2", "cpus(allocated: web):2")}})
+		_, err := ApplyAll(offered, Launch{Tasks: []Task{task("t1", "cpus(allocated: web):3"), task("t2", "cpus(allocated: web):2")}})
 		wantErr(t, err, ErrDoesNotContain)
 	})
 	t.Run("reserve what was launched", func(t *testing.T) {
-		_, err := Accept(offered,
+		_, err := ApplyAll(offered,
 			Launch{Tasks: []Task{task("t1", "cpus(allocated: web):3")}},
 			Reserve{Resources: rs(resCPUs)},
 		)
 		wantErr(t, err, ErrDoesNotContain)
 	})
 	t.Run("launch on what was reserved", func(t *testing.T) {
-		a, err := Accept(offered,
+		a, err := ApplyAll(offered,
 			Reserve{Resources: rs(resCPUs)},
 			Launch{Tasks: []Task{task("t1", resCPUs)}},
 		)
@@ -229,7 +229,7 @@ func TestApplyLaunch(t *testing.T) {
 	})
 	t.Run("shared volume used by two tasks", func(t *testing.T) {
 		withVol := offered.Plus(rs(sharedVol))
-		a, err := Accept(withVol,
+		a, err := ApplyAll(withVol,
 			Launch{Tasks: []Task{task("t1", sharedVol), task("t2", sharedVol)}},
 			Launch{Tasks: []Task{task("t3", sharedVol)}},
 		)
@@ -237,25 +237,25 @@ func TestApplyLaunch(t *testing.T) {
 		eq(t, a.Launched.Copies(one(t, sharedVol)), 1)
 		expect(t, a.Resources.Contains(a.Launched), "want %s", `a.Resources.Contains(a.Launched)`)
 		sameRes(t, a.Unused, offered)
-		_, err = Accept(withVol, Launch{Tasks: []Task{task("t1", sharedVol)}}, Destroy{Volumes: rs(sharedVol)})
+		_, err = ApplyAll(withVol, Launch{Tasks: []Task{task("t1", sharedVol)}}, Destroy{Volumes: rs(sharedVol)})
 		wantErr(t, err, ErrDoesNotContain)
 	})
 	t.Run("shared volume not offered", func(t *testing.T) {
-		_, err := Accept(offered, Launch{Tasks: []Task{task("t1", sharedVol)}})
+		_, err := ApplyAll(offered, Launch{Tasks: []Task{task("t1", sharedVol)}})
 		wantErr(t, err, ErrDoesNotContain)
 	})
 }
 
 func TestAcceptError(t *testing.T) {
 	offered := agent()
-	a, err := Accept(offered, nil)
+	a, err := ApplyAll(offered, nil)
 	wantErr(t, err, ErrUnsupported)
 	sameRes(t, a.Resources, offered)
 	sameRes(t, a.Unused, offered)
 	expect(t, a.Launched.IsEmpty(), "want %s", `a.Launched.IsEmpty()`)
 	expect(t, strings.Contains(err.Error(), "operation 0 (Kind(0))"), "%q lacks %q", err.Error(), "operation 0 (Kind(0))")
 	var nilReserve *Reserve
-	_, err = Accept(offered, nilReserve)
+	_, err = ApplyAll(offered, nilReserve)
 	wantErr(t, err, ErrUnsupported)
 	expect(t, strings.Contains(err.Error(), "operation 0 (RESERVE)"), "%q lacks %q", err.Error(), "operation 0 (RESERVE)")
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // This file holds the rules that need no Context: the shape of each
-// operation and of the resources it names. Conversions, Apply and Accept
+// operation and of the resources it names. Conversions, Apply and ApplyAll
 // enforce them, and Validate checks them first.
 
 // checkOp dereferences op and checks it on its own.

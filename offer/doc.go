@@ -24,7 +24,7 @@
 //     the same reservation or giving it back.
 //
 // Conversions turns an operation into consumed and converted resources;
-// Apply and Accept apply operations to offered resources in order, all or
+// Apply and ApplyAll apply operations to offered resources in order, all or
 // nothing; Validate checks an operation against the rules that need to know
 // who sends it and what the agent holds; Pick chooses the resources of a
 // task, reservations first.
@@ -53,7 +53,7 @@
 //			return err // errors.Is(err, offer.ErrPrincipalMismatch), ...
 //		}
 //	}
-//	accepted, err := offer.Accept(o.Resources, ops...)
+//	accepted, err := offer.ApplyAll(o.Resources, ops...)
 //	// accepted.Resources: the offer after the conversions;
 //	// accepted.Launched:  what the tasks use;
 //	// accepted.Unused:    what goes back to the agent's pool.
@@ -68,7 +68,7 @@
 //
 // Errors wrap one sentinel per rule, so callers test them with errors.Is;
 // each sentinel's comment names the Mesos message it stands for. Apply and
-// Accept return an *OpError that says which operation failed (its index and
+// ApplyAll return an *OpError that says which operation failed (its index and
 // kind) and wraps the rule it broke:
 //
 //	offer: operation 2 (UNRESERVE): resource is not dynamically reserved: cpus(ops):2
@@ -100,7 +100,7 @@
 // # Validation rules
 //
 // Rules that need no Context are checked by Conversions, and so by Apply and
-// Accept, and first of all by Validate:
+// ApplyAll, and first of all by Validate:
 //
 //   - every resource valid (resources.Resource.Validate), gpus whole, no
 //     empty disk metadata, one resource provider per operation
@@ -152,7 +152,7 @@
 //   - DESTROY: the volume checkpointed (ErrVolumeNotFound) and not in use by
 //     a task or executor (ErrVolumeInUse).
 //
-// Apply and Accept also refuse a volume whose persistence id its role
+// Apply and ApplyAll also refuse a volume whose persistence id its role
 // already uses among the offered resources (ErrPersistenceIDNotUnique), and
 // the destruction of a shared volume of which other copies remain
 // (ErrSharedCopiesRemain).
@@ -176,7 +176,7 @@
 // output. Its functions are safe for concurrent use as long as their
 // arguments are not changed meanwhile.
 //
-// Apply and Accept clone the offered resources once per call and change the
+// Apply and ApplyAll clone the offered resources once per call and change the
 // copy in place; the argument is never modified, and on error it is returned
 // as it was. Launch operations are tracked in Launched: a later LAUNCH, and
 // any later conversion, applies only to what earlier launches left. A shared
@@ -191,7 +191,7 @@
 //
 // Where this package deliberately differs from Mesos:
 //
-//   - Conversions, Apply and Accept enforce every rule that needs no Context,
+//   - Conversions, Apply and ApplyAll enforce every rule that needs no Context,
 //     so they never produce invalid resources whatever their input; Mesos's
 //     Resources::apply only checks containment.
 //   - Mesos lets a RESERVE refine the reservation of a persistent volume, and

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Errors returned by Conversions, Apply, Accept and Validate, one per rule.
+// Errors returned by Conversions, Apply, ApplyAll and Validate, one per rule.
 // Each is wrapped with the offending resource or value and checked with
 // errors.Is. The comment of each names the Mesos message it corresponds to
 // (src/master/validation.cpp and src/common/resources.cpp).
@@ -187,7 +187,7 @@ var (
 	ErrConservation = errors.New("offer: operation would change the amount of a resource")
 )
 
-// OpError is the error of Apply and Accept: the operation at Index (of kind
+// OpError is the error of Apply and ApplyAll: the operation at Index (of kind
 // Kind) failed with Err, and nothing was applied. Err wraps one of the
 // package's sentinel errors, and so does the OpError (errors.Is looks
 // through it).

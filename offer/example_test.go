@@ -102,7 +102,7 @@ func Example_persistentVolumeLifecycle() {
 			return
 		}
 	}
-	accepted, err := offer.Accept(offered, ops...)
+	accepted, err := offer.ApplyAll(offered, ops...)
 	fmt.Println("launched:", accepted.Launched, err)
 	fmt.Println("unused:  ", accepted.Unused)
 
@@ -195,14 +195,14 @@ func ExampleValidate() {
 	// true
 }
 
-// Accept tells what the launches use and what is left to decline.
-func ExampleAccept() {
+// ApplyAll tells what the launches use and what is left to decline.
+func ExampleApplyAll() {
 	offered := resources.MustParse("cpus:4; mem:1024", "").Allocate("web")
 	launch, _, ok := offer.PickLaunch(offered, "web",
 		offer.TaskNeed{ID: "a", Need: resources.MustParseQuantities("cpus:1; mem:256")},
 		offer.TaskNeed{ID: "b", Need: resources.MustParseQuantities("cpus:2; mem:256")})
 	fmt.Println(ok, launch)
-	accepted, err := offer.Accept(offered, launch)
+	accepted, err := offer.ApplyAll(offered, launch)
 	fmt.Println(accepted.Unused, err)
 	// Output:
 	// true LAUNCH [a: cpus(allocated: web):1; mem(allocated: web):256] [b: cpus(allocated: web):2; mem(allocated: web):256]

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzValidateApply feeds operations to Validate, Conversions, Apply and
-// Accept and checks that they never panic, that failures change nothing
+// ApplyAll and checks that they never panic, that failures change nothing
 // and wrap a sentinel error, and that successes keep every invariant (see
 // checkAccept). The offer is parsed from offeredText, or generated from the
 // program when that fails; operations are generated from the program on the
@@ -51,7 +51,7 @@ func FuzzValidateApply(f *testing.F) {
 			}
 			ops = append(ops, op)
 			_ = fmt.Sprint(op)
-			a, err := Accept(state, op)
+			a, err := ApplyAll(state, op)
 			if bad := checkAccept(state, a, err); bad != nil {
 				t.Fatalf("%v on %s: %v", op, state, bad)
 			}
@@ -62,12 +62,12 @@ func FuzzValidateApply(f *testing.F) {
 				state = a.Resources
 			}
 		}
-		a, err := Accept(offered, ops...)
+		a, err := ApplyAll(offered, ops...)
 		if bad := checkAccept(offered, a, err); bad != nil {
 			t.Fatalf("%v on %s: %v", ops, offered, bad)
 		}
 		if offered.String() != before {
-			t.Fatalf("Accept changed the offered resources: %s, was %s", offered, before)
+			t.Fatalf("ApplyAll changed the offered resources: %s, was %s", offered, before)
 		}
 	})
 }

@@ -442,10 +442,10 @@ func volumeCounts(rs resources.Resources) map[volumeKey]int {
 	return out
 }
 
-// checkAccept checks what Accept(before, ops...) returned: nothing changed
+// checkAccept checks what ApplyAll(before, ops...) returned: nothing changed
 // on error, and on success valid resources with the same amounts, no new
 // duplicate volume, and launched resources within the result.
-func checkAccept(before resources.Resources, a Accepted, err error) error {
+func checkAccept(before resources.Resources, a Applied, err error) error {
 	if err != nil {
 		var opErr *OpError
 		if !errors.As(err, &opErr) {
@@ -458,7 +458,7 @@ func checkAccept(before resources.Resources, a Accepted, err error) error {
 			return fmt.Errorf("error %q lacks the package prefix", err)
 		}
 		if a.Resources.String() != before.String() || a.Unused.String() != before.String() || !a.Launched.IsEmpty() {
-			return fmt.Errorf("failed Accept returned %+v, want the offered %s", a, before)
+			return fmt.Errorf("failed ApplyAll returned %+v, want the offered %s", a, before)
 		}
 		return nil
 	}

@@ -61,9 +61,9 @@ type Task struct {
 
 // Launch starts tasks on offered resources. Executor holds the resources of
 // the tasks' executor, if it is new and needs any (empty otherwise); they
-// are used once per Launch. A Launch converts nothing: Apply and Accept only
+// are used once per Launch. A Launch converts nothing: Apply and ApplyAll only
 // check that its resources are offered and not used by an earlier Launch of
-// the same call, and Accept reports them as launched.
+// the same call, and ApplyAll reports them as launched.
 type Launch struct {
 	Tasks    []Task
 	Executor resources.Resources

@@ -81,7 +81,7 @@ func TestPickLaunch(t *testing.T) {
 	sameRes(t, l.Tasks[0].Resources, rs("cpus(allocated: web)(reservations: [(DYNAMIC,web,ops)]):1; mem(allocated: web):256"))
 	sameRes(t, l.Tasks[1].Resources, rs("cpus(allocated: web):1; mem(allocated: web):256"))
 	sameRes(t, left, rs("cpus(allocated: web):3; mem(allocated: web):512"))
-	a, err := Accept(offered, l)
+	a, err := ApplyAll(offered, l)
 	must(t, err)
 	sameRes(t, a.Unused, left)
 

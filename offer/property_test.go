@@ -204,14 +204,14 @@ func TestProperties(t *testing.T) {
 			s := &byteSource{b: w.Program}
 			ctx := genContext(s, w.Offered, w.Role, w.Operator)
 			var accepted []Operation
-			last := Accepted{Resources: w.Offered, Unused: w.Offered}
+			last := Applied{Resources: w.Offered, Unused: w.Offered}
 			for i := range 10 {
 				op := genOp(s, last.Resources, w.Role)
-				a, err := Accept(w.Offered, append(accepted, op)...)
+				a, err := ApplyAll(w.Offered, append(accepted, op)...)
 				if bad := checkAccept(w.Offered, a, err); bad != nil {
 					return fmt.Sprintf("op %d %v: %v", i, op, bad)
 				}
-				one, oneErr := Accept(last.Resources, op)
+				one, oneErr := ApplyAll(last.Resources, op)
 				if bad := checkAccept(last.Resources, one, oneErr); bad != nil {
 					return fmt.Sprintf("op %d %v alone: %v", i, op, bad)
 				}

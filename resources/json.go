@@ -195,7 +195,7 @@ func parseJSON(data []byte, defaultRole string) (Resources, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&list); err != nil {
-		return Resources{}, fmt.Errorf("%w: JSON: %v", ErrSyntax, err)
+		return Resources{}, fmt.Errorf("%w: JSON: %w", ErrSyntax, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Resources{}, fmt.Errorf("%w: JSON: data after the array at offset %d", ErrSyntax, dec.InputOffset())

@@ -116,8 +116,22 @@ func (q Quantities) index(id names.ID) (int, bool) {
 	return len(q.items), false
 }
 
-// Get returns the amount of name as a float64 (0 when absent).
-func (q Quantities) Get(name string) float64 { return q.Scalar(name).Float64() }
+// Get returns the amount of name and true, or false when q has none of
+// it, as Limits.Get does for a limit.
+func (q Quantities) Get(name string) (Scalar, bool) {
+	id, ok := names.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	i, found := q.index(id)
+	if !found {
+		return 0, false
+	}
+	return q.items[i].v, true
+}
+
+// Float64 returns the amount of name as a float64 (0 when absent).
+func (q Quantities) Float64(name string) float64 { return q.Scalar(name).Float64() }
 
 // Scalar returns the amount of name (0 when absent).
 func (q Quantities) Scalar(name string) Scalar {

@@ -70,7 +70,7 @@ func TestQuantitiesArithmetic(t *testing.T) {
 	if got := q.Min(MustParseQuantities("cpus:2;mem:2048;gpus:1")).String(); got != "cpus:2; mem:1024" {
 		t.Errorf("Min = %s", got)
 	}
-	if q.Get("cpus") != 4 || q.Get("gpus") != 0 || q.Scalar("never-seen-name") != 0 {
+	if q.Float64("cpus") != 4 || q.Float64("gpus") != 0 || q.Scalar("never-seen-name") != 0 {
 		t.Error("Get is wrong")
 	}
 	if !slices.Equal(q.Names(), []string{"cpus", "mem"}) || q.Len() != 2 || q.IsEmpty() {

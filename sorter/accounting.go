@@ -215,7 +215,7 @@ func (a *Accounting) AllocationCount(client string) uint64 {
 // an unknown client. It allocates nothing.
 func (a *Accounting) Quantity(client, name string) float64 {
 	if l, ok := a.t.clients[client]; ok {
-		return l.total.Get(name)
+		return l.total.Float64(name)
 	}
 	return 0
 }
@@ -225,7 +225,7 @@ func (a *Accounting) Quantity(client, name string) float64 {
 // path with no client at or below it. It allocates nothing.
 func (a *Accounting) SubtreeQuantity(path, name string) float64 {
 	if n := a.tree().find(path); n != nil {
-		return n.total.Get(name)
+		return n.total.Float64(name)
 	}
 	return 0
 }

@@ -103,12 +103,12 @@ func generate(rng *rand.Rand, spec genSpec) experiment {
 
 // bottleneckOf reports whether star is strictly d's largest share.
 func bottleneckOf(capacity, d resources.Quantities, star string) bool {
-	s := d.Get(star) / capacity.Get(star)
+	s := d.Float64(star) / capacity.Float64(star)
 	if s == 0 {
 		return false
 	}
 	for name, v := range d.All() {
-		if name != star && v.Float64()/capacity.Get(name) >= s {
+		if name != star && v.Float64()/capacity.Float64(name) >= s {
 			return false
 		}
 	}
@@ -214,7 +214,7 @@ func TestPropertyBottleneckFairness(t *testing.T) {
 		func(e experiment, f filling, d *DRF) error {
 			var star string
 			for name, v := range e.users[0].demand.All() {
-				if star == "" || v.Float64()/e.capacity.Get(name) > e.users[0].demand.Get(star)/e.capacity.Get(star) {
+				if star == "" || v.Float64()/e.capacity.Float64(name) > e.users[0].demand.Float64(star)/e.capacity.Float64(star) {
 					star = name
 				}
 			}

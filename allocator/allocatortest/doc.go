@@ -20,7 +20,7 @@
 //
 //	a, _ := allocator.New(allocator.Options{Seed: 1})
 //	a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", ""), nil)
-//	a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+//	a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 //	before := allocatortest.Take(a)
 //	res := a.Allocate()
 //	if err := allocatortest.CheckRun(before, res, a); err != nil {

@@ -16,7 +16,7 @@ import (
 func Example() {
 	a, _ := allocator.New(allocator.Options{Seed: 1})
 	_ = a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:4;mem:4096", ""), nil)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	fmt.Println("after the events:", allocatortest.Check(a))
 
 	before := allocatortest.Take(a)

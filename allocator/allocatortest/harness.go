@@ -894,13 +894,13 @@ func admits(cs allocator.Constraints, attrs map[string]string) bool {
 			v, ok := attrs[c.Attribute]
 			var holds bool
 			switch c.Op {
-			case allocator.Exists:
+			case allocator.OpExists:
 				holds = ok
-			case allocator.NotExists:
+			case allocator.OpNotExists:
 				holds = !ok
-			case allocator.Equals:
+			case allocator.OpEquals:
 				holds = ok && v == c.Value
-			case allocator.NotEquals:
+			case allocator.OpNotEquals:
 				holds = !ok || v != c.Value
 			}
 			if !holds {

@@ -289,7 +289,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 			}
 		}
 		active := x[3]&3 != 3
-		err := a.AddFramework(id, info, used, active)
+		err := a.AddFramework(id, info, used, allocator.Activation(active))
 		if err == nil {
 			h.fwInfo[id], h.fwStale = info, true
 		}
@@ -417,7 +417,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		rescinded := h.rescindShared(s, o.AgentID, ops, o.FrameworkID, o.Resources)
 		err := a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, ops)
 		if err == nil {
-			acc, aerr := offer.Accept(o.Resources, ops...)
+			acc, aerr := offer.ApplyAll(o.Resources, ops...)
 			if aerr != nil {
 				acc.Unused = resources.Resources{}
 			}
@@ -712,11 +712,11 @@ func minAllocatable(b uint8) []resources.Quantities {
 func constraints(b uint8) allocator.Constraints {
 	switch b % 3 {
 	case 0:
-		return allocator.Constraints{{{Attribute: "rack", Op: allocator.Equals, Value: "r0"}}}
+		return allocator.Constraints{{{Attribute: "rack", Op: allocator.OpEquals, Value: "r0"}}}
 	case 1:
-		return allocator.Constraints{{{Attribute: "rack", Op: allocator.NotEquals, Value: "r1"}}, {{Attribute: "gpu", Op: allocator.Exists}}}
+		return allocator.Constraints{{{Attribute: "rack", Op: allocator.OpNotEquals, Value: "r1"}}, {{Attribute: "gpu", Op: allocator.OpExists}}}
 	}
-	return allocator.Constraints{{{Attribute: "rack", Op: allocator.Exists}, {Attribute: "zone", Op: allocator.NotExists}}}
+	return allocator.Constraints{{{Attribute: "rack", Op: allocator.OpExists}, {Attribute: "zone", Op: allocator.OpNotExists}}}
 }
 
 func quota(g, l uint8) allocator.Quota {
@@ -1363,10 +1363,10 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		setf(allocator.ErrDuplicateAgent, a.AddAgent(agentID, allocator.AgentInfo{}, h.res("cpus:1"), nil), "AddAgent(%s) again", agentID)
 	case 3:
 		if !fwOK {
-			setf(allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(\"f\\x01\")")
+			setf(allocator.ErrInvalidID, a.AddFramework("f\x01", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active), "AddFramework(\"f\\x01\")")
 			return
 		}
-		setf(allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, true), "AddFramework(%s) again", fw)
+		setf(allocator.ErrDuplicateFramework, a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active), "AddFramework(%s) again", fw)
 	case 4:
 		w := []float64{0, -1, math.NaN(), math.Inf(1)}[x[1]%4]
 		r, _ := pick(h.roles, x[2])
@@ -1381,10 +1381,10 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			setf(allocator.ErrInvalidRole, a.UpdateWeights(map[string]float64{"-x": 2}), "UpdateWeights(\"-x\")")
 		case 3:
 			id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
-			setf(allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, true), "AddFramework(%s, roles [\"a/../b\"])", id)
+			setf(allocator.ErrInvalidRole, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a/../b"}}, nil, allocator.Active), "AddFramework(%s, roles [\"a/../b\"])", id)
 		default:
 			if !fwOK {
-				setf(allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, true), "AddFramework(f-bad, no roles)")
+				setf(allocator.ErrInvalidRole, a.AddFramework("f-bad", allocator.FrameworkInfo{}, nil, allocator.Active), "AddFramework(f-bad, no roles)")
 				return
 			}
 			info := cloneFrameworkInfo(h.fwInfo[fw])
@@ -1446,7 +1446,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 		}
 		id := freeID(append(slices.Clone(h.fwIDs), "f-bad"), frameworkIDs(s), 0)
 		used := map[string]resources.Resources{agentID: h.res("cpus:1")}
-		setf(allocator.ErrInvalidResources, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, true), "AddFramework(%s, used %v without allocation role)", id, used)
+		setf(allocator.ErrInvalidResources, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"a"}}, used, allocator.Active), "AddFramework(%s, used %v without allocation role)", id, used)
 	default:
 		_, o, ok := h.outstanding(s, x[1])
 		if !ok {

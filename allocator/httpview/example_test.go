@@ -29,7 +29,7 @@ func Example() {
 	// web declines its agent for 5 s; the next run offers it nothing.
 	_ = r.Do(func(a *allocator.Allocator) error {
 		_ = a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
-		return a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+		return a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	})
 	o := (<-runs).Offers[0]
 	_ = r.Do(func(a *allocator.Allocator) error {

@@ -57,8 +57,8 @@ func newCluster(t *testing.T) *cluster {
 			a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, resources.MustParse("cpus:4;mem:4096;ports:[31000-32000]", "*"), nil),
 			a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, a2, nil),
 			a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2"), Limits: resources.MustParseLimits("cpus:4")}),
-			a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true),
-			a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, true),
+			a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active),
+			a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active),
 		)
 	})
 	if err != nil {

@@ -96,7 +96,7 @@ func scenario(w io.Writer, roleSorter sorter.Factory) (map[string]held, error) {
 			}
 		}
 		gpus.Roles = []string{st.role}
-		if err := a.AddFramework(st.role, gpus, nil, true); err != nil {
+		if err := a.AddFramework(st.role, gpus, nil, allocator.Active); err != nil {
 			return nil, err
 		}
 		if err := allocate(w, a, roles); err != nil {
@@ -121,7 +121,7 @@ func scenario(w io.Writer, roleSorter sorter.Factory) (map[string]held, error) {
 func allocate(w io.Writer, a *allocator.Allocator, roles map[string]held) error {
 	for _, o := range a.Allocate().Offers {
 		task := cpuTask
-		if o.Resources.Quantities().Get("gpus") > 0 {
+		if o.Resources.Quantities().Float64("gpus") > 0 {
 			task = gpuTask
 		}
 		var launch offer.Launch

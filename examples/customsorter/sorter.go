@@ -55,7 +55,7 @@ func (s *MaxMin) Sort() []string {
 // ShareOf returns the fraction of the pool's resource held at path, over
 // path's weight: the figure MaxMin orders by.
 func (s *MaxMin) ShareOf(path string) float64 {
-	if total := s.Pool().Get(s.Resource); total > 0 {
+	if total := s.Pool().Float64(s.Resource); total > 0 {
 		return s.held(path) / total
 	}
 	return 0

@@ -192,7 +192,7 @@ func simulate(sc scenario, seed uint64) (simResult, error) {
 		tasks = kept
 		for _, f := range sc.Frameworks {
 			if f.Join == t {
-				if err := a.AddFramework(f.ID, allocator.FrameworkInfo{Roles: []string{f.Role}}, nil, true); err != nil {
+				if err := a.AddFramework(f.ID, allocator.FrameworkInfo{Roles: []string{f.Role}}, nil, allocator.Active); err != nil {
 					return res, err
 				}
 			}

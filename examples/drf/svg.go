@@ -81,7 +81,7 @@ func plot(w io.Writer, r simResult, f simFramework, color string, mean, left, ri
 	label += ")"
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-weight="bold">%s</text>`+"\n", left+26, ly, esc(label))
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", left, ly+16,
-		esc(fmt.Sprintf("tasks of <%g CPU, %g MB>", f.Task.Get("cpus"), f.Task.Get("mem"))))
+		esc(fmt.Sprintf("tasks of <%g CPU, %g MB>", f.Task.Float64("cpus"), f.Task.Float64("mem"))))
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">mean share over the last 60 s: %.3f</text>`+"\n", left, ly+32, mean)
 
 	// Grid and y axis: shares 0 to 1 by quarters.

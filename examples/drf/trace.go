@@ -94,7 +94,7 @@ func runTrace(tr trace) ([]traceStep, error) {
 	byID := map[string]demand{}
 	for _, f := range tr.Frameworks {
 		byID[f.ID] = f
-		if err := a.AddFramework(f.ID, allocator.FrameworkInfo{Roles: []string{f.Role}}, nil, true); err != nil {
+		if err := a.AddFramework(f.ID, allocator.FrameworkInfo{Roles: []string{f.Role}}, nil, allocator.Active); err != nil {
 			return nil, err
 		}
 	}
@@ -167,5 +167,5 @@ func printTrace(w io.Writer, tr trace, steps []traceStep) {
 
 // cpuMem prints cpus and mem (MB) as <n CPU, m GB>.
 func cpuMem(q resources.Quantities) string {
-	return fmt.Sprintf("<%g CPU, %g GB>", q.Get("cpus"), q.Get("mem")/1024)
+	return fmt.Sprintf("<%g CPU, %g GB>", q.Float64("cpus"), q.Float64("mem")/1024)
 }

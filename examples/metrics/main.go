@@ -96,10 +96,10 @@ func start(ctx context.Context, addr string, cfg config) (*service, error) {
 		if err := a.UpdateQuota("web", allocator.MustParseQuota("cpus:2;mem:4096")); err != nil {
 			return err
 		}
-		if err := a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true); err != nil {
+		if err := a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active); err != nil {
 			return err
 		}
-		return a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, true)
+		return a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active)
 	})
 	if err != nil {
 		s.runner.Close()

@@ -137,8 +137,8 @@ func TestMetrics(t *testing.T) {
 			}
 		}
 		for _, f := range a.Frameworks() {
-			used += f.Allocated.Quantities().Get("cpus")
-			offered += f.Offered.Quantities().Get("cpus")
+			used += f.Allocated.Quantities().Float64("cpus")
+			offered += f.Offered.Quantities().Float64("cpus")
 			for name, v := range f.Allocated.Quantities().All() {
 				want[fmt.Sprintf(`allocator_mesos_frameworks_roles_resources_allocated{framework=%q,resource=%q,role=%q}`, f.ID, name, f.Roles[0])] = v.Float64()
 			}

@@ -118,7 +118,7 @@ func run(w io.Writer) (outcome, error) {
 	for second := 1; second <= 3; second++ {
 		now = epoch.Add(time.Duration(second) * time.Second)
 		if fw, ok := subscribe[second]; ok {
-			if err := a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{fw}}, nil, true); err != nil {
+			if err := a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{fw}}, nil, allocator.Active); err != nil {
 				return out, err
 			}
 			fmt.Fprintf(w, "%d s  %s subscribes with %d tasks\n", second, fw, len(pending[fw]))

@@ -257,7 +257,7 @@ func story() []step {
 			}, noteWeb},
 		{"5. dev subscribes and web scales out (ReviveOffers): both take everything they are offered",
 			func(h *host, w io.Writer) error {
-				if err := h.a.AddFramework("dev", allocator.FrameworkInfo{Roles: []string{"dev"}}, nil, true); err != nil {
+				if err := h.a.AddFramework("dev", allocator.FrameworkInfo{Roles: []string{"dev"}}, nil, allocator.Active); err != nil {
 					return err
 				}
 				h.fws["dev"] = &framework{id: "dev", want: -1}
@@ -312,7 +312,7 @@ func setUp(h *host, w io.Writer) error {
 // until none is made.
 func subscribe(h *host, w io.Writer, id string, fw *framework) error {
 	fw.id = id
-	if err := h.a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{id}}, nil, true); err != nil {
+	if err := h.a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{id}}, nil, allocator.Active); err != nil {
 		return err
 	}
 	h.fws[id] = fw

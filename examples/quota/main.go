@@ -94,7 +94,7 @@ func run(w io.Writer) (outcome, error) {
 
 	step(w, "2. batch, dev and prod subscribe; each takes all it is offered")
 	for _, role := range []string{"batch", "dev", "prod"} {
-		if err := a.AddFramework(role, allocator.FrameworkInfo{Roles: []string{role}}, nil, true); err != nil {
+		if err := a.AddFramework(role, allocator.FrameworkInfo{Roles: []string{role}}, nil, allocator.Active); err != nil {
 			return out, err
 		}
 	}
@@ -106,7 +106,7 @@ func run(w io.Writer) (outcome, error) {
 	fmt.Fprintln(w, "   batch stops at its limit; one agent's worth stays free for analytics' guarantee, no more.")
 
 	step(w, "3. analytics subscribes: the resources held back for it are its at once")
-	if err := a.AddFramework("analytics", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, true); err != nil {
+	if err := a.AddFramework("analytics", allocator.FrameworkInfo{Roles: []string{"analytics"}}, nil, allocator.Active); err != nil {
 		return out, err
 	}
 	if err := settle(w, a, &out); err != nil {

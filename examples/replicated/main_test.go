@@ -56,7 +56,7 @@ func TestViewsDiffer(t *testing.T) {
 	b, _ := allocator.New(allocator.Options{Clock: clock.Now})
 	for _, x := range []*allocator.Allocator{a, b} {
 		_ = x.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:1024", "*"), nil)
-		_ = x.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true)
+		_ = x.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
 	}
 	if views(a) != views(b) {
 		t.Fatal("the same events give other views")

@@ -99,10 +99,10 @@ func (h *host) walk() error {
 	if err := a.AddAgent(agentID, allocator.AgentInfo{Hostname: agentID}, agentTotal, nil); err != nil {
 		return err
 	}
-	if err := a.AddFramework("postgres", allocator.FrameworkInfo{Roles: []string{dbRole}, Principal: principal}, nil, true); err != nil {
+	if err := a.AddFramework("postgres", allocator.FrameworkInfo{Roles: []string{dbRole}, Principal: principal}, nil, allocator.Active); err != nil {
 		return err
 	}
-	if err := a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, true); err != nil {
+	if err := a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active); err != nil {
 		return err
 	}
 	offers := h.allocate(false)

@@ -116,7 +116,7 @@ func run(w io.Writer) (outcome, error) {
 	printAgents(w, a)
 
 	step(w, "4. A framework of tenant1/private without RESERVATION_REFINEMENT is offered nothing")
-	if err := a.AddFramework("legacy", allocator.FrameworkInfo{Roles: []string{"tenant1/private"}}, nil, true); err != nil {
+	if err := a.AddFramework("legacy", allocator.FrameworkInfo{Roles: []string{"tenant1/private"}}, nil, allocator.Active); err != nil {
 		return out, err
 	}
 	offers := a.Allocate().Offers
@@ -133,7 +133,7 @@ func run(w io.Writer) (outcome, error) {
 		Principal:    principal,
 		Capabilities: offer.ReservationRefinement,
 	}
-	if err := a.AddFramework(frameworkID, info, nil, true); err != nil {
+	if err := a.AddFramework(frameworkID, info, nil, allocator.Active); err != nil {
 		return out, err
 	}
 	out.Offers = a.Allocate().Offers
@@ -206,7 +206,7 @@ func run(w io.Writer) (outcome, error) {
 
 	step(w, "10. A new framework of tenant1/private/analytics is offered agent-0")
 	info.Roles = []string{"tenant1/private/analytics"}
-	if err := a.AddFramework("analytics", info, nil, true); err != nil {
+	if err := a.AddFramework("analytics", info, nil, allocator.Active); err != nil {
 		return out, err
 	}
 	out.Reoffer = a.Allocate().Offers

@@ -43,7 +43,7 @@ func TestGenerators(t *testing.T) {
 	props.Property("agents hold cpus, mem, disk and ports", prop.ForAll(
 		func(rs resources.Resources) bool {
 			q := rs.Quantities()
-			return q.Get("cpus") > 0 && q.Get("mem") > 0 && q.Get("disk") > 0 && !rs.Get("ports").IsEmpty()
+			return q.Float64("cpus") > 0 && q.Float64("mem") > 0 && q.Float64("disk") > 0 && !rs.Get("ports").IsEmpty()
 		}, Agent()))
 	props.Property("limits print and parse", prop.ForAll(
 		func(l resources.Limits) bool {

@@ -260,7 +260,7 @@ func checkResult(in Input, res Result) string {
 		tasksOn[a.OfferID] = append(tasksOn[a.OfferID], offer.Task{ID: a.TaskID, Resources: a.Resources})
 	}
 	for _, acc := range res.Accepts {
-		if _, err := offer.Accept(acc.Offer.Resources, acc.Operations()...); err != nil {
+		if _, err := offer.ApplyAll(acc.Offer.Resources, acc.Operations()...); err != nil {
 			return fmt.Sprintf("offer %s: %v: %v", acc.Offer.ID, acc.Launch, err)
 		}
 		want := tasksOn[acc.Offer.ID]
