@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func (a *Allocator) Allocate() Result {
 	if a.pendingAll {
 		candidates = slices.Clone(a.agentIDs)
 	} else {
-		candidates = sortedKeys(a.pending)
+		candidates = slices.Sorted(maps.Keys(a.pending))
 	}
 	a.pendingAll = false
 	clear(a.pending)
@@ -439,7 +440,7 @@ func (a *Allocator) unmet(n *roleNode) resources.Quantities {
 // roles' subtrees.
 func (a *Allocator) requiredHeadroom() resources.Quantities {
 	var q resources.Quantities
-	for _, path := range sortedKeys(a.roles.root.children) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.root.children)) {
 		q.Add(a.unmet(a.roles.root.children[path]))
 	}
 	return q
@@ -516,7 +517,7 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 		reason, counted = SkipHeadroom, !r.requiredHeadroom.IsEmpty()
 	}
 	if counted {
-		for _, fwID := range sortedKeys(n.frameworks) {
+		for _, fwID := range slices.Sorted(maps.Keys(n.frameworks)) {
 			if fw := a.frameworks[fwID]; fw.active {
 				a.skip(r, fw, reason)
 			}
@@ -586,7 +587,7 @@ func (a *Allocator) parkCapped(r *run) {
 	}
 	a.unpark()
 	a.parkedEpoch = a.capEpoch
-	for _, role := range sortedKeys(a.frameworkSorters) {
+	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
 		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 			_ = a.roleSorter.Deactivate(role)
 			a.parked = append(a.parked, role)

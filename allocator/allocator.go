@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -290,7 +291,7 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	var changes []agentChange
-	for _, agentID := range sortedKeys(used) {
+	for _, agentID := range slices.Sorted(maps.Keys(used)) {
 		ag, ok := a.agents[agentID]
 		if !ok {
 			continue
@@ -319,7 +320,7 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
 	}
-	for _, agentID := range sortedKeys(used) {
+	for _, agentID := range slices.Sorted(maps.Keys(used)) {
 		if ag, ok := a.agents[agentID]; ok {
 			a.trackAllocation(fw, ag, used[agentID], true)
 		}
@@ -361,7 +362,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 		return err
 	}
 	a.forgetFilters(fw, "")
-	for _, agentID := range sortedKeys(fw.agents) {
+	for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
 		ag := a.agents[agentID]
 		a.holdsToOffered(ag, id)
 		a.untrackAllocation(fw, ag, ag.held(id), false)
@@ -635,7 +636,7 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
 	known := map[string]resources.Resources{}
-	for _, fwID := range sortedKeys(used) {
+	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		fw, ok := a.frameworks[fwID]
 		if !ok {
 			continue
@@ -665,7 +666,7 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 	i, _ := slices.BinarySearch(a.agentIDs, id)
 	a.agentIDs = slices.Insert(a.agentIDs, i, id)
 	a.addTotal(ag)
-	for _, fwID := range sortedKeys(used) {
+	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.frameworks[fwID]; ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
@@ -762,7 +763,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	a.uncapped()
 	var used, shared resources.Resources
 	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-		for _, fwID := range sortedKeys(held) {
+		for _, fwID := range slices.Sorted(maps.Keys(held)) {
 			used.Add(held[fwID].NonShared().Unallocate())
 			shared.Add(held[fwID].Shared().Unallocate())
 		}
@@ -905,7 +906,7 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
 	known := map[string]resources.Resources{}
-	for _, fwID := range sortedKeys(used) {
+	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		fw, ok := a.frameworks[fwID]
 		if !ok {
 			continue
@@ -929,7 +930,7 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 	a.removeTotal(ag)
 	ag.total = ag.total.Plus(total.Unallocate())
 	a.addTotal(ag)
-	for _, fwID := range sortedKeys(used) {
+	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.frameworks[fwID]; ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
@@ -1012,13 +1013,13 @@ func (ag *agent) held(fwID string) resources.Resources {
 func (ag *agent) frameworkIDs() []string {
 	if len(ag.holds) == 0 {
 		if len(ag.allocated) == 0 {
-			return sortedKeys(ag.offered)
+			return slices.Sorted(maps.Keys(ag.offered))
 		}
 		if len(ag.offered) == 0 {
-			return sortedKeys(ag.allocated)
+			return slices.Sorted(maps.Keys(ag.allocated))
 		}
 	}
-	ids := sortedKeys(ag.offered)
+	ids := slices.Sorted(maps.Keys(ag.offered))
 	for id := range ag.allocated {
 		if _, ok := ag.offered[id]; !ok {
 			ids = append(ids, id)
@@ -1268,7 +1269,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 		return a.journal(Entry{Event: EventUpdateWeights, Weights: weights})
 	}
 	defer a.observed()()
-	for _, role := range sortedKeys(weights) {
+	for _, role := range slices.Sorted(maps.Keys(weights)) {
 		w := weights[role]
 		if err := reservation.ValidateRole(role); err != nil {
 			return fmt.Errorf("%w: weight for %q", ErrInvalidRole, role)
@@ -1277,7 +1278,7 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 			return fmt.Errorf("%w: %q: %v", ErrInvalidWeight, role, w)
 		}
 	}
-	for _, role := range sortedKeys(weights) {
+	for _, role := range slices.Sorted(maps.Keys(weights)) {
 		w := weights[role]
 		a.observeRole(role)
 		_ = a.roleSorter.UpdateWeight(role, w)
@@ -1321,7 +1322,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.quota.Limits, anc)
 		}
 	}
-	for _, path := range sortedKeys(a.roles.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
 		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.quota.Guarantees) {
 			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.quota.Guarantees, path)
@@ -1485,13 +1486,4 @@ func (fw *framework) holdsOn(agentID string) {
 		fw.agents = map[string]struct{}{}
 	}
 	fw.agents[agentID] = struct{}{}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package allocator
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -282,7 +283,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	e := a.explainer()
 	out := Explanation{Run: a.explain.run, Time: a.explain.now}
 	var fws []*framework
-	for _, id := range sortedKeys(node.frameworks) {
+	for _, id := range slices.Sorted(maps.Keys(node.frameworks)) {
 		fws = append(fws, a.frameworks[id])
 	}
 	var b groupBuilder
@@ -746,7 +747,7 @@ func (a *Allocator) bindingLimit(node *roleNode) (string, resources.Limits, reso
 // are unmet, and by how much, by path.
 func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 	var out []RoleQuantities
-	for _, path := range sortedKeys(a.roles.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
 		if path == role || n.quota.Guarantees.IsEmpty() {
 			continue

@@ -3,6 +3,8 @@ package allocator
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -152,7 +154,7 @@ func (a *Allocator) CheckInvariants() error {
 	}
 
 	// Sorters.
-	for _, role := range sortedKeys(a.frameworkSorters) {
+	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
 		if !a.roleSorter.Contains(role) {
 			fail("role %s has a framework sorter but is not in the role sorter", role)
 		}
@@ -173,7 +175,7 @@ func (a *Allocator) CheckInvariants() error {
 	}
 
 	// Role tree aggregates.
-	for _, path := range sortedKeys(a.roles.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
 		var wantReserved, wantAllocated, wantAllocatedReserved resources.Quantities
 		for role, q := range allocatedReserved {
@@ -208,7 +210,7 @@ func (a *Allocator) CheckInvariants() error {
 	}
 
 	// Filters.
-	for _, fwID := range sortedKeys(a.frameworks) {
+	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
@@ -228,7 +230,7 @@ func (a *Allocator) CheckInvariants() error {
 			}
 		}
 	}
-	for _, fwID := range sortedKeys(a.frameworks) {
+	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
 		for agentID := range fw.agents {
 			ag, ok := a.agents[agentID]

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/allot-go/allot/offer"
@@ -22,7 +23,7 @@ func (ag *agent) capabilities() offer.Capabilities {
 // inUse returns the persistent volumes that tasks use on the agent.
 func (ag *agent) inUse() resources.Resources {
 	var out resources.Resources
-	for _, fwID := range sortedKeys(ag.allocated) {
+	for _, fwID := range slices.Sorted(maps.Keys(ag.allocated)) {
 		out.Add(ag.allocated[fwID].PersistentVolumes().Unallocate())
 	}
 	return out

@@ -2,6 +2,8 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/allot-go/allot/resources"
 )
@@ -79,7 +81,7 @@ func addWithin(sum *resources.Quantities, q resources.Quantities, what string) e
 // for one agent.
 func usedQuantities(used map[string]resources.Resources, what string) (resources.Quantities, error) {
 	var sum resources.Quantities
-	for _, id := range sortedKeys(used) {
+	for _, id := range slices.Sorted(maps.Keys(used)) {
 		q, err := quantitiesWithin(used[id], true, what)
 		if err != nil {
 			return sum, err

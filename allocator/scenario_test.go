@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -624,10 +625,10 @@ func checkConservation(a *Allocator) error {
 			continue
 		}
 		sum := ag.available.Clone()
-		for _, fw := range sortedKeys(ag.offered) {
+		for _, fw := range slices.Sorted(maps.Keys(ag.offered)) {
 			sum.Add(ag.offered[fw].NonShared().Unallocate())
 		}
-		for _, fw := range sortedKeys(ag.allocated) {
+		for _, fw := range slices.Sorted(maps.Keys(ag.allocated)) {
 			sum.Add(ag.allocated[fw].NonShared().Unallocate())
 		}
 		if !sum.Equal(ag.total) {

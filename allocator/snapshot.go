@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/allot-go/allot/internal/wire"
@@ -185,9 +187,9 @@ func (s *snapshotWriter) write(a *Allocator) error {
 
 	w.Bool(a.paused)
 	w.Bool(a.pendingAll)
-	s.strings(sortedKeys(a.pending))
+	s.strings(slices.Sorted(maps.Keys(a.pending)))
 	w.Bool(a.whitelist != nil)
-	s.strings(sortedKeys(a.whitelist))
+	s.strings(slices.Sorted(maps.Keys(a.whitelist)))
 
 	st := &a.last
 	w.Uvarint(st.Run)
@@ -217,13 +219,13 @@ func (s *snapshotWriter) write(a *Allocator) error {
 		}
 	}
 
-	weights := sortedKeys(a.roles.weights)
+	weights := slices.Sorted(maps.Keys(a.roles.weights))
 	w.Int(len(weights))
 	for _, role := range weights {
 		w.String(role)
 		w.Float64(a.roles.weights[role])
 	}
-	paths := sortedKeys(a.roles.nodes)
+	paths := slices.Sorted(maps.Keys(a.roles.nodes))
 	w.Int(len(paths))
 	for _, path := range paths {
 		n := a.roles.nodes[path]
@@ -238,7 +240,7 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	for _, id := range a.agentIDs {
 		s.agent(a.agents[id])
 	}
-	ids := sortedKeys(a.frameworks)
+	ids := slices.Sorted(maps.Keys(a.frameworks))
 	w.Int(len(ids))
 	for _, id := range ids {
 		s.framework(a.frameworks[id])
@@ -247,7 +249,7 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	if err := s.sorter(a.roleSorter); err != nil {
 		return fmt.Errorf("role sorter: %w", err)
 	}
-	roles := sortedKeys(a.frameworkSorters)
+	roles := slices.Sorted(maps.Keys(a.frameworkSorters))
 	w.Int(len(roles))
 	for _, role := range roles {
 		fs := a.frameworkSorters[role]
@@ -280,7 +282,7 @@ func (s *snapshotWriter) agent(ag *agent) {
 	w.String(ag.id)
 	info := &ag.info
 	w.String(info.Hostname)
-	keys := sortedKeys(info.Attributes)
+	keys := slices.Sorted(maps.Keys(info.Attributes))
 	w.Int(len(keys))
 	for _, k := range keys {
 		w.String(k)
@@ -300,14 +302,14 @@ func (s *snapshotWriter) agent(ag *agent) {
 	w.Uvarint(ag.refGen)
 	w.Uvarint(ag.version)
 	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-		fws := sortedKeys(held)
+		fws := slices.Sorted(maps.Keys(held))
 		w.Int(len(fws))
 		for _, fw := range fws {
 			w.String(fw)
 			s.res(held[fw])
 		}
 	}
-	roles := sortedKeys(ag.refusals)
+	roles := slices.Sorted(maps.Keys(ag.refusals))
 	w.Int(len(roles))
 	for _, role := range roles {
 		idx := ag.refusals[role]
@@ -319,7 +321,7 @@ func (s *snapshotWriter) agent(ag *agent) {
 			w.Uvarint(word)
 		}
 	}
-	roles = sortedKeys(ag.nobody)
+	roles = slices.Sorted(maps.Keys(ag.nobody))
 	w.Int(len(roles))
 	for _, role := range roles {
 		e := ag.nobody[role]
@@ -328,7 +330,7 @@ func (s *snapshotWriter) agent(ag *agent) {
 		w.Uvarint(e.epoch)
 		s.time(e.until)
 	}
-	fws := sortedKeys(ag.inverse)
+	fws := slices.Sorted(maps.Keys(ag.inverse))
 	w.Int(len(fws))
 	for _, fw := range fws {
 		st := ag.inverse[fw]
@@ -353,7 +355,7 @@ func (s *snapshotWriter) framework(fw *framework) {
 	w.String(info.Principal)
 	w.Uvarint(uint64(info.Capabilities))
 	s.strings(info.SuppressedRoles)
-	roles := sortedKeys(info.MinAllocatable)
+	roles := slices.Sorted(maps.Keys(info.MinAllocatable))
 	w.Int(len(roles))
 	for _, role := range roles {
 		w.String(role)
@@ -362,7 +364,7 @@ func (s *snapshotWriter) framework(fw *framework) {
 			s.q(q)
 		}
 	}
-	roles = sortedKeys(info.Constraints)
+	roles = slices.Sorted(maps.Keys(info.Constraints))
 	w.Int(len(roles))
 	for _, role := range roles {
 		w.String(role)
@@ -380,11 +382,11 @@ func (s *snapshotWriter) framework(fw *framework) {
 	w.Bool(fw.active)
 	s.strings(fw.suppressed)
 	s.strings(fw.tracked)
-	roles = sortedKeys(fw.filters)
+	roles = slices.Sorted(maps.Keys(fw.filters))
 	w.Int(len(roles))
 	for _, role := range roles {
 		w.String(role)
-		agents := sortedKeys(fw.filters[role])
+		agents := slices.Sorted(maps.Keys(fw.filters[role]))
 		w.Int(len(agents))
 		for _, agentID := range agents {
 			w.String(agentID)
@@ -397,13 +399,13 @@ func (s *snapshotWriter) framework(fw *framework) {
 			}
 		}
 	}
-	agents := sortedKeys(fw.inverseFilters)
+	agents := slices.Sorted(maps.Keys(fw.inverseFilters))
 	w.Int(len(agents))
 	for _, agentID := range agents {
 		w.String(agentID)
 		s.time(fw.inverseFilters[agentID])
 	}
-	tasks := sortedKeys(fw.tasks)
+	tasks := slices.Sorted(maps.Keys(fw.tasks))
 	w.Int(len(tasks))
 	for _, id := range tasks {
 		t := fw.tasks[id]
@@ -715,7 +717,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 		a.pending[id] = struct{}{}
 	}
-	for _, id := range sortedKeys(a.frameworks) {
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[id]
 		for _, role := range fw.tracked {
 			n := a.roles.get(role)
@@ -730,7 +732,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 				return nil, fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
 			}
 		}
-		for _, agentID := range sortedKeys(fw.inverseFilters) {
+		for _, agentID := range slices.Sorted(maps.Keys(fw.inverseFilters)) {
 			if a.agents[agentID] == nil {
 				return nil, fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 			}
@@ -738,7 +740,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	}
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
-		for _, fwID := range sortedKeys(ag.inverse) {
+		for _, fwID := range slices.Sorted(maps.Keys(ag.inverse)) {
 			if a.frameworks[fwID] == nil {
 				return nil, fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 			}
@@ -801,7 +803,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 		var used, shared resources.Resources
 		for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-			for _, fwID := range sortedKeys(held) {
+			for _, fwID := range slices.Sorted(maps.Keys(held)) {
 				used.Add(held[fwID].NonShared().Unallocate())
 				shared.Add(held[fwID].Shared().Unallocate())
 			}
@@ -825,7 +827,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
 		return nil, fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
 	}
-	for _, path := range sortedKeys(a.roles.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		if !saved[path] {
 			return nil, fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
 		}

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ type RoleView struct {
 func (a *Allocator) Roles() []RoleView {
 	a.ready()
 	out := make([]RoleView, 0, len(a.roles.nodes))
-	for _, path := range sortedKeys(a.roles.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		out = append(out, a.roleView(a.roles.nodes[path]))
 	}
 	return out
@@ -134,7 +135,7 @@ func (a *Allocator) roleView(n *roleNode) RoleView {
 		Role: n.path, Weight: w,
 		Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
 		Reserved: n.reserved.Clone(), Allocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
-		Share: share, Frameworks: sortedKeys(n.frameworks),
+		Share: share, Frameworks: slices.Sorted(maps.Keys(n.frameworks)),
 	}
 }
 
@@ -153,10 +154,10 @@ type FrameworkView struct {
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
 	out := make([]FrameworkView, 0, len(a.frameworks))
-	for _, id := range sortedKeys(a.frameworks) {
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[id]
 		v := FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
-		for _, agentID := range sortedKeys(fw.agents) {
+		for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
 			ag := a.agents[agentID]
 			v.Offered.Add(ag.offered[id])
 			v.Allocated.Add(ag.allocated[id])
@@ -180,10 +181,10 @@ func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
-	for _, fwID := range sortedKeys(a.frameworks) {
+	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
-		for _, role := range sortedKeys(fw.filters) {
-			for _, agentID := range sortedKeys(fw.filters[role]) {
+		for _, role := range slices.Sorted(maps.Keys(fw.filters)) {
+			for _, agentID := range slices.Sorted(maps.Keys(fw.filters[role])) {
 				for _, f := range fw.filters[role][agentID] {
 					if !now.After(f.expires) {
 						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires})
@@ -233,20 +234,20 @@ func (a *Allocator) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "paused: %v\n", a.paused)
 	if a.whitelist != nil {
-		fmt.Fprintf(&b, "whitelist: %v\n", sortedKeys(a.whitelist))
+		fmt.Fprintf(&b, "whitelist: %v\n", slices.Sorted(maps.Keys(a.whitelist)))
 	}
 	b.WriteString("agents:\n")
 	for _, v := range a.Agents() {
 		fmt.Fprintf(&b, "  %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
 		fmt.Fprintf(&b, "    total: %s\n", v.Total)
 		fmt.Fprintf(&b, "    available: %s\n", v.Available)
-		for _, fw := range sortedKeys(v.Offered) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
 			fmt.Fprintf(&b, "    offered to %s: %s\n", fw, v.Offered[fw])
 		}
-		for _, fw := range sortedKeys(v.Allocated) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 			fmt.Fprintf(&b, "    allocated to %s: %s\n", fw, v.Allocated[fw])
 		}
-		for _, fw := range sortedKeys(v.Held) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
 			fmt.Fprintf(&b, "    held for %s until %s: %s\n", fw, v.HeldUntil[fw].UTC().Format(time.RFC3339Nano), v.Held[fw])
 		}
 		if v.Unavailability != nil {

@@ -3,6 +3,7 @@ package allocatortest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -88,13 +89,13 @@ func Check(a *allocator.Allocator) error {
 // and without shared volumes.
 func used(v allocator.AgentView) resources.Resources {
 	var out resources.Resources
-	for _, fw := range sortedKeys(v.Offered) {
+	for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
 		out.Add(v.Offered[fw].NonShared().Unallocate())
 	}
-	for _, fw := range sortedKeys(v.Allocated) {
+	for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 		out.Add(v.Allocated[fw].NonShared().Unallocate())
 	}
-	for _, fw := range sortedKeys(v.Held) {
+	for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
 		out.Add(v.Held[fw].Unallocate())
 	}
 	return out
@@ -105,7 +106,7 @@ func used(v allocator.AgentView) resources.Resources {
 func missingShared(v allocator.AgentView) resources.Resources {
 	var out resources.Resources
 	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
-		for _, fw := range sortedKeys(m) {
+		for _, fw := range slices.Sorted(maps.Keys(m)) {
 			for r := range m[fw].Shared().All() {
 				r.AllocationRole = ""
 				if !v.Total.ContainsResource(r) && !out.ContainsResource(r) {
@@ -260,7 +261,7 @@ func checkViews(s Snapshot, checkAgents bool) []error {
 			reserved[r.Role()] = q
 		}
 		held := func(kind string, m map[string]resources.Resources, sums map[string]resources.Resources) {
-			for _, fwID := range sortedKeys(m) {
+			for _, fwID := range slices.Sorted(maps.Keys(m)) {
 				res := m[fwID]
 				f, ok := frameworks[fwID]
 				if !ok {
@@ -305,7 +306,7 @@ func checkViews(s Snapshot, checkAgents bool) []error {
 
 	subtree := func(m map[string]resources.Quantities, path string) resources.Quantities {
 		var q resources.Quantities
-		for _, role := range sortedKeys(m) {
+		for _, role := range slices.Sorted(maps.Keys(m)) {
 			if reservation.IsSubroleOrSelf(role, path) {
 				q.Add(m[role])
 			}
@@ -506,7 +507,7 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map
 		}
 		// Offers come from what was available and from holds.
 		offerable := v.Available.NonShared()
-		for _, fw := range sortedKeys(v.Held) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
 			offerable.Add(v.Held[fw].Unallocate())
 		}
 		if !offerable.Contains(nonShared) {
@@ -597,16 +598,7 @@ func union(a, b, c map[string]resources.Resources) []string {
 			set[k] = true
 		}
 	}
-	return sortedKeys(set)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(set))
 }
 
 // String renders the snapshot as text, one line per fact, in the order of
@@ -617,10 +609,10 @@ func (s Snapshot) String() string {
 		fmt.Fprintf(&b, "agent %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
 		fmt.Fprintf(&b, "  total: %s\n", v.Total)
 		fmt.Fprintf(&b, "  available: %s\n", v.Available)
-		for _, fw := range sortedKeys(v.Offered) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
 			fmt.Fprintf(&b, "  offered to %s: %s\n", fw, v.Offered[fw])
 		}
-		for _, fw := range sortedKeys(v.Allocated) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 			fmt.Fprintf(&b, "  allocated to %s: %s\n", fw, v.Allocated[fw])
 		}
 		if u := v.Unavailability; u != nil {

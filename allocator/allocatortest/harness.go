@@ -3,6 +3,7 @@ package allocatortest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -447,7 +448,7 @@ func (h *Harness) stepFast(ev Event) error {
 	}
 	if h.fwStale || h.fwList == nil {
 		h.fwList = h.fwList[:0]
-		for _, id := range sortedKeys(h.fwInfo) {
+		for _, id := range slices.Sorted(maps.Keys(h.fwInfo)) {
 			h.fwList = append(h.fwList, allocator.FrameworkView{ID: id})
 		}
 		h.fwStale = false
@@ -570,8 +571,8 @@ func (h *Harness) wholeState() []error {
 	errs = append(errs, checkViews(s, false)...)
 	errs = append(errs, h.checkShares(s)...)
 	errs = append(errs, h.checkTasks(s)...)
-	if fws := frameworkIDs(s); !slices.Equal(fws, sortedKeys(h.fwInfo)) {
-		errs = append(errs, fmt.Errorf("frameworks %q, the events added %q", fws, sortedKeys(h.fwInfo)))
+	if fws := frameworkIDs(s); !slices.Equal(fws, slices.Sorted(maps.Keys(h.fwInfo))) {
+		errs = append(errs, fmt.Errorf("frameworks %q, the events added %q", fws, slices.Sorted(maps.Keys(h.fwInfo))))
 	}
 	return errs
 }
@@ -786,7 +787,7 @@ func (h *Harness) checkShares(s Snapshot) []error {
 		totals.Add(v.Total.Quantities())
 		byRole := map[string]resources.Resources{}
 		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Held} {
-			for _, fw := range sortedKeys(m) {
+			for _, fw := range slices.Sorted(maps.Keys(m)) {
 				for _, role := range m[fw].AllocationRoles() {
 					cur := byRole[role]
 					cur.Add(m[fw].AllocatedTo(role))
@@ -805,7 +806,7 @@ func (h *Harness) checkShares(s Snapshot) []error {
 			continue
 		}
 		var sub resources.Quantities
-		for _, role := range sortedKeys(held) {
+		for _, role := range slices.Sorted(maps.Keys(held)) {
 			if reservation.IsSubroleOrSelf(role, r.Role) {
 				sub.Add(held[role])
 			}

@@ -2,6 +2,7 @@ package allocatortest
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -446,7 +447,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		type pair struct{ agent, fw string }
 		var pairs []pair
 		for _, v := range s.Agents {
-			for _, fw := range sortedKeys(v.Allocated) {
+			for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 				pairs = append(pairs, pair{v.ID, fw})
 			}
 		}
@@ -883,7 +884,7 @@ func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operatio
 	v, _ := s.Agent(agentID)
 	var b strings.Builder
 	did := false
-	for _, holder := range sortedKeys(v.Offered) {
+	for _, holder := range slices.Sorted(maps.Keys(v.Offered)) {
 		var give resources.Resources
 		for r := range v.Offered[holder].Shared().All() {
 			plain := r

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -328,7 +329,7 @@ func (h *host) declineAll(offers []offer.Offer) error {
 func (h *host) printAgent() {
 	v, _ := h.a.Agent(agentID)
 	fmt.Fprintf(h.w, "   %s total: %s\n", agentID, describe(v.Total))
-	for _, fw := range sortedKeys(v.Allocated) {
+	for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 		fmt.Fprintf(h.w, "   %s used by %s: %s\n", strings.Repeat(" ", len(agentID)), fw, describe(v.Allocated[fw]))
 	}
 }
@@ -402,15 +403,6 @@ func describe(rs resources.Resources) string {
 		return "{}"
 	}
 	return strings.Join(parts, " + ")
-}
-
-func sortedKeys(m map[string]resources.Resources) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // sorted returns rs with its entries in name order, then in the order of

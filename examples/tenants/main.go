@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -250,7 +251,7 @@ func printOffers(w io.Writer, offers []offer.Offer) {
 func printAgents(w io.Writer, a *allocator.Allocator) {
 	for _, v := range a.Agents() {
 		fmt.Fprintf(w, "   %s total: %s\n", v.ID, describe(v.Total))
-		for _, fw := range sortedKeys(v.Allocated) {
+		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
 			fmt.Fprintf(w, "   %s   used by %s: %s\n", strings.Repeat(" ", len(v.ID)), fw, describe(v.Allocated[fw]))
 		}
 	}
@@ -317,15 +318,6 @@ func describeSkips(skips map[allocator.SkipReason]int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys(m map[string]resources.Resources) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // sorted returns rs with its entries in name order, then in the order of

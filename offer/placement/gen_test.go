@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"strings"
@@ -190,7 +191,7 @@ var (
 // describeInput prints a problem, for failures.
 func describeInput(in Input) string {
 	var b strings.Builder
-	for _, id := range sortedKeys(in.Agents) {
+	for _, id := range slices.Sorted(maps.Keys(in.Agents)) {
 		fmt.Fprintf(&b, "agent %s: %v total %s\n", id, in.Agents[id].Attributes, in.Agents[id].Total)
 	}
 	for _, o := range in.Offers {

@@ -3,6 +3,7 @@ package placement
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -330,11 +331,11 @@ func (p *placer) buildClasses(in *Input) error {
 		}
 		addRankers(t.Preferences)
 	}
-	p.names = sortedKeys(seen)
+	p.names = slices.Sorted(maps.Keys(seen))
 	for i, n := range p.names {
 		p.nameIdx[n] = int32(i)
 	}
-	p.ports = sortedKeys(ports)
+	p.ports = slices.Sorted(maps.Keys(ports))
 	for i, n := range p.ports {
 		p.portIdx[n] = int32(i)
 	}
@@ -371,15 +372,6 @@ func portsName(p Ports) string {
 		return "ports"
 	}
 	return p.Resource
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func (p *placer) group(name string) *group {
@@ -690,7 +682,7 @@ func (p *placer) buildTables(in *Input) {
 		addFilters(p.tasks[c.task].Constraints)
 		addRankers(p.tasks[c.task].Preferences)
 	}
-	for _, name := range sortedKeys(used) {
+	for _, name := range slices.Sorted(maps.Keys(used)) {
 		t := &attrTable{name: name, values: map[string]int32{}, valueOf: make([]int32, len(p.agents))}
 		for a := range p.agents {
 			t.valueOf[a] = -1
