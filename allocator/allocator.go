@@ -761,6 +761,18 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *agent) {
 	a.uncapped()
+	a.excess.Subtract(ag.excess)
+	used := a.measureUse(ag)
+	ag.available = ag.total.Minus(used)
+	a.availableGrew(ag)
+	ag.version++
+	a.refreshHeadroom(ag)
+}
+
+// measureUse returns what is offered, allocated and held on ag (shared
+// volumes aside, without allocation roles), and sets ag.overAllocated and
+// ag.excess from it, adding the excess to the cluster's.
+func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	var used, shared resources.Resources
 	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
 		for _, fwID := range slices.Sorted(maps.Keys(held)) {
@@ -772,7 +784,6 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 		used.AddUnallocated(h.res, false)
 	}
 	ag.overAllocated = !ag.total.Contains(used)
-	a.excess.Subtract(ag.excess)
 	ag.excess = resources.Quantities{}
 	if ag.overAllocated {
 		ag.excess = used.Quantities().Minus(ag.total.Quantities())
@@ -783,10 +794,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	for r := range shared.All() {
 		ag.overAllocated = ag.overAllocated || !ag.total.ContainsResource(r)
 	}
-	ag.available = ag.total.Minus(used)
-	a.availableGrew(ag)
-	ag.version++
-	a.refreshHeadroom(ag)
+	return used
 }
 
 // refreshHeadroom recomputes the agent's share of the free headroom in

@@ -128,7 +128,8 @@ var declineRounds = flag.Int("decline.rounds", 0, "rounds of BenchmarkDeclineOff
 // that has not refused it yet, so late rounds are those where most
 // frameworks have refused most agents, and from round frameworks+1 on
 // nothing can be offered at all. It reports the median, 99th percentile and
-// slowest round, and the first round on its own; ns/op is the whole loop's
+// slowest round, the first round on its own and the median of the rounds
+// that offer nothing (refused-median-ms); ns/op is the whole loop's
 // allocation time.
 func BenchmarkDeclineOffers(b *testing.B) {
 	for _, shape := range [][2]int{{1000, 100}, {2000, 200}, {5000, 500}, {10000, 1000}} {
@@ -138,7 +139,7 @@ func BenchmarkDeclineOffers(b *testing.B) {
 			if *declineRounds > 0 {
 				rounds = min(rounds, *declineRounds)
 			}
-			var times []time.Duration
+			var times, refused []time.Duration
 			offers := 0
 			var cpu cpuClock
 			b.ReportAllocs()
@@ -151,6 +152,10 @@ func BenchmarkDeclineOffers(b *testing.B) {
 					start := time.Now()
 					cpu.measure(func() { res = a.AllocateAll() })
 					times = append(times, time.Since(start))
+					if len(res.Offers) == 0 {
+						// Every framework has refused every agent.
+						refused = append(refused, times[len(times)-1])
+					}
 					b.StopTimer()
 					offers += len(res.Offers)
 					declineAll(b, a, res)
@@ -168,6 +173,10 @@ func BenchmarkDeclineOffers(b *testing.B) {
 			b.ReportMetric(at(0.5), "median-ms")
 			b.ReportMetric(at(0.99), "p99-ms")
 			b.ReportMetric(float64(times[len(times)-1])/1e6, "max-ms")
+			if len(refused) > 0 {
+				slices.Sort(refused)
+				b.ReportMetric(float64(refused[len(refused)/2])/1e6, "refused-median-ms")
+			}
 			b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
 			cpu.report(b)
 		})

@@ -801,24 +801,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 				}
 			}
 		}
-		var used, shared resources.Resources
-		for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-			for _, fwID := range slices.Sorted(maps.Keys(held)) {
-				used.Add(held[fwID].NonShared().Unallocate())
-				shared.Add(held[fwID].Shared().Unallocate())
-			}
-		}
-		for _, h := range ag.holds {
-			used.AddUnallocated(h.res, false)
-		}
-		ag.overAllocated = !ag.total.Contains(used)
-		if ag.overAllocated {
-			ag.excess = used.Quantities().Minus(ag.total.Quantities())
-			a.excess.Add(ag.excess)
-		}
-		for res := range shared.All() {
-			ag.overAllocated = ag.overAllocated || !ag.total.ContainsResource(res)
-		}
+		a.measureUse(ag)
 		if !ag.ref.Contains(ag.available) {
 			return nil, fmt.Errorf("agent %q: available %s beyond its reference %s", id, ag.available, ag.ref)
 		}

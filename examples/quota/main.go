@@ -15,14 +15,12 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/examples/internal/ordered"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -155,13 +153,13 @@ func settle(w io.Writer, a *allocator.Allocator, out *outcome) error {
 				left = left.Minus(t.Resources)
 			}
 			if len(launch.Tasks) == 0 {
-				fmt.Fprintf(w, "   run %d: %s is offered %s on %s and declines\n", res.Stats.Run, o.FrameworkID, sorted(o.Resources.Unallocate()), o.AgentID)
+				fmt.Fprintf(w, "   run %d: %s is offered %s on %s and declines\n", res.Stats.Run, o.FrameworkID, ordered.Resources(o.Resources.Unallocate()), o.AgentID)
 				if err := a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil); err != nil {
 					return err
 				}
 				continue
 			}
-			fmt.Fprintf(w, "   run %d: %s is offered %s on %s and runs %d tasks\n", res.Stats.Run, o.FrameworkID, sorted(o.Resources.Unallocate()), o.AgentID, len(launch.Tasks))
+			fmt.Fprintf(w, "   run %d: %s is offered %s on %s and runs %d tasks\n", res.Stats.Run, o.FrameworkID, ordered.Resources(o.Resources.Unallocate()), o.AgentID, len(launch.Tasks))
 			if err := a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, nil); err != nil {
 				return err
 			}
@@ -214,20 +212,3 @@ func orNone(s string) string {
 }
 
 func step(w io.Writer, title string) { fmt.Fprintf(w, "\n%s\n", title) }
-
-// sorted returns rs with its entries in name order, then in the order of
-// their text, so that the same resources always print the same way, in the
-// order Quantities print.
-func sorted(rs resources.Resources) resources.Resources {
-	list := rs.Slice()
-	slices.SortStableFunc(list, func(a, b resources.Resource) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.String(), b.String()))
-	})
-	var out resources.Resources
-	for _, r := range list {
-		for range max(1, rs.Copies(r)) { // a shared volume keeps its copies
-			_ = out.AddResource(r)
-		}
-	}
-	return out
-}

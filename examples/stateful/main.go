@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/examples/internal/ordered"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -96,7 +97,7 @@ func run(w io.Writer) (outcome, error) {
 
 func (h *host) walk() error {
 	a, w := h.a, h.w
-	step(w, "1. An agent of "+sorted(agentTotal).String()+"; postgres (role db) and web (role web) subscribe")
+	step(w, "1. An agent of "+ordered.Resources(agentTotal).String()+"; postgres (role db) and web (role web) subscribe")
 	if err := a.AddAgent(agentID, allocator.AgentInfo{Hostname: agentID}, agentTotal, nil); err != nil {
 		return err
 	}
@@ -392,7 +393,7 @@ func describe(rs resources.Resources) string {
 	})
 	var parts []string
 	for _, s := range stacks {
-		group := sorted(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
+		group := ordered.Resources(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
 		if len(s) == 0 {
 			parts = append(parts, group.String()+" unreserved")
 		} else {
@@ -403,21 +404,4 @@ func describe(rs resources.Resources) string {
 		return "{}"
 	}
 	return strings.Join(parts, " + ")
-}
-
-// sorted returns rs with its entries in name order, then in the order of
-// their text, so that the same resources always print the same way, in the
-// order Quantities print.
-func sorted(rs resources.Resources) resources.Resources {
-	list := rs.Slice()
-	slices.SortStableFunc(list, func(a, b resources.Resource) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.String(), b.String()))
-	})
-	var out resources.Resources
-	for _, r := range list {
-		for range max(1, rs.Copies(r)) { // a shared volume keeps its copies
-			_ = out.AddResource(r)
-		}
-	}
-	return out
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/examples/internal/ordered"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -83,7 +84,7 @@ func run(w io.Writer) (outcome, error) {
 	}
 
 	agent := resources.MustParse("cpus:1;mem:1024;disk:10000", "*")
-	step(w, "1. Four agents of "+sorted(agent).String())
+	step(w, "1. Four agents of "+ordered.Resources(agent).String())
 	for _, id := range agentIDs {
 		if err := a.AddAgent(id, allocator.AgentInfo{Hostname: id}, agent, nil); err != nil {
 			return out, err
@@ -289,7 +290,7 @@ func describe(rs resources.Resources) string {
 	})
 	var parts []string
 	for _, s := range stacks {
-		group := sorted(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
+		group := ordered.Resources(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
 		if len(s) == 0 {
 			parts = append(parts, group.String()+" unreserved")
 		} else {
@@ -318,21 +319,4 @@ func describeSkips(skips map[allocator.SkipReason]int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// sorted returns rs with its entries in name order, then in the order of
-// their text, so that the same resources always print the same way, in the
-// order Quantities print.
-func sorted(rs resources.Resources) resources.Resources {
-	list := rs.Slice()
-	slices.SortStableFunc(list, func(a, b resources.Resource) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.String(), b.String()))
-	})
-	var out resources.Resources
-	for _, r := range list {
-		for range max(1, rs.Copies(r)) { // a shared volume keeps its copies
-			_ = out.AddResource(r)
-		}
-	}
-	return out
 }
