@@ -19,8 +19,8 @@ import (
 // process only.
 type Fingerprint struct {
 	// Agents holds every agent's id and the hash of its view (Agent:
-	// hostname, activity, over-allocation, total, available, offered and
-	// allocated resources, maintenance window), sorted by id.
+	// hostname, activity, over-allocation, total, available, offered,
+	// allocated and held resources, maintenance window), sorted by id.
 	Agents []AgentHash
 	// Rest is the hash of everything else that events set: roles'
 	// weights and quota, frameworks (activity, roles, suppressed roles,
@@ -191,6 +191,14 @@ func (ag *agent) fingerprint() uint64 {
 	h.resources(ag.available)
 	h.held(ag.offered, 1)
 	h.held(ag.allocated, 2)
+	// Holds are kept in order of creation; that order is part of the state
+	// (an expired hold is given back before a later one).
+	h.u(uint64(len(ag.holds)))
+	for _, hd := range ag.holds {
+		h.s(hd.framework)
+		h.resources(hd.res)
+		h.time(hd.until)
+	}
 	if u := ag.info.Unavailability; u != nil {
 		h.time(u.Start)
 		h.u(uint64(u.Duration))

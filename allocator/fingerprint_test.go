@@ -1,6 +1,7 @@
 package allocator_test
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func sameAgentView(v, w allocator.AgentView) bool {
 	}
 	return v.ID == w.ID && v.Hostname == w.Hostname && v.Active == w.Active && v.OverAllocated == w.OverAllocated &&
 		v.Total.Equal(w.Total) && v.Available.Equal(w.Available) && same(v.Offered, w.Offered) && same(v.Allocated, w.Allocated) &&
+		same(v.Held, w.Held) && maps.Equal(v.HeldUntil, w.HeldUntil) &&
 		(v.Unavailability == nil) == (w.Unavailability == nil) && (v.Unavailability == nil || *v.Unavailability == *w.Unavailability)
 }
 

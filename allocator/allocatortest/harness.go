@@ -231,7 +231,9 @@ func (h *Harness) Log() string { return h.log.String() }
 // Violation is a broken property found after a step.
 type Violation struct {
 	// Step counts the harness's steps from 1.
-	Step  int
+	Step int
+	// Event is the step's event; zero for a violation of the whole-state
+	// checks (Call "whole-state check"), found after Step.
 	Event Event
 	// Call is what the event became, as logged.
 	Call string
@@ -242,7 +244,14 @@ type Violation struct {
 	Noticed int
 }
 
+// wholeStateCheck is the Call of a violation found by the checks of the
+// whole state, which belong to no event: its Step is the last step taken.
+const wholeStateCheck = "whole-state check"
+
 func (v *Violation) Error() string {
+	if v.Call == wholeStateCheck {
+		return fmt.Sprintf("after step %d: %s: %v", v.Step, v.Call, v.Err)
+	}
 	if v.Noticed > 0 {
 		return fmt.Sprintf("step %d (%s): %s: %v\n(noticed by the fast checks after step %d)", v.Step, v.Event, v.Call, v.Err, v.Noticed)
 	}
@@ -594,12 +603,12 @@ func (h *Harness) Verify() error {
 		errs = append(errs, h.checkShares(s)...)
 		errs = append(errs, h.checkTasks(s)...)
 		if len(errs) > 0 {
-			return &Violation{Step: h.steps, Call: "whole-state check", Err: errors.Join(errs...)}
+			return &Violation{Step: h.steps, Call: wholeStateCheck, Err: errors.Join(errs...)}
 		}
 		return nil
 	}
 	if errs := h.wholeState(); len(errs) > 0 {
-		return h.replay(&Violation{Step: h.steps, Call: "whole-state check", Err: errors.Join(errs...)})
+		return h.replay(&Violation{Step: h.steps, Call: wholeStateCheck, Err: errors.Join(errs...)})
 	}
 	return nil
 }
