@@ -541,10 +541,11 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 	// What the role may take of unreserved scalars is at most what is free
 	// beyond the headroom held for others, and at most what its limits
 	// leave. (With no unmet guarantee anywhere, that is what is free.)
-	spare := a.freeHeadroom.Minus(requiredHeadroom)
+	// (The spare headroom is worked out per name: this runs for every role
+	// the run looks at, and a vector would be a copy each time.)
 	const headroom = true
 	for _, name := range names {
-		left, limited := spare.Scalar(name), headroom
+		left, limited := max(a.freeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
 		for q := range n.quotaAncestry {
 			if lim, ok := q.quota.Limits.Get(name); ok {
 				left2 := max(lim-q.consumed().Scalar(name), 0)
