@@ -44,22 +44,37 @@ func portRanges(base, n int) string {
 // each running cpus:16;mem:2014;disk:1024 and 16 port ranges for a
 // round-robin framework.
 func declineSetup(tb testing.TB, agents, frameworks int, role string, extraUsed string) (*Allocator, *benchClock) {
+	return clusterSetup(tb, Options{}, agents, frameworks, func(int) string { return role }, extraUsed)
+}
+
+// declineSetupWith is declineSetup (role "r") on an allocator made with
+// opts.
+func declineSetupWith(tb testing.TB, agents, frameworks int, opts Options) (*Allocator, *benchClock) {
+	return clusterSetup(tb, opts, agents, frameworks, func(int) string { return "r" }, "")
+}
+
+// clusterSetup builds DeclineOffers's cluster on an allocator made with
+// opts (Clock and Seed are set here): framework f in role roleOf(f), and
+// agent i running cpus:16;mem:2014;disk:1024, 16 port ranges and extraUsed
+// for framework i % frameworks.
+func clusterSetup(tb testing.TB, opts Options, agents, frameworks int, roleOf func(int) string, extraUsed string) (*Allocator, *benchClock) {
 	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	a, err := New(Options{Clock: clock.Now, Seed: 1})
+	opts.Clock, opts.Seed = clock.Now, 1
+	a, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	a.Pause()
 	for f := range frameworks {
-		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{role}}, nil, Active); err != nil {
+		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{roleOf(f)}}, nil, Active); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	total := resources.MustParse("cpus:24;mem:4096;disk:4096;ports:[31000-32000]", "*")
-	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16)+extraUsed, "*").Allocate(role)
+	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16)+extraUsed, "*")
 	for i := range agents {
-		fw := fmt.Sprintf("f%04d", i%frameworks)
-		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used}); err != nil {
+		f := i % frameworks
+		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fmt.Sprintf("f%04d", f): used.Allocate(roleOf(f))}); err != nil {
 			tb.Fatal(err)
 		}
 	}

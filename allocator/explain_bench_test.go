@@ -1,40 +1,10 @@
 package allocator
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/allot-go/allot/resources"
 )
-
-// declineSetupWith is declineSetup (role "r") on an allocator made with
-// opts; Clock and Seed are set here.
-func declineSetupWith(tb testing.TB, agents, frameworks int, opts Options) (*Allocator, *benchClock) {
-	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	opts.Clock, opts.Seed = clock.Now, 1
-	a, err := New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a.Pause()
-	for f := range frameworks {
-		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{"r"}}, nil, Active); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	total := resources.MustParse("cpus:24;mem:4096;disk:4096;ports:[31000-32000]", "*")
-	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16), "*").Allocate("r")
-	for i := range agents {
-		fw := fmt.Sprintf("f%04d", i%frameworks)
-		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used}); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	a.Resume()
-	return a, clock
-}
 
 // declineLoop is BenchmarkDeclineOffers's loop on an allocator made with
 // opts: 2 × frameworks rounds, every offer declined for a year between

@@ -89,33 +89,12 @@ func roleOf(f, roles int) string { return fmt.Sprintf("role-%02d", f%roles) }
 // rolesSetup is declineSetup with the frameworks spread over roles, each
 // role with a quota guarantee, and the given options.
 func rolesSetup(tb testing.TB, opts Options, agents, frameworks, roles int) (*Allocator, *benchClock) {
-	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	opts.Clock, opts.Seed = clock.Now, 1
-	a, err := New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a.Pause()
+	a, clock := clusterSetup(tb, opts, agents, frameworks, func(f int) string { return roleOf(f, roles) }, "")
 	for r := range roles {
 		if err := a.UpdateQuota(roleOf(r, roles), Quota{Guarantees: resources.MustParseQuantities("cpus:200;mem:20000")}); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	for f := range frameworks {
-		if err := a.AddFramework(fmt.Sprintf("f%04d", f), FrameworkInfo{Roles: []string{roleOf(f, roles)}}, nil, Active); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	total := resources.MustParse("cpus:24;mem:4096;disk:4096;ports:[31000-32000]", "*")
-	used := resources.MustParse("cpus:16;mem:2014;disk:1024;ports:"+portRanges(31000, 16), "*")
-	for i := range agents {
-		f := i % frameworks
-		fw := fmt.Sprintf("f%04d", f)
-		if err := a.AddAgent(fmt.Sprintf("agent-%05d", i), AgentInfo{}, total, map[string]resources.Resources{fw: used.Allocate(roleOf(f, roles))}); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	a.Resume()
 	return a, clock
 }
 

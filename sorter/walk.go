@@ -1,6 +1,9 @@
 package sorter
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Walker is implemented by sorters that can visit their order without
 // building it. Walk calls visit for the active clients in Sort's order until
@@ -72,12 +75,25 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 	}
 	rest := d.restBuf[:0]
 	first := -1
-	for i, l := range d.t.byIndex {
-		if l != nil && l.active && !skip.Has(i) {
-			if first < 0 || lessNode(l, rest[first]) {
-				first = len(rest)
+	// Read skip a word at a time, so that the clients it holds cost nothing:
+	// only the numbers it lacks are looked up.
+	byIndex := d.t.byIndex
+	for w := 0; w<<6 < len(byIndex); w++ {
+		free := ^uint64(0)
+		if w < len(skip) {
+			free = ^skip[w]
+		}
+		if left := len(byIndex) - w<<6; left < 64 {
+			free &= 1<<uint(left) - 1
+		}
+		for ; free != 0; free &= free - 1 {
+			l := byIndex[w<<6|bits.TrailingZeros64(free)]
+			if l != nil && l.active {
+				if first < 0 || lessNode(l, rest[first]) {
+					first = len(rest)
+				}
+				rest = append(rest, l)
 			}
-			rest = append(rest, l)
 		}
 	}
 	// A walk usually stops at its first client: visit the least one, and

@@ -137,10 +137,12 @@ func TestDRFWalkExceptMatchesWalk(t *testing.T) {
 		d := NewDRF(Config{})
 		d.AddAgent("pool", resources.MustParseQuantities("cpus:1000;mem:10000"))
 		var clients []string
-		for i := range 40 {
-			c := fmt.Sprintf("c%02d", i)
+		// 150 clients: numbers span three words of a Bitset, the last one
+		// partly.
+		for i := range 150 {
+			c := fmt.Sprintf("c%03d", i)
 			if !flat && i%5 == 0 {
-				c = fmt.Sprintf("g%d/c%02d", i%3, i)
+				c = fmt.Sprintf("g%d/c%03d", i%3, i)
 			}
 			clients = append(clients, c)
 			must(t, d.Add(c))
