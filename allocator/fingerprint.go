@@ -13,14 +13,15 @@ import (
 // for the rest, for tests that compare states often: taking one costs a
 // walk over the state without rendering it, and allocates little once its
 // storage has grown. Two states that Describe renders alike (and whose
-// inverse-offer statuses are alike) have equal fingerprints; two states
-// that differ in what the fingerprint covers (below) have different ones
-// but with a chance of about 2^-64. Fingerprints are comparable within one
-// process only.
+// inverse-offer statuses and holds, hold by hold, are alike) have equal
+// fingerprints; two states that differ in what the fingerprint covers
+// (below) have different ones but with a chance of about 2^-64.
+// Fingerprints are comparable within one process only.
 type Fingerprint struct {
 	// Agents holds every agent's id and the hash of its view (Agent:
-	// hostname, activity, over-allocation, total, available, offered,
-	// allocated and held resources, maintenance window), sorted by id.
+	// hostname, activity, over-allocation, total, available, offered and
+	// allocated resources, maintenance window) and of its holds in order,
+	// sorted by id.
 	Agents []AgentHash
 	// Rest is the hash of everything else that events set: roles'
 	// weights and quota, frameworks (activity, roles, suppressed roles,
