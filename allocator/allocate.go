@@ -804,12 +804,12 @@ func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
 func (a *Allocator) nobody(ag *agent, n *roleNode, r *run, st stage) bool {
-	e, ok := ag.nobody[n.path]
+	e, ok := ag.nobody.get(n.path)
 	if !ok {
 		return false
 	}
 	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && r.now.After(e.until)) {
-		delete(ag.nobody, n.path)
+		ag.nobody.drop(n.path)
 		return false
 	}
 	r.stats.Unchanged++
@@ -823,10 +823,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, pass
 		// frameworks only for that run.
 		return
 	}
-	if ag.nobody == nil {
-		ag.nobody = map[string]nobodyEntry{}
-	}
-	ag.nobody[n.path] = nobodyEntry{version: ag.version, epoch: n.epoch, until: until, passes: passes}
+	ag.nobody.set(n.path, nobodyEntry{version: ag.version, epoch: n.epoch, until: until, passes: passes})
 }
 
 // passOver records that fw was passed over on ag in node's role for

@@ -162,8 +162,8 @@ type agent struct {
 	// holds only while the version is unchanged.
 	version uint64
 	// nobody caches, per role, that no framework of the role could take
-	// anything here; see Allocator.cacheNobody.
-	nobody map[string]nobodyEntry
+	// anything here; see Allocator.nobody.
+	nobody nobodyCache
 
 	inverse map[string]*inverseState
 	// outstanding are the offers made on the agent and not yet given back
@@ -182,6 +182,55 @@ type nobodyEntry struct {
 	until          time.Time // zero: no filter involved
 	// passes are those of the walk that made the entry, for Explain.
 	passes *nobodyPasses
+}
+
+// nobodyCache holds an agent's nobody entries by role. Most agents are
+// looked at for one role or few, and a run checks the entry of every
+// (agent, role) pair it visits: the first role's entry is kept in the
+// agent itself, which spares a map (and its memory) and a lookup in it.
+type nobodyCache struct {
+	role  string // the role of first; "" when first is unused
+	first nobodyEntry
+	more  map[string]nobodyEntry
+}
+
+func (c *nobodyCache) get(role string) (nobodyEntry, bool) {
+	if c.role == role {
+		return c.first, role != ""
+	}
+	e, ok := c.more[role]
+	return e, ok
+}
+
+func (c *nobodyCache) set(role string, e nobodyEntry) {
+	_, inMap := c.more[role]
+	switch {
+	case c.role == role || (c.role == "" && !inMap):
+		c.role, c.first = role, e
+	default:
+		if c.more == nil {
+			c.more = map[string]nobodyEntry{}
+		}
+		c.more[role] = e
+	}
+}
+
+func (c *nobodyCache) drop(role string) {
+	if c.role == role {
+		c.role, c.first = "", nobodyEntry{}
+		return
+	}
+	delete(c.more, role)
+}
+
+// roles returns the roles with an entry, sorted.
+func (c *nobodyCache) roles() []string {
+	out := slices.Sorted(maps.Keys(c.more))
+	if c.role != "" {
+		i, _ := slices.BinarySearch(out, c.role)
+		out = slices.Insert(out, i, c.role)
+	}
+	return out
 }
 
 type inverseState struct {

@@ -450,8 +450,10 @@ func runWorkload(b *testing.B, opts Options, agents, tasksPerRole int, decline *
 }
 
 // BenchmarkMemory reports the heap held per agent after a DeclineOffers
-// setup (agents with used resources), and per framework for frameworks
-// subscribed to roles of their own with no agents.
+// setup (agents with used resources) and after a round of declines and a
+// run that passes every agent over (B/agent-refused: the agents' filters
+// and caches), and per framework for frameworks subscribed to roles of
+// their own with no agents.
 func BenchmarkMemory(b *testing.B) {
 	heap := func() uint64 {
 		var m runtime.MemStats
@@ -461,14 +463,21 @@ func BenchmarkMemory(b *testing.B) {
 	}
 	for _, shape := range [][2]int{{10000, 1}, {10000, 1000}} {
 		b.Run(fmt.Sprintf("agents=%d/frameworks=%d", shape[0], shape[1]), func(b *testing.B) {
-			var perAgent float64
+			var perAgent, perAgentRefused float64
 			for range b.N {
 				before := heap()
-				a, _ := declineSetup(b, shape[0], shape[1], "r", "")
+				a, clock := declineSetup(b, shape[0], shape[1], "r", "")
 				perAgent = float64(heap()-before) / float64(shape[0])
+				// The steady state of a busy cluster: every agent offered,
+				// declined with a filter, and passed over by a run.
+				declineAll(b, a, a.AllocateAll())
+				clock.now = clock.now.Add(time.Second)
+				a.AllocateAll()
+				perAgentRefused = float64(heap()-before) / float64(shape[0])
 				runtime.KeepAlive(a)
 			}
 			b.ReportMetric(perAgent, "B/agent")
+			b.ReportMetric(perAgentRefused, "B/agent-refused")
 		})
 	}
 	for _, roles := range []int{1, 1000} {

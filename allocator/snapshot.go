@@ -321,10 +321,10 @@ func (s *snapshotWriter) agent(ag *agent) {
 			w.Uvarint(word)
 		}
 	}
-	roles = slices.Sorted(maps.Keys(ag.nobody))
+	roles = ag.nobody.roles()
 	w.Int(len(roles))
 	for _, role := range roles {
-		e := ag.nobody[role]
+		e, _ := ag.nobody.get(role)
 		w.String(role)
 		w.Uvarint(e.version)
 		w.Uvarint(e.epoch)
@@ -894,11 +894,10 @@ func (s *snapshotReader) agent(id string) *agent {
 	}
 	for i := range s.count("cache entries") {
 		role := s.key("cache entry of role", &prev, i)
-		e := nobodyEntry{version: r.Uvarint(), epoch: r.Uvarint(), until: s.time()}
-		if ag.nobody == nil {
-			ag.nobody = map[string]nobodyEntry{}
+		if role == "" {
+			s.fail("agent %q: a cache entry with no role", id)
 		}
-		ag.nobody[role] = e
+		ag.nobody.set(role, nobodyEntry{version: r.Uvarint(), epoch: r.Uvarint(), until: s.time()})
 	}
 	for i := range s.count("inverse-offer states") {
 		fw := s.key("inverse-offer state of framework", &prev, i)
