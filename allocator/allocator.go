@@ -147,7 +147,7 @@ type agent struct {
 	// filters.go).
 	ref      resources.Resources
 	refGen   uint64
-	refusals map[string]*refusalIndex
+	refusals byRole[*refusalIndex]
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
@@ -163,7 +163,7 @@ type agent struct {
 	version uint64
 	// nobody caches, per role, that no framework of the role could take
 	// anything here; see Allocator.nobody.
-	nobody nobodyCache
+	nobody byRole[nobodyEntry]
 
 	inverse map[string]*inverseState
 	// outstanding are the offers made on the agent and not yet given back
@@ -184,47 +184,49 @@ type nobodyEntry struct {
 	passes *nobodyPasses
 }
 
-// nobodyCache holds an agent's nobody entries by role. Most agents are
-// looked at for one role or few, and a run checks the entry of every
-// (agent, role) pair it visits: the first role's entry is kept in the
-// agent itself, which spares a map (and its memory) and a lookup in it.
-type nobodyCache struct {
+// byRole holds an agent's entries by role (its nobody entries, its refusal
+// indexes). Most agents are looked at for one role or few, and a run reads
+// the entries of every (agent, role) pair it visits: the first role's
+// entry is kept in the agent itself, which spares a map (and its memory)
+// and a lookup in it; other roles' go to a map.
+type byRole[V any] struct {
 	role  string // the role of first; "" when first is unused
-	first nobodyEntry
-	more  map[string]nobodyEntry
+	first V
+	more  map[string]V
 }
 
-func (c *nobodyCache) get(role string) (nobodyEntry, bool) {
-	if c.role == role {
-		return c.first, role != ""
+func (c *byRole[V]) get(role string) (V, bool) {
+	if c.role == role && role != "" {
+		return c.first, true
 	}
-	e, ok := c.more[role]
-	return e, ok
+	v, ok := c.more[role]
+	return v, ok
 }
 
-func (c *nobodyCache) set(role string, e nobodyEntry) {
+func (c *byRole[V]) set(role string, v V) {
 	_, inMap := c.more[role]
 	switch {
 	case c.role == role || (c.role == "" && !inMap):
-		c.role, c.first = role, e
+		c.role, c.first = role, v
 	default:
 		if c.more == nil {
-			c.more = map[string]nobodyEntry{}
+			c.more = map[string]V{}
 		}
-		c.more[role] = e
+		c.more[role] = v
 	}
 }
 
-func (c *nobodyCache) drop(role string) {
+func (c *byRole[V]) drop(role string) {
 	if c.role == role {
-		c.role, c.first = "", nobodyEntry{}
+		var zero V
+		c.role, c.first = "", zero
 		return
 	}
 	delete(c.more, role)
 }
 
 // roles returns the roles with an entry, sorted.
-func (c *nobodyCache) roles() []string {
+func (c *byRole[V]) roles() []string {
 	out := slices.Sorted(maps.Keys(c.more))
 	if c.role != "" {
 		i, _ := slices.BinarySearch(out, c.role)

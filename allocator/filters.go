@@ -128,13 +128,10 @@ func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refu
 	if !ok {
 		return
 	}
-	idx := ag.refusals[role]
+	idx, _ := ag.refusals.get(role)
 	if idx == nil {
-		if ag.refusals == nil {
-			ag.refusals = map[string]*refusalIndex{}
-		}
 		idx = &refusalIndex{}
-		ag.refusals[role] = idx
+		ag.refusals.set(role, idx)
 	}
 	if idx.gen != ag.refGen {
 		idx.skip.Reset()
@@ -159,12 +156,12 @@ func (a *Allocator) availableGrew(ag *agent) {
 // refusers returns the index of the frameworks of role known to refuse
 // everything on ag at now, or nil when there is none worth using.
 func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
-	idx := ag.refusals[role]
+	idx, _ := ag.refusals.get(role)
 	if idx == nil {
 		return nil
 	}
 	if idx.gen != ag.refGen || now.After(idx.until) {
-		delete(ag.refusals, role)
+		ag.refusals.drop(role)
 		return nil
 	}
 	return idx
@@ -230,7 +227,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		if ok {
 			for agentID := range byAgent {
 				if ag := a.agents[agentID]; ag != nil {
-					if idx := ag.refusals[r]; idx != nil {
+					if idx, _ := ag.refusals.get(r); idx != nil {
 						idx.skip.Clear(i)
 					}
 				}
@@ -264,5 +261,5 @@ func (a *Allocator) forgetAgentFilters(ag *agent) {
 		}
 		delete(fw.inverseFilters, ag.id)
 	}
-	ag.refusals = nil
+	ag.refusals = byRole[*refusalIndex]{}
 }

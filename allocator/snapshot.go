@@ -309,10 +309,10 @@ func (s *snapshotWriter) agent(ag *agent) {
 			s.res(held[fw])
 		}
 	}
-	roles := slices.Sorted(maps.Keys(ag.refusals))
+	roles := ag.refusals.roles()
 	w.Int(len(roles))
 	for _, role := range roles {
-		idx := ag.refusals[role]
+		idx, _ := ag.refusals.get(role)
 		w.String(role)
 		w.Uvarint(idx.gen)
 		s.time(idx.until)
@@ -887,10 +887,10 @@ func (s *snapshotReader) agent(id string) *agent {
 		for range words {
 			idx.skip = append(idx.skip, r.Uvarint())
 		}
-		if ag.refusals == nil {
-			ag.refusals = map[string]*refusalIndex{}
+		if role == "" {
+			s.fail("agent %q: a refusal index with no role", id)
 		}
-		ag.refusals[role] = idx
+		ag.refusals.set(role, idx)
 	}
 	for i := range s.count("cache entries") {
 		role := s.key("cache entry of role", &prev, i)

@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The nobody cache keeps its first role in the agent and the others in a
-// map, and reads as one map would.
-func TestNobodyCache(t *testing.T) {
-	var c nobodyCache
+// byRole keeps its first role in the agent and the others in a map, and
+// reads as one map would.
+func TestByRole(t *testing.T) {
+	var c byRole[nobodyEntry]
 	_, ok := c.get("")
 	require.False(t, ok, "the empty role has no entry")
 	_, ok = c.get("web")
