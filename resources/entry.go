@@ -80,7 +80,14 @@ func metaOf(r *Resource) *meta {
 }
 
 func newMeta(r *Resource, id names.ID) *meta {
-	m := &meta{
+	m := new(meta)
+	fillMeta(m, r, id)
+	return m
+}
+
+// fillMeta describes r's kind in m.
+func fillMeta(m *meta, r *Resource, id names.ID) {
+	*m = meta{
 		name:         r.Name,
 		id:           id,
 		typ:          r.Type,
@@ -96,7 +103,6 @@ func newMeta(r *Resource, id names.ID) *meta {
 	m.role = r.Reservations.Role()
 	m.volume = r.Disk.IsPersistentVolume()
 	m.whole = r.Disk != nil && (r.Disk.Persistence != nil || !r.Disk.Divisible())
-	return m
 }
 
 // withReservations returns a meta like m with another reservation stack.
@@ -123,6 +129,27 @@ func sameMeta(a, b *meta) bool {
 // entryOf makes the entry of r, which is valid, normalised and not empty.
 func entryOf(r *Resource, copies int32) entry {
 	e := entry{m: metaOf(r), alloc: r.AllocationRole, scalar: r.Scalar, copies: copies}
+	switch r.Type {
+	case RangesType:
+		e.vals = &values{ranges: r.Ranges}
+	case SetType:
+		e.vals = &values{set: r.Set}
+	}
+	return e
+}
+
+// lookupEntry is entryOf for an entry that only looks others up and does
+// not outlive the call: a kind that is not plain (reservations, disk,
+// sharing...) is described in the caller's *m rather than in a new meta,
+// so that a lookup of a volume or a reservation allocates nothing. (Plain
+// kinds must be the shared ones: sameMeta tells them apart by pointer.)
+func lookupEntry(r *Resource, m *meta) entry {
+	id := names.Intern(r.Name)
+	if len(r.Reservations) == 0 && r.Disk == nil && !r.Shared && !r.Revocable && r.ProviderID == "" {
+		return entryOf(r, 1)
+	}
+	fillMeta(m, r, id)
+	e := entry{m: m, alloc: r.AllocationRole, scalar: r.Scalar, copies: 1}
 	switch r.Type {
 	case RangesType:
 		e.vals = &values{ranges: r.Ranges}

@@ -244,7 +244,8 @@ func (rs Resources) Copies(r Resource) int {
 		return 0
 	}
 	n := r.normalized()
-	e := entryOf(&n, 1)
+	var m meta
+	e := lookupEntry(&n, &m)
 	for i := range rs.entries {
 		x := &rs.entries[i]
 		if x.m.id == e.m.id && sameKind(x, &e) && (sameValue(x, &e) || (!e.m.shared && containsValue(x, &e))) {
@@ -312,7 +313,8 @@ func (rs Resources) ContainsResource(r Resource) bool {
 		return r.IsEmpty()
 	}
 	n := r.normalized()
-	e := entryOf(&n, 1)
+	var m meta
+	e := lookupEntry(&n, &m)
 	return rs.containsEntry(&e)
 }
 
