@@ -204,8 +204,6 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	limits := LimitsOf(total)
 	agent := benchAgent()
 	want := MustParse("cpus:1;mem:512;ports:[31005-31006]", "*")
-	volumes := MustParse("cpus:4;disk(reservations: [(DYNAMIC,db,ops)])[id:v1,principal:ops,path:data]<SHARED>:300;mem(db):1024", "*")
-	volume := volumes.PersistentVolumes().Slice()[0]
 	checks := map[string]func(){
 		"Quantities.Add":               func() { acc.Add(q) },
 		"Quantities.Subtract":          func() { acc.Subtract(q) },
@@ -215,10 +213,6 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 		"Resources.Contains":           func() { _ = agent.Contains(want) },
 		"Resources.ContainsQuantities": func() { _ = agent.ContainsQuantities(q) },
 		"Resources.AddQuantitiesTo":    func() { agent.AddQuantitiesTo(&acc) },
-		// Looking up a resource of a kind that is not plain (a volume, a
-		// reservation) builds its kind on the stack.
-		"Resources.Copies":           func() { _ = volumes.Copies(volume) },
-		"Resources.ContainsResource": func() { _ = volumes.ContainsResource(volume) },
 	}
 	for name, f := range checks {
 		f() // warm up: Add may grow acc once
