@@ -2,7 +2,6 @@ package allocatortest
 
 import (
 	"fmt"
-	"math/rand"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -221,8 +220,7 @@ func Property(opts Options, mix Mix, maxEvents int) gopter.Prop {
 // Sequences returns n sequences drawn by GenSequence(mix, maxEvents) from a
 // generator seeded with seed: the same arguments give the same sequences.
 func Sequences(seed int64, n int, mix Mix, maxEvents int) []Sequence {
-	p := gopter.DefaultGenParameters()
-	p.Rng = rand.New(rand.NewSource(seed))
+	p := gopter.DefaultGenParameters().CloneWithSeed(seed)
 	g := GenSequence(mix, maxEvents)
 	out := make([]Sequence, n)
 	for i := range out {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -21,7 +20,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, allocatortest.Configs()))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, allocatortest.Configs(), time.Now))
 }
 
 // command is the path that runs eventcheck, in the replay lines it prints.
@@ -45,7 +44,9 @@ type flags struct {
 
 // run is eventcheck with its arguments, outputs and configurations; it
 // returns the exit code.
-func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config) int {
+// run is eventcheck with its arguments, outputs, configurations and the
+// clock its progress lines read (main passes the system clock).
+func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config, clock func() time.Time) int {
 	var f flags
 	fs := flag.NewFlagSet("eventcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -131,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return longRun(f, stdout, stderr, configs)
+	return longRun(f, stdout, stderr, configs, clock)
 }
 
 // replay runs s on c with every check after every step, prints the log and
@@ -162,13 +163,11 @@ type generator struct {
 	configs []allocatortest.Config
 	seed    int64
 	gens    []gopter.Gen
-	src     rand.Source
 	params  *gopter.GenParameters
 }
 
 func newGenerator(configs []allocatortest.Config, seed int64, events int) *generator {
-	g := &generator{configs: configs, seed: seed, src: rand.NewSource(0), params: gopter.DefaultGenParameters()}
-	g.params.Rng = rand.New(g.src)
+	g := &generator{configs: configs, seed: seed, params: gopter.DefaultGenParameters()}
 	for _, c := range configs {
 		g.gens = append(g.gens, allocatortest.GenSequence(c.Mix, events))
 	}
@@ -179,7 +178,7 @@ func newGenerator(configs []allocatortest.Config, seed int64, events int) *gener
 // configurations are taken in turn.
 func (g *generator) at(i int64) (allocatortest.Config, allocatortest.Sequence) {
 	k := int(i % int64(len(g.configs)))
-	g.src.Seed(mix(g.seed, i))
+	g.params.Rng.Seed(mix(g.seed, i))
 	v, _ := g.gens[k](g.params).Retrieve()
 	return g.configs[k], v.(allocatortest.Sequence)
 }
@@ -199,7 +198,7 @@ type found struct {
 	err   error
 }
 
-func longRun(f flags, stdout, stderr io.Writer, configs []allocatortest.Config) int {
+func longRun(f flags, stdout, stderr io.Writer, configs []allocatortest.Config, clock func() time.Time) int {
 	var (
 		next, done, events atomic.Int64
 		stop               atomic.Bool
@@ -207,7 +206,7 @@ func longRun(f flags, stdout, stderr io.Writer, configs []allocatortest.Config) 
 		violations         []found
 		wg                 sync.WaitGroup
 	)
-	start := time.Now()
+	start := clock()
 	for range f.workers {
 		wg.Add(1)
 		go func() {
@@ -253,7 +252,7 @@ func longRun(f flags, stdout, stderr io.Writer, configs []allocatortest.Config) 
 		tick = ticker.C
 	}
 	progress := func(w io.Writer) {
-		d, n, elapsed := done.Load(), events.Load(), time.Since(start)
+		d, n, elapsed := done.Load(), events.Load(), clock().Sub(start)
 		mu.Lock()
 		v := len(violations)
 		mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
@@ -14,7 +15,7 @@ import (
 
 func TestRunPasses(t *testing.T) {
 	var out, errs bytes.Buffer
-	if code := run([]string{"-sequences", "30", "-workers", "2", "-events", "40"}, &out, &errs, allocatortest.Configs()); code != 0 {
+	if code := run([]string{"-sequences", "30", "-workers", "2", "-events", "40"}, &out, &errs, allocatortest.Configs(), time.Now); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	if !strings.Contains(out.String(), "30 of 30 sequences (100.0%)") || !strings.Contains(out.String(), "0 violations") {
@@ -40,7 +41,7 @@ func TestRunFindsShrinksReplays(t *testing.T) {
 	}
 	configs := []allocatortest.Config{leaky}
 	var out, errs bytes.Buffer
-	if code := run([]string{"-sequences", "1000", "-workers", "2"}, &out, &errs, configs); code != 1 {
+	if code := run([]string{"-sequences", "1000", "-workers", "2"}, &out, &errs, configs, time.Now); code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out.String(), errs.String())
 	}
 	text := out.String()
@@ -61,7 +62,7 @@ func TestRunFindsShrinksReplays(t *testing.T) {
 		t.Errorf("shrunk to %d events, want a handful: %s", len(s.Events), m[1])
 	}
 	out.Reset()
-	if code := run([]string{"-config", "leaky sorter", "-replay", m[1]}, &out, &errs, configs); code != 1 || !strings.Contains(out.String(), "role sorter") {
+	if code := run([]string{"-config", "leaky sorter", "-replay", m[1]}, &out, &errs, configs, time.Now); code != 1 || !strings.Contains(out.String(), "role sorter") {
 		t.Errorf("replay: exit %d, want 1 with the violation:\n%s", code, out.String())
 	}
 	m = regexp.MustCompile(`-seed 1 -events 80 -sequence (\d+)`).FindStringSubmatch(text)
@@ -69,7 +70,7 @@ func TestRunFindsShrinksReplays(t *testing.T) {
 		t.Fatalf("no line to run the sequence again:\n%s", text)
 	}
 	out.Reset()
-	if code := run([]string{"-sequence", m[1]}, &out, &errs, configs); code != 1 || !strings.Contains(out.String(), "role sorter") {
+	if code := run([]string{"-sequence", m[1]}, &out, &errs, configs, time.Now); code != 1 || !strings.Contains(out.String(), "role sorter") {
 		t.Errorf("-sequence %s: exit %d, want 1 with the violation:\n%s", m[1], code, out.String())
 	}
 }
@@ -77,12 +78,12 @@ func TestRunFindsShrinksReplays(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"-config", "nothing"}, {"-events", "0"}, {"extra"}, {"-replay", "explode 1 2 3 4"}, {"-nosuchflag"}} {
 		var out, errs bytes.Buffer
-		if code := run(args, &out, &errs, allocatortest.Configs()); code != 2 {
+		if code := run(args, &out, &errs, allocatortest.Configs(), time.Now); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
 	var out, errs bytes.Buffer
-	if code := run([]string{"-h"}, &out, &errs, allocatortest.Configs()); code != 0 || !strings.Contains(errs.String(), "usage: eventcheck") {
+	if code := run([]string{"-h"}, &out, &errs, allocatortest.Configs(), time.Now); code != 0 || !strings.Contains(errs.String(), "usage: eventcheck") {
 		t.Errorf("-h: exit %d, want 0 with the usage:\n%s", code, errs.String())
 	}
 }
