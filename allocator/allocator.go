@@ -204,16 +204,18 @@ func (c *byRole[V]) get(role string) (V, bool) {
 }
 
 func (c *byRole[V]) set(role string, v V) {
-	_, inMap := c.more[role]
-	switch {
-	case c.role == role || (c.role == "" && !inMap):
-		c.role, c.first = role, v
-	default:
-		if c.more == nil {
-			c.more = map[string]V{}
-		}
-		c.more[role] = v
+	if c.role == role {
+		c.first = v
+		return
 	}
+	if _, inMap := c.more[role]; c.role == "" && !inMap {
+		c.role, c.first = role, v
+		return
+	}
+	if c.more == nil {
+		c.more = map[string]V{}
+	}
+	c.more[role] = v
 }
 
 func (c *byRole[V]) drop(role string) {

@@ -254,13 +254,13 @@ func (d *Decoder) resources(r *wire.Reader) Resources {
 		r.Failf("a new resources value with no entry")
 	}
 	out := Resources{entries: make([]entry, 0, n)}
-	var types nameTypes
+	var types typeChecker
 	for range n {
 		e, ok := d.entry(r)
 		if !ok {
 			return Resources{}
 		}
-		if t, ok := types.note(e.m.id, e.m.typ); !ok {
+		if t, ok := types.note(e.m.name, e.m.typ); !ok {
 			// As Parse does: a value never holds one name with two types.
 			r.Failf("%s is both %s and %s", e.m.name, t, e.m.typ)
 			return Resources{}
@@ -414,41 +414,4 @@ func (d *Decoder) amounts(r *wire.Reader, zero bool, set func(names.ID, Scalar))
 		}
 		set(id, Scalar(v))
 	}
-}
-
-// nameTypes remembers the value type of each name read into one Resources
-// value, every entry counted (those that merge or are empty too); the first
-// few without a map, as most values name only a few.
-type nameTypes struct {
-	few  [8]nameType
-	n    int
-	more map[names.ID]ValueType
-}
-
-type nameType struct {
-	id  names.ID
-	typ ValueType
-}
-
-// note records that name id has type typ; when id was met before with
-// another type it returns that type and false.
-func (nt *nameTypes) note(id names.ID, typ ValueType) (ValueType, bool) {
-	for _, x := range nt.few[:nt.n] {
-		if x.id == id {
-			return x.typ, x.typ == typ
-		}
-	}
-	if t, ok := nt.more[id]; ok {
-		return t, t == typ
-	}
-	if nt.n < len(nt.few) {
-		nt.few[nt.n] = nameType{id, typ}
-		nt.n++
-	} else {
-		if nt.more == nil {
-			nt.more = map[names.ID]ValueType{}
-		}
-		nt.more[id] = typ
-	}
-	return typ, true
 }

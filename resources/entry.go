@@ -128,7 +128,12 @@ func sameMeta(a, b *meta) bool {
 
 // entryOf makes the entry of r, which is valid, normalised and not empty.
 func entryOf(r *Resource, copies int32) entry {
-	e := entry{m: metaOf(r), alloc: r.AllocationRole, scalar: r.Scalar, copies: copies}
+	return entryWith(r, metaOf(r), copies)
+}
+
+// entryWith makes the entry of r with kind m.
+func entryWith(r *Resource, m *meta, copies int32) entry {
+	e := entry{m: m, alloc: r.AllocationRole, scalar: r.Scalar, copies: copies}
 	switch r.Type {
 	case RangesType:
 		e.vals = &values{ranges: r.Ranges}
@@ -144,19 +149,11 @@ func entryOf(r *Resource, copies int32) entry {
 // so that a lookup of a volume or a reservation allocates nothing. (Plain
 // kinds must be the shared ones: sameMeta tells them apart by pointer.)
 func lookupEntry(r *Resource, m *meta) entry {
-	id := names.Intern(r.Name)
 	if len(r.Reservations) == 0 && r.Disk == nil && !r.Shared && !r.Revocable && r.ProviderID == "" {
 		return entryOf(r, 1)
 	}
-	fillMeta(m, r, id)
-	e := entry{m: m, alloc: r.AllocationRole, scalar: r.Scalar, copies: 1}
-	switch r.Type {
-	case RangesType:
-		e.vals = &values{ranges: r.Ranges}
-	case SetType:
-		e.vals = &values{set: r.Set}
-	}
-	return e
+	fillMeta(m, r, names.Intern(r.Name))
+	return entryWith(r, m, 1)
 }
 
 // resource returns the view of e.

@@ -96,19 +96,49 @@ func MustParse(text, defaultRole string) Resources {
 	return r
 }
 
-// typeChecker remembers the value type of every name met, including names
-// whose values were empty and dropped, to refuse one name with two types.
-type typeChecker map[string]ValueType
+// typeChecker remembers the value type of every name met in one value,
+// including names whose values were empty and dropped or merged, to refuse
+// one name with two types. The first few names need no map: most values
+// name only a few. Parse, ParseJSON and the binary reader share it.
+type typeChecker struct {
+	few  [8]nameType
+	n    int
+	more map[string]ValueType
+}
+
+type nameType struct {
+	name string
+	typ  ValueType
+}
 
 func (tc *typeChecker) check(r *Resource) error {
-	if *tc == nil {
-		*tc = make(typeChecker)
-	}
-	if t, ok := (*tc)[r.Name]; ok && t != r.Type {
+	if t, ok := tc.note(r.Name, r.Type); !ok {
 		return fmt.Errorf("%w: %s is both %s and %s", ErrMixedTypes, r.Name, t, r.Type)
 	}
-	(*tc)[r.Name] = r.Type
 	return nil
+}
+
+// note records that name has type typ; when name was met before with
+// another type it returns that type and false.
+func (tc *typeChecker) note(name string, typ ValueType) (ValueType, bool) {
+	for _, x := range tc.few[:tc.n] {
+		if x.name == name {
+			return x.typ, x.typ == typ
+		}
+	}
+	if t, ok := tc.more[name]; ok {
+		return t, t == typ
+	}
+	if tc.n < len(tc.few) {
+		tc.few[tc.n] = nameType{name, typ}
+		tc.n++
+	} else {
+		if tc.more == nil {
+			tc.more = map[string]ValueType{}
+		}
+		tc.more[name] = typ
+	}
+	return typ, true
 }
 
 type parser struct {
