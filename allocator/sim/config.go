@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/sorter"
+)
+
+// Config is one configuration of the allocator to run a workload with.
+type Config struct {
+	// Name labels the configuration in tables, files and charts.
+	Name string
+	// Options are the allocator's. The lab sets Clock (its manual clock)
+	// and Seed (the run's), and AllocationInterval when it is zero (the
+	// run's interval); the rest is the configuration's: the sorters,
+	// ChargeBeyondAllowance, OfferShare, MinAllocatable, ...
+	Options allocator.Options
+	// RoleSorterWithClock, when set, makes the role sorter from the
+	// simulation's clock, for sorters that read time (Usage does); it
+	// takes the place of Options.RoleSorter.
+	RoleSorterWithClock func(clock func() time.Time) (sorter.Factory, error)
+}
+
+// Usage returns a RoleSorterWithClock that makes sorter.Usage role sorters
+// with the given half-life.
+func Usage(halfLife time.Duration) func(clock func() time.Time) (sorter.Factory, error) {
+	return func(clock func() time.Time) (sorter.Factory, error) {
+		return sorter.UsageFactory(sorter.UsageOptions{HalfLife: halfLife, Clock: clock})
+	}
+}
+
+// options returns the allocator options of a run.
+func (c Config) options(clock func() time.Time, seed uint64, interval time.Duration) (allocator.Options, error) {
+	opts := c.Options
+	opts.Clock = clock
+	opts.Seed = int64(seed)
+	if opts.AllocationInterval == 0 {
+		opts.AllocationInterval = interval // filters last at least one of the lab's intervals
+	}
+	if c.RoleSorterWithClock != nil {
+		f, err := c.RoleSorterWithClock(clock)
+		if err != nil {
+			return opts, fmt.Errorf("%w: %q: %w", ErrInvalidConfig, c.Name, err)
+		}
+		opts.RoleSorter = f
+	}
+	return opts, nil
+}
+
+// RunOptions say how long and how finely a workload runs.
+type RunOptions struct {
+	// Seed draws the generators' tasks and seeds the allocator.
+	Seed uint64
+	// Interval is the time between two allocation runs (0 means
+	// allocator.DefaultAllocationInterval, one second).
+	Interval time.Duration
+	// Intervals is how many allocation runs to make, the first at time
+	// zero. Zero runs until every task has ended and no event is left,
+	// until the run stalls (tasks wait that nothing can run, and nothing
+	// is left to happen), or until MaxIntervals.
+	Intervals int
+	// MaxIntervals bounds a run of Intervals zero (0 means
+	// DefaultMaxIntervals).
+	MaxIntervals int
+	// Stopwatch, when set, reads elapsed time; the lab reads it around
+	// every allocation run to measure its duration. Without it no
+	// duration is measured: the package reads no clock of its own.
+	Stopwatch func() time.Duration
+	// Start is the simulated clock's time zero (the zero Time means
+	// 2026-01-01 00:00 UTC).
+	Start time.Time
+}
+
+// DefaultMaxIntervals bounds runs that go until the workload is done.
+const DefaultMaxIntervals = 1_000_000
+
+// defaultStart is where simulated time starts.
+var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (o RunOptions) resolved() (RunOptions, error) {
+	switch {
+	case o.Interval < 0:
+		return o, fmt.Errorf("%w: interval %s is negative", ErrInvalidOptions, o.Interval)
+	case o.Intervals < 0 || o.MaxIntervals < 0:
+		return o, fmt.Errorf("%w: intervals %d, max intervals %d: want zero or more", ErrInvalidOptions, o.Intervals, o.MaxIntervals)
+	}
+	if o.Interval == 0 {
+		o.Interval = allocator.DefaultAllocationInterval
+	}
+	if o.MaxIntervals == 0 {
+		o.MaxIntervals = DefaultMaxIntervals
+	}
+	limit := o.Intervals
+	if limit == 0 {
+		limit = o.MaxIntervals
+	}
+	if o.Interval > maxTime/time.Duration(limit) {
+		return o, fmt.Errorf("%w: %d intervals of %s last more than %s", ErrInvalidOptions, limit, o.Interval, maxTime)
+	}
+	if o.Start.IsZero() {
+		o.Start = defaultStart
+	}
+	return o, nil
+}

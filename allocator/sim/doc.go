@@ -1,0 +1,97 @@
+// Package sim is a laboratory for allocation policies: it runs workloads
+// and traces through the real allocator on a simulated clock and measures
+// fairness and utilisation, so that a sorter of one's own can be compared
+// with DRF on the same tasks in a few lines.
+//
+// A Workload is a cluster (groups of agents of one shape, with attributes
+// and zones), roles with weights and quota, frameworks, tasks (given one by
+// one, read from a trace, or drawn by Generators: arrivals all at once, as
+// a Poisson process or in bursts; sizes and durations from distributions)
+// and events (agent failures, maintenance windows). A Config is a name and
+// allocator.Options: the sorters (any sorter.Factory), ChargeBeyondAllowance,
+// OfferShare and the rest. Run runs a workload with one configuration;
+// Compare runs it with several on the same tasks and seed, and writes the
+// results as a text table, CSV and an SVG chart.
+//
+// # Usage
+//
+// Compare DRF with a usage-history sorter on the demonstration workload:
+//
+//	cmp, err := sim.Compare(sim.BurstyAndSteady(), []sim.Config{
+//		{Name: "drf"},
+//		{Name: "usage", RoleSorterWithClock: sim.Usage(5 * time.Minute)},
+//		{Name: "mine", Options: allocator.Options{RoleSorter: mySorterFactory}},
+//	}, sim.RunOptions{Seed: 1, Intervals: sim.BurstyIntervals})
+//	if err != nil {
+//		return err
+//	}
+//	cmp.WriteTable(os.Stdout)  // a column per configuration
+//	cmp.WriteSVG(chartFile)    // utilisation, shares, waits
+//
+// A trace instead: ReadCSV reads the package's CSV format (see WriteCSV),
+// ReadGoogle the task-events table of the Google cluster trace (2011);
+// put the tasks in Workload.Tasks next to the agents. The command
+// examples/lab does all of this from the command line.
+//
+// # What a run does
+//
+// Every interval, on a clock that moves only from one interval to the next
+// (allocator.ManualClock), in this order: the events due happen; tasks
+// whose duration is over end (allocator.EndTask); tasks submitted by now
+// join their framework's backlog; the allocator makes its periodic run
+// (AllocateAll); each framework places the head of its backlog on its
+// offers with offer/placement, accepts with the launches (allocator.Accept)
+// and declines the rest with a refusal filter (Framework.Refuse, 5 s by
+// default); frameworks answer inverse offers with Accept; frameworks left
+// with nothing to run suppress their offers; then the interval's Sample is
+// taken. A task submitted between two intervals joins at the next, and
+// runs until the first interval at or after its end, so times are
+// measured at the interval's granularity.
+//
+// Frameworks revive by clearing their suppression with UpdateFramework
+// (Mesos's UPDATE_FRAMEWORK), not ReviveOffers: their refusal filters stay
+// in force, else every framework that gets a task would be offered every
+// agent with free resources. A failed agent takes its tasks with it; a
+// maintenance window is announced, offers on the agent are declined from
+// then on, and the tasks still there when it starts are killed; lost and
+// killed tasks go back to the front of their backlog as new submissions.
+//
+// # Measures
+//
+// Each Sample holds the utilisation of each resource (used over the total
+// of the agents in the cluster), each role's dominant share and weighted
+// share (computed from what its tasks use, the same way whatever the
+// sorter), Jain's fairness index over the weighted shares of the roles with
+// tasks waiting, the tasks running and finished, the offers made and
+// declined, and the allocation run's duration when RunOptions.Stopwatch is
+// given. The Summary gives the means, each role's waits (mean, p50, p90,
+// p99 and max by nearest rank, from submission to launch) and the counts.
+//
+// The package reads no clock and draws from no global random source: the
+// generators draw from PCG sources seeded from RunOptions.Seed (one stream
+// per generator), the allocator is seeded with it, and durations are
+// measured only by the caller's Stopwatch. Results, tables, CSV and charts
+// are the same byte for byte for the same workload, configuration and seed.
+//
+// # Implementation notes
+//
+// Tasks are indexes into one slice sorted by submission; a framework's
+// backlog is a slice of indexes with a moving head, and ends are a heap of
+// (time, task, attempt), so that the end of an attempt lost with its agent
+// is recognised and skipped. Per-role usage and the cluster's totals are
+// kept as tasks start and stop, so a Sample costs the number of roles and
+// resources, not of agents or tasks.
+//
+// A framework hands placement only the head of its backlog that its offers
+// could hold in sum (the tasks in order until the ones before exceed what
+// was offered): the tasks after it would find the offers full, and a
+// backlog of thousands must not cost every interval. Tasks of a framework
+// with several roles share that window.
+//
+// The cost of a run is the allocator's: offers. With Mesos's coarse-grained
+// offers each agent with free resources is offered to some framework every
+// interval until every framework with work has refused it, so a cluster with
+// much idle capacity and many frameworks with a task or two makes an offer
+// per free agent per interval, and each decline is an event. BenchmarkLab
+// measures a loaded cluster of 1000 agents.
+package sim

@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/offer/placement"
+	"github.com/allot-go/allot/resources"
+)
+
+// simFramework is a framework's scheduler: its backlog, and what it needs
+// to place it.
+type simFramework struct {
+	spec   Framework
+	filter *allocator.Filter
+	// backlog[head:] are its pending tasks (indexes of run.m.tasks) in the
+	// order it places them.
+	backlog    []int
+	head       int
+	suppressed bool
+	byID       map[string]int
+	// groups counts, for groups of tasks that want different machines,
+	// the tasks running on each agent (placement's Input.Running).
+	groups map[string]map[string]int
+
+	window  []placement.Task // scratch of place
+	usable  []offer.Offer
+	running []placement.Running
+}
+
+// addFramework adds f to the allocator, suppressed until tasks come.
+func (r *run) addFramework(f Framework) (*simFramework, error) {
+	refuse := f.Refuse
+	if refuse == 0 {
+		refuse = allocator.DefaultRefuse
+	}
+	fw := &simFramework{spec: f, filter: &allocator.Filter{Refuse: refuse}, byID: map[string]int{}, suppressed: true}
+	if err := r.a.AddFramework(f.ID, fw.info(true), nil, allocator.Active); err != nil {
+		return nil, fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, f.ID, err)
+	}
+	return fw, nil
+}
+
+// info is the framework's info for the allocator, all roles suppressed or
+// none.
+func (fw *simFramework) info(suppressed bool) allocator.FrameworkInfo {
+	info := allocator.FrameworkInfo{Roles: fw.spec.Roles, Capabilities: fw.spec.Capabilities}
+	if suppressed {
+		info.SuppressedRoles = fw.spec.Roles
+	}
+	return info
+}
+
+// push adds task i to the backlog, at the back or at the front.
+func (fw *simFramework) push(i int, front bool) {
+	switch {
+	case !front:
+		fw.backlog = append(fw.backlog, i)
+	case fw.head > 0:
+		fw.head--
+		fw.backlog[fw.head] = i
+	default:
+		fw.backlog = slices.Insert(fw.backlog, 0, i)
+	}
+}
+
+func (fw *simFramework) pending() int { return len(fw.backlog) - fw.head }
+
+// revive lifts the framework's suppression, now that it has tasks. It
+// does so as Mesos's UPDATE_FRAMEWORK does, with the framework's info
+// without suppressed roles, which keeps its refusal filters: ReviveOffers
+// would clear them, and a framework that revives for every task would then
+// be offered every agent with free resources each time.
+func (r *run) revive(fw *simFramework) error {
+	if !fw.suppressed {
+		return nil
+	}
+	if err := r.a.UpdateFramework(fw.spec.ID, fw.info(false)); err != nil {
+		return fmt.Errorf("%w: revive %q: %w", ErrAllocator, fw.spec.ID, err)
+	}
+	fw.suppressed = false
+	return nil
+}
+
+// suppressIdle suppresses the offers of frameworks with nothing to run.
+func (r *run) suppressIdle() error {
+	for _, fw := range r.fws {
+		if fw.suppressed || fw.pending() > 0 {
+			continue
+		}
+		if err := r.a.SuppressOffers(fw.spec.ID); err != nil {
+			return fmt.Errorf("%w: suppress %q: %w", ErrAllocator, fw.spec.ID, err)
+		}
+		fw.suppressed = true
+	}
+	return nil
+}
+
+// takeOffers hands each framework its offers (a run returns them sorted by
+// framework) and returns how many were declined whole.
+func (r *run) takeOffers(offers []offer.Offer) (declined int, err error) {
+	for start := 0; start < len(offers); {
+		end := start + 1
+		for end < len(offers) && offers[end].FrameworkID == offers[start].FrameworkID {
+			end++
+		}
+		fw := r.fws[r.m.fwIndex[offers[start].FrameworkID]]
+		n, err := r.place(fw, offers[start:end])
+		if err != nil {
+			return declined, err
+		}
+		declined += n
+		start = end
+	}
+	return declined, nil
+}
+
+// place places the head of fw's backlog on its offers, launches what fits
+// and declines the rest. Offers on agents with a maintenance window ahead
+// are declined.
+func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err error) {
+	fw.usable = fw.usable[:0]
+	var offered resources.Quantities
+	for _, o := range offers {
+		if r.agents[r.m.agentIndex[o.AgentID]].announced != nil {
+			declined++
+			if err := r.decline(fw, o); err != nil {
+				return declined, err
+			}
+			continue
+		}
+		fw.usable = append(fw.usable, o)
+		offered.Add(o.Resources.Quantities())
+	}
+	window := r.window(fw, offered)
+	if len(fw.usable) == 0 || len(window) == 0 {
+		for _, o := range fw.usable {
+			if err := r.decline(fw, o); err != nil {
+				return declined, err
+			}
+		}
+		return declined + len(fw.usable), nil
+	}
+	res, err := placement.Place(placement.Input{
+		Tasks: window, Offers: fw.usable, Agents: r.agentsIn, Running: fw.runningIn(window),
+		Filters: fw.spec.Filters, Rankers: fw.spec.Rankers,
+	})
+	if err != nil {
+		return declined, fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, fw.spec.ID, err)
+	}
+	for _, acc := range res.Accepts {
+		if err := r.a.Accept(fw.spec.ID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), fw.filter); err != nil {
+			return declined, fmt.Errorf("%w: accept of %s: %w", ErrAllocator, acc.Offer.ID, err)
+		}
+		ag := r.m.agentIndex[acc.Offer.AgentID]
+		for _, t := range acc.Launch.Tasks {
+			r.launch(fw.byID[t.ID], ag)
+		}
+	}
+	for _, o := range res.Unused {
+		if err := r.decline(fw, o); err != nil {
+			return declined, err
+		}
+	}
+	r.dropLaunched(fw, len(window))
+	return declined + len(res.Unused), nil
+}
+
+func (r *run) decline(fw *simFramework, o offer.Offer) error {
+	if err := r.a.RecoverResources(fw.spec.ID, o.AgentID, o.Resources, fw.filter); err != nil {
+		return fmt.Errorf("%w: decline of %s: %w", ErrAllocator, o.ID, err)
+	}
+	return nil
+}
+
+// window returns the head of fw's backlog that its offers could hold: the
+// tasks in order until the sum of those before one passes what is
+// offered. Later tasks would find the offers full; leaving them out keeps
+// a long backlog from costing every interval.
+func (r *run) window(fw *simFramework, offered resources.Quantities) []placement.Task {
+	fw.window = fw.window[:0]
+	var sum resources.Quantities
+	for _, i := range fw.backlog[fw.head:] {
+		if !offered.Contains(sum) {
+			break
+		}
+		t := &r.m.tasks[i]
+		fw.window = append(fw.window, t.place)
+		sum.Add(t.Resources)
+	}
+	return fw.window
+}
+
+// dropLaunched takes the tasks launched out of the first n of the backlog,
+// keeping the order of the others.
+func (r *run) dropLaunched(fw *simFramework, n int) {
+	j := fw.head + n
+	for k := fw.head + n - 1; k >= fw.head; k-- {
+		if i := fw.backlog[k]; r.tasks[i].phase == pending {
+			j--
+			fw.backlog[j] = i
+		}
+	}
+	fw.head = j
+	if fw.head > 1024 && fw.head > len(fw.backlog)/2 {
+		fw.backlog = append(fw.backlog[:0], fw.backlog[fw.head:]...)
+		fw.head = 0
+	}
+}
+
+// runningIn returns the running tasks of the groups in window that want
+// different machines, for placement.
+func (fw *simFramework) runningIn(window []placement.Task) []placement.Running {
+	fw.running = fw.running[:0]
+	if len(fw.groups) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, t := range window {
+		if len(t.Constraints) == 0 || seen[t.Group] {
+			continue
+		}
+		seen[t.Group] = true
+		agents := fw.groups[t.Group]
+		for _, ag := range slices.Sorted(maps.Keys(agents)) {
+			for range agents[ag] {
+				fw.running = append(fw.running, placement.Running{Group: t.Group, AgentID: ag})
+			}
+		}
+	}
+	return fw.running
+}
+
+// started and stopped keep the groups' counts.
+func (fw *simFramework) started(t *taskSpec, agent string) {
+	if !t.DifferentMachines {
+		return
+	}
+	if fw.groups == nil {
+		fw.groups = map[string]map[string]int{}
+	}
+	if fw.groups[t.Group] == nil {
+		fw.groups[t.Group] = map[string]int{}
+	}
+	fw.groups[t.Group][agent]++
+}
+
+func (fw *simFramework) stopped(t *taskSpec, agent string) {
+	if !t.DifferentMachines {
+		return
+	}
+	g := fw.groups[t.Group]
+	if g[agent]--; g[agent] <= 0 {
+		delete(g, agent)
+	}
+	if len(g) == 0 {
+		delete(fw.groups, t.Group)
+	}
+}

@@ -1,0 +1,302 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer/placement"
+)
+
+// Run runs workload w with one configuration and returns what it measured.
+func Run(w Workload, cfg Config, opts RunOptions) (*Result, error) {
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
+	}
+	m, err := compile(w, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkConfigs([]Config{cfg}); err != nil {
+		return nil, err
+	}
+	return runModel(m, cfg, opts)
+}
+
+// run is one simulation under way.
+type run struct {
+	m     *model
+	cfg   Config
+	opts  RunOptions
+	a     *allocator.Allocator
+	clock *allocator.ManualClock
+	now   time.Duration
+
+	tasks    []taskState
+	next     int // the next task of m.tasks to submit
+	fws      []*simFramework
+	agents   []agentState
+	ends     endQueue
+	actions  actionQueue
+	actionNo int // numbers actions in the order they were made
+	agentsIn map[string]placement.Agent
+
+	meter *meter
+	// launched counts the launches of the current interval; idle counts
+	// the intervals in a row that have launched nothing.
+	launched, idle int
+}
+
+// taskPhase is where a task is in its life.
+type taskPhase uint8
+
+const (
+	notSubmitted taskPhase = iota
+	pending
+	running
+	ended
+)
+
+// taskState is a task's life in the run. Attempt counts its launches, so
+// that the end of an attempt lost with its agent is not taken for the end
+// of the next.
+type taskState struct {
+	phase     taskPhase
+	submitted time.Duration
+	agent     int
+	attempt   int
+}
+
+// runModel runs a compiled workload.
+func runModel(m *model, cfg Config, opts RunOptions) (*Result, error) {
+	r := &run{m: m, cfg: cfg, opts: opts, clock: allocator.NewManualClock(opts.Start)}
+	aopts, err := cfg.options(r.clock.Now, opts.Seed, opts.Interval)
+	if err != nil {
+		return nil, err
+	}
+	if r.a, err = allocator.New(aopts); err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrInvalidConfig, cfg.Name, err)
+	}
+	r.meter = newMeter(m, cfg, opts)
+	if err := r.setUp(); err != nil {
+		return nil, err
+	}
+	stop, err := r.loop()
+	if err != nil {
+		return nil, fmt.Errorf("config %q at %s: %w", cfg.Name, r.now, err)
+	}
+	return r.meter.result(stop, r.unfinished()), nil
+}
+
+// setUp adds the agents, roles and frameworks, and queues the events.
+func (r *run) setUp() error {
+	r.tasks = make([]taskState, len(r.m.tasks))
+	r.agents = make([]agentState, len(r.m.agents))
+	r.agentsIn = make(map[string]placement.Agent, len(r.m.agents))
+	for _, ag := range r.m.agents {
+		if err := r.a.AddAgent(ag.id, ag.info, ag.total, nil); err != nil {
+			return fmt.Errorf("%w: agent %q: %w", ErrInvalidWorkload, ag.id, err)
+		}
+		r.agentsIn[ag.id] = placement.Agent{Attributes: placement.Attributes(ag.info.Attributes), Total: ag.qty}
+	}
+	if err := r.setRoles(); err != nil {
+		return err
+	}
+	for _, f := range r.m.frameworks {
+		fw, err := r.addFramework(f)
+		if err != nil {
+			return err
+		}
+		r.fws = append(r.fws, fw)
+	}
+	for i, t := range r.m.tasks {
+		r.fws[t.fw].byID[t.ID] = i
+	}
+	for _, e := range r.m.events {
+		r.schedule(e.At, action{event: e})
+	}
+	return nil
+}
+
+func (r *run) setRoles() error {
+	weights := map[string]float64{}
+	for _, role := range r.m.roles {
+		if role.Weight != 1 {
+			weights[role.Name] = role.Weight
+		}
+		if !role.Quota.IsZero() {
+			if err := r.a.UpdateQuota(role.Name, role.Quota); err != nil {
+				return fmt.Errorf("%w: role %q: %w", ErrInvalidWorkload, role.Name, err)
+			}
+		}
+	}
+	if len(weights) > 0 {
+		if err := r.a.UpdateWeights(weights); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidWorkload, err)
+		}
+	}
+	return nil
+}
+
+// loop runs the intervals and says why it stopped.
+func (r *run) loop() (StopReason, error) {
+	limit := r.opts.Intervals
+	if limit == 0 {
+		limit = r.opts.MaxIntervals
+	}
+	stall := r.stallIntervals()
+	for i := range limit {
+		if err := r.step(i); err != nil {
+			return "", err
+		}
+		if r.opts.Intervals > 0 {
+			continue
+		}
+		switch {
+		case r.done():
+			return StopDone, nil
+		case r.idle >= stall && r.nothingToCome():
+			return StopStalled, nil
+		}
+	}
+	if r.opts.Intervals > 0 {
+		return StopIntervals, nil
+	}
+	return StopLimit, nil
+}
+
+// step is one interval: the events due, the tasks that ended, the tasks
+// submitted, then an allocation run whose offers the frameworks take or
+// decline, then the measures.
+func (r *run) step(i int) error {
+	r.now = time.Duration(i) * r.opts.Interval
+	r.clock.Set(r.opts.Start.Add(r.now))
+	r.launched = 0
+	if err := r.fireActions(); err != nil {
+		return err
+	}
+	if err := r.endTasks(); err != nil {
+		return err
+	}
+	if err := r.submitTasks(); err != nil {
+		return err
+	}
+	var began time.Duration
+	if r.opts.Stopwatch != nil {
+		began = r.opts.Stopwatch()
+	}
+	res := r.a.AllocateAll()
+	var took time.Duration
+	if r.opts.Stopwatch != nil {
+		took = r.opts.Stopwatch() - began
+	}
+	declined, err := r.takeOffers(res.Offers)
+	if err != nil {
+		return err
+	}
+	for _, io := range res.InverseOffers {
+		if err := r.a.UpdateInverseOffer(io.AgentID, io.FrameworkID, allocator.Accept, nil); err != nil {
+			return fmt.Errorf("%w: inverse offer %s: %w", ErrAllocator, io.ID, err)
+		}
+	}
+	if err := r.suppressIdle(); err != nil {
+		return err
+	}
+	if r.launched == 0 {
+		r.idle++
+	} else {
+		r.idle = 0
+	}
+	r.meter.sample(r.now, len(res.Offers), declined, took)
+	return nil
+}
+
+// submitTasks hands the tasks submitted by now to their frameworks.
+func (r *run) submitTasks() error {
+	for ; r.next < len(r.m.tasks) && r.m.tasks[r.next].Submit <= r.now; r.next++ {
+		if err := r.enqueue(r.next, r.m.tasks[r.next].Submit, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enqueue puts task i in its framework's backlog, submitted at the given
+// time: at the back, or at the front for a task lost with its agent.
+func (r *run) enqueue(i int, submitted time.Duration, front bool) error {
+	spec := &r.m.tasks[i]
+	r.tasks[i].phase, r.tasks[i].submitted = pending, submitted
+	r.meter.submitted(spec)
+	fw := r.fws[spec.fw]
+	fw.push(i, front)
+	return r.revive(fw)
+}
+
+// endTasks ends the tasks whose time is up.
+func (r *run) endTasks() error {
+	for len(r.ends) > 0 && r.ends[0].at <= r.now {
+		e := heap.Pop(&r.ends).(end)
+		ts := &r.tasks[e.task]
+		if ts.phase != running || ts.attempt != e.attempt {
+			continue // lost with its agent
+		}
+		spec := &r.m.tasks[e.task]
+		fw := r.fws[spec.fw]
+		if err := r.a.EndTask(fw.spec.ID, spec.ID); err != nil {
+			return fmt.Errorf("%w: end of task %q: %w", ErrAllocator, spec.ID, err)
+		}
+		ts.phase = ended
+		fw.stopped(spec, r.m.agents[ts.agent].id)
+		r.meter.finished(spec)
+	}
+	return nil
+}
+
+// launch records that task i was launched on agent ag.
+func (r *run) launch(i, ag int) {
+	spec := &r.m.tasks[i]
+	ts := &r.tasks[i]
+	ts.phase, ts.agent = running, ag
+	ts.attempt++
+	heap.Push(&r.ends, end{at: r.now + spec.Duration, task: i, attempt: ts.attempt}) // both at most maxTime: no overflow
+	r.agents[ag].tasks = append(r.agents[ag].tasks, i)
+	r.fws[spec.fw].started(spec, r.m.agents[ag].id)
+	r.meter.launched(spec, r.now-ts.submitted)
+	r.launched++
+}
+
+// unfinished counts the tasks submitted and not ended when the run stops.
+func (r *run) unfinished() int {
+	n := 0
+	for _, ts := range r.tasks[:r.next] {
+		if ts.phase != ended {
+			n++
+		}
+	}
+	return n
+}
+
+// done reports whether everything has been submitted, has run and ended,
+// and no event is left.
+func (r *run) done() bool {
+	return r.nothingToCome() && r.meter.running == 0 && r.meter.pendingTotal() == 0
+}
+
+// nothingToCome reports whether no submission or event is left and no
+// task is running: nothing can change the cluster any more.
+func (r *run) nothingToCome() bool {
+	return r.next == len(r.m.tasks) && len(r.actions) == 0 && r.meter.running == 0
+}
+
+// stallIntervals is how many intervals without a launch, with nothing to
+// come, make a stall: enough for every refusal filter to expire and the
+// agents to be offered again.
+func (r *run) stallIntervals() int {
+	longest := allocator.DefaultRefuse
+	for _, fw := range r.fws {
+		longest = max(longest, fw.filter.Refuse)
+	}
+	return int(longest/r.opts.Interval) + 2
+}
