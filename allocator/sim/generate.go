@@ -14,6 +14,8 @@ import (
 // submission times from Arrival, their resources from Size and their
 // durations from Duration. Task i (from 1) is named Prefix-i (Prefix
 // defaults to "g" and the generator's index in Workload.Generators, "g0").
+// The draws come from a stream of the seed named by Framework and Prefix:
+// other generators do not change them.
 type Generator struct {
 	Framework, Role string
 	Prefix          string
@@ -255,15 +257,20 @@ func validWeights(ws []float64) error {
 	return nil
 }
 
+// prefix returns the prefix of the task ids of g, the i-th generator.
+func (g Generator) prefix(i int) string {
+	if g.Prefix != "" {
+		return g.Prefix
+	}
+	return fmt.Sprintf("g%d", i)
+}
+
 // generate draws g's tasks. i is g's index, for the default prefix.
 func (g Generator) generate(rng *rand.Rand, i int) ([]Task, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
-	prefix := g.Prefix
-	if prefix == "" {
-		prefix = fmt.Sprintf("g%d", i)
-	}
+	prefix := g.prefix(i)
 	times := g.Arrival.Times(rng, g.Count)
 	if len(times) != g.Count {
 		return nil, fmt.Errorf("arrival process gave %d times for %d tasks", len(times), g.Count)

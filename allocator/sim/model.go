@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -138,15 +139,28 @@ func (m *model) addAgent(g AgentGroup, i int, total resources.Resources) error {
 	return nil
 }
 
-// generatorStream separates the generators' random streams from the
-// allocator's, which takes the seed as it is.
-const generatorStream = 0x73696d67656e // "simgen"
+// Expand returns the workload's tasks, given and generated from seed, in
+// order of submission (tasks submitted at the same time in the order they
+// were given, then generated): the tasks a run with that seed submits.
+// Write them with WriteCSV to keep a generated workload as a trace.
+func (w Workload) Expand(seed uint64) ([]Task, error) {
+	tasks, err := allTasks(w, seed)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(tasks, func(a, b Task) int { return cmp.Compare(a.Submit, b.Submit) })
+	return tasks, nil
+}
 
-// allTasks returns the given tasks and the generated ones.
+// allTasks returns the given tasks and the generated ones. Each generator
+// draws from a stream of its own, named by its framework and prefix, so
+// that adding or moving a generator leaves the others' tasks alone.
 func allTasks(w Workload, seed uint64) ([]Task, error) {
 	tasks := slices.Clone(w.Tasks)
 	for i, g := range w.Generators {
-		rng := rand.New(rand.NewPCG(seed, generatorStream+uint64(i)))
+		stream := fnv.New64a()
+		fmt.Fprintf(stream, "sim generator %s\x00%s", g.Framework, g.prefix(i))
+		rng := rand.New(rand.NewPCG(seed, stream.Sum64()))
 		gen, err := g.generate(rng, i)
 		if err != nil {
 			return nil, invalid("generator %d (framework %q): %v", i, g.Framework, err)
