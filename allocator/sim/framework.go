@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/offer"
@@ -28,6 +30,7 @@ type simFramework struct {
 
 	window  []placement.Task // scratch of place
 	usable  []offer.Offer
+	unused  []offer.Offer
 	running []placement.Running
 }
 
@@ -122,7 +125,7 @@ func (r *run) takeOffers(offers []offer.Offer) (declined int, err error) {
 // and declines the rest. Offers on agents with a maintenance window ahead
 // are declined.
 func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err error) {
-	fw.usable = fw.usable[:0]
+	fw.usable, fw.unused = fw.usable[:0], fw.unused[:0]
 	var offered resources.Quantities
 	for _, o := range offers {
 		if r.agents[r.m.agentIndex[o.AgentID]].announced != nil {
@@ -136,37 +139,73 @@ func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err e
 		offered.Add(o.Resources.Quantities())
 	}
 	window := r.window(fw, offered)
-	if len(fw.usable) == 0 || len(window) == 0 {
-		for _, o := range fw.usable {
-			if err := r.decline(fw, o); err != nil {
-				return declined, err
-			}
+	if len(window) > 0 {
+		if err := r.launchOn(fw, window); err != nil {
+			return declined, err
 		}
-		return declined + len(fw.usable), nil
+	} else {
+		fw.unused = append(fw.unused, fw.usable...)
+	}
+	for _, o := range fw.unused {
+		if err := r.decline(fw, o); err != nil {
+			return declined, err
+		}
+	}
+	return declined + len(fw.unused), nil
+}
+
+// launchOn places window on fw's usable offers and launches what fits,
+// leaving in fw.unused the offers to decline, by agent and offer id. Offers
+// that hold none of the window's requests are not shown to placement,
+// which would find them unused: they are many when the cluster has free
+// crumbs everywhere.
+func (r *run) launchOn(fw *simFramework, window []placement.Task) error {
+	fitting := fw.usable[:0]
+	for _, o := range fw.usable {
+		if holdsAny(o.Resources.Quantities(), window) {
+			fitting = append(fitting, o)
+		} else {
+			fw.unused = append(fw.unused, o)
+		}
+	}
+	if len(fitting) == 0 {
+		return nil
 	}
 	res, err := placement.Place(placement.Input{
-		Tasks: window, Offers: fw.usable, Agents: r.agentsIn, Running: fw.runningIn(window),
+		Tasks: window, Offers: fitting, Agents: r.agentsIn, Running: fw.runningIn(window),
 		Filters: fw.spec.Filters, Rankers: fw.spec.Rankers,
 	})
 	if err != nil {
-		return declined, fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, fw.spec.ID, err)
+		return fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, fw.spec.ID, err)
 	}
 	for _, acc := range res.Accepts {
 		if err := r.a.Accept(fw.spec.ID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), fw.filter); err != nil {
-			return declined, fmt.Errorf("%w: accept of %s: %w", ErrAllocator, acc.Offer.ID, err)
+			return fmt.Errorf("%w: accept of %s: %w", ErrAllocator, acc.Offer.ID, err)
 		}
 		ag := r.m.agentIndex[acc.Offer.AgentID]
 		for _, t := range acc.Launch.Tasks {
 			r.launch(fw.byID[t.ID], ag)
 		}
 	}
-	for _, o := range res.Unused {
-		if err := r.decline(fw, o); err != nil {
-			return declined, err
+	r.dropLaunched(fw, len(window))
+	fw.unused = append(fw.unused, res.Unused...)
+	slices.SortFunc(fw.unused, func(a, b offer.Offer) int {
+		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), strings.Compare(a.ID, b.ID))
+	})
+	return nil
+}
+
+// holdsAny reports whether q holds the resources of some task of window.
+func holdsAny(q resources.Quantities, window []placement.Task) bool {
+	for i, t := range window {
+		if i > 0 && t.Resources.Equal(window[i-1].Resources) {
+			continue // tasks of one shape come in runs
+		}
+		if q.Contains(t.Resources) {
+			return true
 		}
 	}
-	r.dropLaunched(fw, len(window))
-	return declined + len(res.Unused), nil
+	return false
 }
 
 func (r *run) decline(fw *simFramework, o offer.Offer) error {
