@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/sim"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// labConfig is a configuration as the command line names it.
+type labConfig struct {
+	spec     string
+	sorter   string
+	halfLife time.Duration
+	opts     allocator.Options
+}
+
+// parseConfigs reads a comma-separated list of configurations:
+// sorter[:option]..., options halflife=D, offershare=F, charge and
+// reservedfirst.
+func parseConfigs(list string, halfLife time.Duration) ([]labConfig, error) {
+	var out []labConfig
+	seen := map[string]bool{}
+	for _, spec := range strings.Split(list, ",") {
+		c, err := parseConfig(spec, halfLife)
+		if err != nil {
+			return nil, fmt.Errorf("-configs: %q: %w", spec, err)
+		}
+		if seen[spec] {
+			return nil, fmt.Errorf("-configs: %q twice", spec)
+		}
+		seen[spec] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func parseConfig(spec string, halfLife time.Duration) (labConfig, error) {
+	parts := strings.Split(spec, ":")
+	c := labConfig{spec: spec, sorter: parts[0], halfLife: halfLife}
+	switch c.sorter {
+	case "drf", "usage", "random":
+	default:
+		return c, fmt.Errorf("sorter %q: want drf, usage or random", c.sorter)
+	}
+	for _, opt := range parts[1:] {
+		if err := c.option(opt); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// option applies one option of a configuration.
+func (c *labConfig) option(opt string) error {
+	name, value, _ := strings.Cut(opt, "=")
+	var err error
+	switch {
+	case name == "halflife" && c.sorter == "usage":
+		c.halfLife, err = time.ParseDuration(value)
+		if err == nil && c.halfLife < 0 {
+			err = fmt.Errorf("negative")
+		}
+	case name == "offershare":
+		c.opts.OfferShare, err = strconv.ParseFloat(value, 64)
+		if err == nil && !(c.opts.OfferShare > 0 && c.opts.OfferShare <= 1) {
+			err = fmt.Errorf("want a part of an agent above 0 and at most 1")
+		}
+	case name == "charge" && value == "":
+		c.opts.ChargeBeyondAllowance = true
+	case name == "reservedfirst" && value == "":
+		c.opts.ReservedFirst = true
+	default:
+		return fmt.Errorf("option %q: want halflife=D (usage), offershare=F, charge or reservedfirst", opt)
+	}
+	if err != nil {
+		return fmt.Errorf("option %q: %w", opt, err)
+	}
+	return nil
+}
+
+// simConfig is the configuration for the sim package.
+func (c labConfig) simConfig() sim.Config {
+	cfg := sim.Config{Name: c.spec, Options: c.opts}
+	switch c.sorter {
+	case "usage":
+		cfg.RoleSorterWithClock = sim.Usage(c.halfLife)
+	case "random":
+		cfg.Options.RoleSorter = func(sc sorter.Config) sorter.Sorter { return sorter.NewRandom(sc) }
+	}
+	return cfg
+}
+
+// agentFlags are the -agents flags: groups of agents of one shape.
+type agentFlags []sim.AgentGroup
+
+func (a *agentFlags) String() string {
+	var parts []string
+	for _, g := range *a {
+		parts = append(parts, fmt.Sprintf("%dx %s", g.Count, g.Resources))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Set reads COUNTxRESOURCES: "10x cpus:32;mem:131072".
+func (a *agentFlags) Set(text string) error {
+	count, res, ok := strings.Cut(text, "x")
+	n, err := strconv.Atoi(strings.TrimSpace(count))
+	if !ok || err != nil || n < 1 {
+		return fmt.Errorf("%q: want COUNTxRESOURCES, such as 10x cpus:32;mem:131072", text)
+	}
+	res = strings.TrimSpace(res)
+	if _, err := resources.Parse(res, "*"); err != nil {
+		return fmt.Errorf("%q: %w", text, err)
+	}
+	*a = append(*a, sim.AgentGroup{Name: fmt.Sprintf("g%d", len(*a)+1), Count: n, Resources: res})
+	return nil
+}

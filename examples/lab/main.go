@@ -1,0 +1,135 @@
+// Command lab compares allocation policies on one workload, through the
+// allocator/sim package: the demonstration workload (a bursty tenant next
+// to a steady one, see sim.BurstyAndSteady), a trace in the sim package's
+// CSV format, or the task events of the Google cluster trace (2011). It
+// prints a table with a column per configuration, and writes the
+// intervals and the summary as CSV and a chart as SVG on request. -h
+// prints the usage.
+//
+//	go run ./examples/lab
+//	go run ./examples/lab -configs drf,usage:halflife=10m,drf:offershare=0.5 -svg lab.svg
+//	go run ./examples/lab -trace tasks.csv -agents '4x cpus:8;mem:32768'
+//	go run ./examples/lab -google part-00000-of-00500.csv -agents '100x cpus:16;mem:65536'
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+func main() { os.Exit(command(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit statuses of the command.
+const (
+	exitOK    = 0 // done, or -h: the usage was asked for
+	exitError = 1 // the run failed: a trace that does not read, a file not written
+	exitUsage = 2 // bad arguments
+)
+
+// config is what the command line asks for.
+type config struct {
+	configs   []labConfig
+	halfLife  time.Duration
+	trace     string
+	google    string
+	agents    agentFlags
+	interval  time.Duration
+	intervals int
+	seed      uint64
+	csvPath   string
+	summary   string
+	svgPath   string
+}
+
+const usage = `Usage: lab [-configs list] [-trace file | -google file] [-agents spec]... [-interval d]
+           [-intervals n] [-seed n] [-csv file] [-summary file] [-svg file]
+
+Lab runs one workload through the allocator with several configurations, on
+the same tasks and seed, and prints a table with a column per configuration:
+utilisation, Jain's fairness index, tasks and offers, and per role its shares
+and its waits (p50, p90, p99). Without -trace or -google the workload is the
+demonstration: a bursty tenant next to a steady one on 20 agents, for half
+an hour.
+
+A configuration is a role sorter and options, joined by colons:
+
+  drf                  the DRF sorter (the allocator's default)
+  usage                usage-history fairness (sorter.Usage), with -halflife
+  random               the weighted random sorter
+  ...:halflife=10m     the usage sorter's half-life
+  ...:offershare=0.5   Options.OfferShare
+  ...:charge           Options.ChargeBeyondAllowance
+  ...:reservedfirst    Options.ReservedFirst
+
+Flags:
+`
+
+// command runs lab with the arguments args and returns its exit status.
+// With -h or -help it prints the usage to stdout and succeeds; with bad
+// arguments it prints what is wrong and the usage to stderr.
+func command(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	cfg, configs := config{}, "drf,usage"
+	fs.StringVar(&configs, "configs", configs, "the configurations to compare, comma-separated (see above)")
+	fs.DurationVar(&cfg.halfLife, "halflife", 5*time.Minute, "the usage sorter's half-life `d`, unless a configuration says")
+	fs.StringVar(&cfg.trace, "trace", "", "run the tasks of `file`, a trace in the sim package's CSV format")
+	fs.StringVar(&cfg.google, "google", "", "run the tasks of `file`, task events of the Google cluster trace (2011)")
+	fs.Var(&cfg.agents, "agents", "the cluster of a trace: `spec` is COUNTxRESOURCES, such as '10x cpus:32;mem:131072'\n(repeat for agents of several shapes; default 10x cpus:32;mem:131072)")
+	fs.DurationVar(&cfg.interval, "interval", time.Second, "the allocation interval `d`")
+	fs.IntVar(&cfg.intervals, "intervals", 0, "run `n` intervals (0: 1800 for the demonstration, until done for a trace)")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "the seed `n` of the generated tasks and of the allocator")
+	fs.StringVar(&cfg.csvPath, "csv", "", "write every interval of every configuration to `file` as CSV")
+	fs.StringVar(&cfg.summary, "summary", "", "write the summaries to `file` as CSV")
+	fs.StringVar(&cfg.svgPath, "svg", "", "write a chart (utilisation, shares, waits) to `file`")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard) // the usage is printed below, where it belongs
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitOK
+	}
+	if err == nil {
+		err = cfg.check(fs.Args(), configs)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "lab:", err)
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return exitUsage
+	}
+	if err := run(stdout, cfg); err != nil {
+		fmt.Fprintln(stderr, "lab:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// check checks the arguments that flag does not, and parses the
+// configurations.
+func (c *config) check(rest []string, configs string) error {
+	switch {
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected arguments %q", rest)
+	case c.trace != "" && c.google != "":
+		return errors.New("-trace and -google: give one trace")
+	case c.intervals < 0:
+		return fmt.Errorf("-intervals must be zero or more, got %d", c.intervals)
+	case c.interval <= 0:
+		return fmt.Errorf("-interval must be positive, got %s", c.interval)
+	case c.halfLife < 0:
+		return fmt.Errorf("-halflife must be zero or more, got %s", c.halfLife)
+	case len(c.agents) > 0 && c.trace == "" && c.google == "":
+		return errors.New("-agents is for a trace; the demonstration has its own cluster")
+	}
+	var err error
+	c.configs, err = parseConfigs(configs, c.halfLife)
+	return err
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/allot-go/allot/allocator/sim"
+)
+
+// defaultAgents is the cluster of a trace without -agents.
+var defaultAgents = sim.AgentGroup{Name: "g1", Count: 10, Resources: "cpus:32;mem:131072"}
+
+// run loads the workload, compares the configurations, prints the table
+// and writes the files asked for.
+func run(w io.Writer, cfg config) error {
+	work, opts, err := workload(w, cfg)
+	if err != nil {
+		return err
+	}
+	configs := make([]sim.Config, len(cfg.configs))
+	for i, c := range cfg.configs {
+		configs[i] = c.simConfig()
+	}
+	cmp, err := sim.Compare(work, configs, opts)
+	if err != nil {
+		return err
+	}
+	if err := cmp.WriteTable(w); err != nil {
+		return err
+	}
+	outputs := []struct {
+		path, what string
+		write      func(io.Writer) error
+	}{
+		{cfg.csvPath, "intervals", cmp.WriteSamplesCSV},
+		{cfg.summary, "summary", cmp.WriteSummaryCSV},
+		{cfg.svgPath, "chart", cmp.WriteSVG},
+	}
+	for _, out := range outputs {
+		if out.path == "" {
+			continue
+		}
+		if err := writeFile(out.path, out.write); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s written to %s\n", out.what, out.path)
+	}
+	return nil
+}
+
+// workload returns the workload and run options the command line asks for.
+func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
+	opts := sim.RunOptions{Seed: cfg.seed, Interval: cfg.interval, Intervals: cfg.intervals}
+	if cfg.trace == "" && cfg.google == "" {
+		if opts.Intervals == 0 {
+			opts.Intervals = sim.BurstyIntervals
+		}
+		return sim.BurstyAndSteady(), opts, nil
+	}
+	agents := []sim.AgentGroup(cfg.agents)
+	if len(agents) == 0 {
+		agents = []sim.AgentGroup{defaultAgents}
+	}
+	tasks, err := readTrace(w, cfg)
+	if err != nil {
+		return sim.Workload{}, opts, err
+	}
+	return sim.Workload{Agents: agents, Tasks: tasks}, opts, nil
+}
+
+// readTrace reads the trace file, and says what a Google trace left out.
+func readTrace(w io.Writer, cfg config) ([]sim.Task, error) {
+	path := cfg.trace
+	if cfg.google != "" {
+		path = cfg.google
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if cfg.trace != "" {
+		tasks, err := sim.ReadCSV(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return tasks, nil
+	}
+	tasks, stats, err := sim.ReadGoogle(f, sim.GoogleOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(w, "%s: %d lines, %d tasks; left out: %d unfinished, %d never ran, %d without request, %d ends without submit\n\n",
+		path, stats.Lines, stats.Tasks, stats.Unfinished, stats.NeverRan, stats.NoRequest, stats.Orphans)
+	return tasks, nil
+}
+
+// writeFile writes a file with write, and says if closing it failed.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
