@@ -43,10 +43,11 @@ type config struct {
 	csvPath   string
 	summary   string
 	svgPath   string
+	timed     bool
 }
 
 const usage = `Usage: lab [-configs list] [-trace file | -google file] [-agents spec]... [-interval d]
-           [-intervals n] [-seed n] [-csv file] [-summary file] [-svg file]
+           [-intervals n] [-seed n] [-time] [-csv file] [-summary file] [-svg file]
 
 Lab runs one workload through the allocator with several configurations, on
 the same tasks and seed, and prints a table with a column per configuration:
@@ -85,6 +86,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.csvPath, "csv", "", "write every interval of every configuration to `file` as CSV")
 	fs.StringVar(&cfg.summary, "summary", "", "write the summaries to `file` as CSV")
 	fs.StringVar(&cfg.svgPath, "svg", "", "write a chart (utilisation, shares, waits) to `file`")
+	fs.BoolVar(&cfg.timed, "time", false, "time every allocation run by the wall clock (the figures then vary from run to run)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()

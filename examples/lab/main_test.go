@@ -118,6 +118,19 @@ func TestTrace(t *testing.T) {
 	require.Equal(t, 2*3+3*3+3*3, countElements(t, chart, "polyline"))
 }
 
+// -time measures every allocation run by the wall clock.
+func TestTimed(t *testing.T) {
+	code, out, errOut := lab("-trace", sampleTrace, "-configs", "drf,usage", "-time")
+	require.Equal(t, exitOK, code, errOut)
+	for _, label := range []string{"allocation run mean", "allocation run max"} {
+		for _, d := range row(t, out, label) {
+			require.Regexp(t, `^\d+(\.\d+)?(µs|ms|s)$`, d, label)
+		}
+	}
+	_, untimed, _ := lab("-trace", sampleTrace, "-configs", "drf,usage")
+	require.NotContains(t, untimed, "allocation run")
+}
+
 // The Google trace's sample: what was left out is said first.
 func TestGoogle(t *testing.T) {
 	code, out, errOut := lab("-google", sampleGoogle, "-configs", "drf,random", "-agents", "2x cpus:16;mem:65536")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/allot-go/allot/allocator/sim"
 )
@@ -52,6 +53,10 @@ func run(w io.Writer, cfg config) error {
 // workload returns the workload and run options the command line asks for.
 func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
 	opts := sim.RunOptions{Seed: cfg.seed, Interval: cfg.interval, Intervals: cfg.intervals}
+	if cfg.timed {
+		start := time.Now() // the command's clock: the sim package reads none
+		opts.Stopwatch = func() time.Duration { return time.Since(start) }
+	}
 	if cfg.trace == "" && cfg.google == "" {
 		if opts.Intervals == 0 {
 			opts.Intervals = sim.BurstyIntervals
