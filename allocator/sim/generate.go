@@ -186,6 +186,9 @@ func pick(rng *rand.Rand, n int, weights []float64) int {
 	return n - 1
 }
 
+// maxGenerated bounds the tasks of one generator.
+const maxGenerated = 10_000_000
+
 // maxAmount is the largest amount a drawn size may hold, the bound package
 // resources puts on amounts.
 const maxAmount = 1e12
@@ -195,8 +198,8 @@ func (g Generator) validate() error {
 	switch {
 	case g.Framework == "":
 		return fmt.Errorf("no framework")
-	case g.Count < 0:
-		return fmt.Errorf("count %d is negative", g.Count)
+	case g.Count < 0 || g.Count > maxGenerated:
+		return fmt.Errorf("count %d: want 0 to %d", g.Count, maxGenerated)
 	case g.Arrival == nil:
 		return fmt.Errorf("no arrival process")
 	case g.Duration == nil:
@@ -228,12 +231,13 @@ func (g Generator) validate() error {
 func validArrival(a Arrival) error {
 	switch a := a.(type) {
 	case Poisson:
-		if !(a.Rate > 0) || math.IsInf(a.Rate, 0) || a.Start < 0 {
-			return fmt.Errorf("poisson rate %v from %s: want a finite rate above zero from zero on", a.Rate, a.Start)
+		if !(a.Rate > 0) || math.IsInf(a.Rate, 0) || a.Start < 0 || a.Start > maxTime {
+			return fmt.Errorf("poisson rate %v from %s: want a finite rate above zero from 0 to %s", a.Rate, a.Start, maxTime)
 		}
 	case Bursts:
-		if a.Size < 1 || a.Every <= 0 || a.Start < 0 || a.Spread < 0 {
-			return fmt.Errorf("bursts of %d every %s from %s: want at least one task, a positive period, no negative time", a.Size, a.Every, a.Start)
+		if a.Size < 1 || a.Every <= 0 || a.Start < 0 || a.Spread < 0 || max(a.Start, a.Every, a.Spread) > maxTime {
+			return fmt.Errorf("bursts of %d every %s from %s over %s: want at least one task, a positive period, times from 0 to %s",
+				a.Size, a.Every, a.Start, a.Spread, maxTime)
 		}
 	case AllAtOnce:
 		if a.At < 0 {

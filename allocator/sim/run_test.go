@@ -80,6 +80,37 @@ func TestRunByHand(t *testing.T) {
 	require.Equal(t, sim.RunTimeStats{}, sum.RunTime)
 }
 
+// Weights divide shares: a backlog of two roles of weights 3 and 1 on 8
+// CPUs runs 6 tasks and 2, equal weighted shares. A quota caps a third
+// role at 2 CPUs whatever its backlog, and guarantees them.
+func TestRunWeightsAndQuota(t *testing.T) {
+	backlog := func(role string) sim.Generator {
+		return sim.Generator{Framework: role, Role: role, Prefix: role, Count: 20, Arrival: sim.AllAtOnce{},
+			Size: sim.FixedSize("cpus:1;mem:128"), Duration: sim.Fixed(3600)}
+	}
+	w := sim.Workload{
+		Agents:     []sim.AgentGroup{{Name: "a", Count: 8, Resources: "cpus:1;mem:1024"}},
+		Roles:      []sim.Role{{Name: "gold", Weight: 3}, {Name: "silver"}},
+		Generators: []sim.Generator{backlog("gold"), backlog("silver")},
+	}
+	res := run(t, w, sim.RunOptions{Seed: 1, Intervals: 3})
+	last := res.Samples[2]
+	require.Equal(t, []string{"gold", "silver"}, res.Roles)
+	require.Equal(t, []float64{0.75, 0.25}, last.Share)
+	require.Equal(t, []float64{0.25, 0.25}, last.WeightedShare)
+	require.Equal(t, 2, last.Contended)
+	require.Equal(t, 1.0, last.Jain)
+
+	w.Roles = append(w.Roles, sim.Role{Name: "capped", Quota: allocator.MustParseQuota("cpus:2;mem:2048")})
+	w.Generators = append(w.Generators, backlog("capped"))
+	res = run(t, w, sim.RunOptions{Seed: 1, Intervals: 3})
+	last = res.Samples[2]
+	require.Equal(t, []string{"capped", "gold", "silver"}, res.Roles)
+	require.Equal(t, 0.25, last.Share[0]) // its guarantee and limit: 2 of 8 CPUs
+	require.InDelta(t, 0.75, last.Share[1]+last.Share[2], 1e-15)
+	require.Equal(t, []int{18, 20 - int(last.Share[1]*8), 20 - int(last.Share[2]*8)}, last.Pending)
+}
+
 // A failed agent takes its tasks: they are submitted again, wait for the
 // agent to come back, and run in full.
 func TestRunAgentFailure(t *testing.T) {

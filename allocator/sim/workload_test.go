@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -59,6 +60,12 @@ func TestWorkloadErrors(t *testing.T) {
 		{"GeneratorNoArrival", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Arrival = nil })}, "generator 0 (framework \"f\"): no arrival process"},
 		{"GeneratorRate", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Arrival = sim.Poisson{} })}, "poisson rate 0"},
 		{"GeneratorBursts", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Arrival = sim.Bursts{Size: 1} })}, "bursts of 1 every 0s"},
+		{"GeneratorSpread", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) {
+			g.Arrival = sim.Bursts{Size: 1, Every: time.Second, Spread: math.MaxInt64}
+		})}, "times from 0 to"},
+		{"GeneratorCount", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Count = 1 << 40 })}, "count 1099511627776: want 0 to 10000000"},
+		{"GeneratorNaN", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Duration = sim.Uniform{Min: math.NaN()} })}, "duration NaN s"},
+		{"GeneratorScaleNaN", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Size.Scale = sim.Fixed(math.NaN()) })}, "no resources"},
 		{"GeneratorWeights", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Size.Weights = []float64{1, 2} })}, "2 weights for 1 shapes"},
 		{"GeneratorDuration", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Duration = sim.Fixed(-1) })}, "task 1: duration -1 s"},
 		{"GeneratorChoice", sim.Workload{Agents: agents, Generators: withGen(func(g *sim.Generator) { g.Duration = sim.Choice{} })}, "choice of 0 values"},
