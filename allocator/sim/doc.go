@@ -33,6 +33,63 @@
 // put the tasks in Workload.Tasks next to the agents. The command
 // examples/lab does all of this from the command line.
 //
+// # Traces
+//
+// The CSV trace format has one task submission a line, after a header line
+// naming the six columns in this order (WriteCSV writes it, ReadCSV reads it):
+//
+//	time,framework,role,task,resources,duration
+//	0,alice,analytics,etl-1,cpus:2;mem:4096,120
+//	12.5,bob,web,api-7,cpus:0.5;mem:512,3600
+//
+// The columns:
+//
+//   - time: when the task is submitted, in seconds from the start of the
+//     run (digits, with up to nine decimals; read exactly, not as a float).
+//   - framework: the framework (or user) that submits it; frameworks are
+//     made for the names a trace uses (see Workload).
+//   - role: the role it runs in; empty means the framework's first role.
+//   - task: its id, unique within the framework.
+//   - resources: what it uses, in the quantities text format.
+//   - duration: how long it runs once launched, in seconds, above zero.
+//
+// Lines starting with '#' are comments; fields may be quoted as in any CSV.
+// Times and durations are at most a billion seconds.
+//
+// The Google cluster trace of 2011 (clusterdata-2011-2) has a task-events
+// table: CSV files without a header, thirteen fields a line:
+//
+//	timestamp, missing info, job ID, task index, machine ID, event type,
+//	user, scheduling class, priority, CPU request, memory request,
+//	disk request, different-machine constraint
+//
+// Timestamps are microseconds (0: before the trace began); requests are
+// normalised so that the largest machine has 1 of each. Event types: 0
+// SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL, 6 LOST, 7 and 8
+// UPDATE_PENDING and UPDATE_RUNNING. ReadGoogle turns each run of a task,
+// from a SUBMIT to the EVICT, FAIL, FINISH, KILL or LOST that ends it, into a
+// Task:
+//
+//   - Framework and Role: the user, as GoogleOptions.Tenant names it (by
+//     default both the user made into a role name, see GoogleUser).
+//   - ID: "job-index", and "job-index.n" for the task's n-th run (n from 2)
+//     after an eviction or failure; Group: the job ID, with
+//     DifferentMachines from the constraint.
+//   - Submit: the SUBMIT's timestamp.
+//   - Duration: from the SCHEDULE that started the run to its end (at least
+//     a microsecond); a run that ended before it was scheduled never ran and
+//     is left out.
+//   - Resources: cpus and mem, the requests of the SUBMIT (or of the latest
+//     UPDATE_PENDING or UPDATE_RUNNING before the run's end that gives them)
+//     times GoogleOptions.CPUs and Memory, rounded to the thousandth, at least
+//     a thousandth when the request is not zero.
+//
+// What is left out is counted in GoogleStats: runs without an end in the file
+// (or ending after the trace, timestamp 2^63-1), runs that never ran, runs
+// that request nothing, and ends without a SUBMIT before them in the file (the
+// trace is split in 500 files). A timestamp that goes back for one task is an
+// error.
+//
 // # What a run does
 //
 // Every interval, on a clock that moves only from one interval to the next
@@ -68,8 +125,8 @@
 // p99 and max by nearest rank, from submission to launch) and the counts.
 //
 // The package reads no clock and draws from no global random source: the
-// generators draw from PCG sources seeded from RunOptions.Seed (one stream
-// per generator), the allocator is seeded with it, and durations are
+// generators draw from PCG sources seeded from RunOptions.Seed (a stream per
+// generator, named by its framework and prefix), the allocator is seeded with it, and durations are
 // measured only by the caller's Stopwatch. Results, tables, CSV and charts
 // are the same byte for byte for the same workload, configuration and seed.
 //

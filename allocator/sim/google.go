@@ -17,39 +17,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// The Google cluster trace of 2011 (clusterdata-2011-2) has a task-events
-// table: CSV files without a header, thirteen fields a line:
-//
-//	timestamp, missing info, job ID, task index, machine ID, event type,
-//	user, scheduling class, priority, CPU request, memory request,
-//	disk request, different-machine constraint
-//
-// Timestamps are microseconds (0: before the trace began); requests are
-// normalised so that the largest machine has 1 of each. Event types: 0
-// SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL, 6 LOST, 7 and 8
-// UPDATE_PENDING and UPDATE_RUNNING. ReadGoogle turns each run of a task,
-// from a SUBMIT to the EVICT, FAIL, FINISH, KILL or LOST that ends it,
-// into a Task:
-//
-//   - Framework and Role: the user, as GoogleOptions.Tenant names it
-//     (by default both the user made into a role name, see GoogleUser).
-//   - ID: "job-index", and "job-index.n" for the task's n-th run (n from
-//     2) after an eviction or failure; Group: the job ID, with
-//     DifferentMachines from the constraint.
-//   - Submit: the SUBMIT's timestamp.
-//   - Duration: from the SCHEDULE that started the run to its end
-//     (at least a microsecond); a run that ended before it was scheduled
-//     never ran and is left out.
-//   - Resources: cpus and mem, the requests of the SUBMIT (or the latest
-//     UPDATE_PENDING or UPDATE_RUNNING before the run's end that gives
-//     them) times GoogleOptions.CPUs and Memory, rounded to the thousandth,
-//     at least a thousandth when the request is not zero.
-//
-// What is left out is counted in GoogleStats: runs without an end in the
-// file (or ending after the trace, timestamp 2^63-1), runs that never
-// ran, runs that request nothing, and ends without a SUBMIT before them
-// in the file (the trace is split in 500 files).
-
 // Google trace defaults: the largest machine of the trace, to which
 // requests are normalised.
 const (
@@ -115,8 +82,10 @@ const (
 )
 
 // ReadGoogle reads the task-events table of the Google cluster trace (2011
-// schema). A line that does not read is an error wrapping ErrInvalidTrace
-// that names the line and the field.
+// schema) and turns each run of a task into a Task, as the package doc
+// says. A line that does not read is an error wrapping ErrInvalidTrace
+// that names the line and the field; what is left out is counted in the
+// stats.
 func ReadGoogle(r io.Reader, opts GoogleOptions) ([]Task, GoogleStats, error) {
 	opts = opts.resolved()
 	if err := opts.check(); err != nil {

@@ -14,30 +14,12 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// The CSV trace format: one task submission a line, after a header line
-// naming the six columns in this order:
-//
-//	time,framework,role,task,resources,duration
-//	0,alice,analytics,etl-1,cpus:2;mem:4096,120
-//	12.5,bob,web,api-7,cpus:0.5;mem:512,3600
-//
-//   - time: when the task is submitted, in seconds from the start of the
-//     run (a decimal number, up to nine decimals).
-//   - framework: the framework (or user) that submits it; frameworks are
-//     made for the names a trace uses (see Workload).
-//   - role: the role it runs in; empty means the framework's first role.
-//   - task: its id, unique within the framework.
-//   - resources: what it uses, in the quantities text format.
-//   - duration: how long it runs once launched, in seconds, above zero.
-//
-// Lines starting with '#' are comments; fields may be quoted as in any
-// CSV. Times and durations are at most a billion seconds.
-
 // csvHeader is the header line of the CSV trace format.
 var csvHeader = []string{"time", "framework", "role", "task", "resources", "duration"}
 
-// ReadCSV reads a trace in the CSV trace format. A line that does not read
-// is an error wrapping ErrInvalidTrace that names the line and the field.
+// ReadCSV reads a trace in the CSV trace format (see the package doc). A
+// line that does not read is an error wrapping ErrInvalidTrace that names
+// the line and the field.
 func ReadCSV(r io.Reader) ([]Task, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.Comment = '#'
