@@ -9,7 +9,7 @@
 //	go run ./examples/lab
 //	go run ./examples/lab -configs drf,usage:halflife=10m,drf:offershare=0.5 -svg lab.svg
 //	go run ./examples/lab -trace tasks.csv -agents '4x cpus:8;mem:32768'
-//	go run ./examples/lab -google part-00000-of-00500.csv -agents '100x cpus:16;mem:65536'
+//	go run ./examples/lab -google part-00000-of-00500.csv.gz -agents '100x cpus:16;mem:65536'
 package main
 
 import (
@@ -78,7 +78,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&configs, "configs", configs, "the configurations to compare, comma-separated (see above)")
 	fs.DurationVar(&cfg.halfLife, "halflife", 5*time.Minute, "the usage sorter's half-life `d`, unless a configuration says")
 	fs.StringVar(&cfg.trace, "trace", "", "run the tasks of `file`, a trace in the sim package's CSV format")
-	fs.StringVar(&cfg.google, "google", "", "run the tasks of `file`, task events of the Google cluster trace (2011)")
+	fs.StringVar(&cfg.google, "google", "", "run the tasks of `file`, task events of the Google cluster trace (2011);\na name ending in .gz is read as gzip, as the trace is published")
 	fs.Var(&cfg.agents, "agents", "the cluster of a trace: `spec` is COUNTxRESOURCES, such as '10x cpus:32;mem:131072'\n(repeat for agents of several shapes; default 10x cpus:32;mem:131072)")
 	fs.DurationVar(&cfg.interval, "interval", time.Second, "the allocation interval `d`")
 	fs.IntVar(&cfg.intervals, "intervals", 0, "run `n` intervals (0: 1800 for the demonstration, until done for a trace)")

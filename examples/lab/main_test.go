@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"flag"
@@ -137,6 +138,27 @@ func TestGoogle(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	require.True(t, strings.HasPrefix(out, sampleGoogle+": 30 lines, 6 tasks; left out: 2 unfinished, 1 never ran, 1 without request, 1 ends without submit\n\n"), out)
 	require.Equal(t, []string{"6", "6"}, row(t, out, "tasks finished"))
+
+	// Gzipped, as the trace is published.
+	data, err := os.ReadFile(sampleGoogle)
+	require.NoError(t, err)
+	gzipped := filepath.Join(t.TempDir(), "part-00000-of-00500.csv.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err = zw.Write(data)
+	require.NoError(t, errors.Join(err, zw.Close()))
+	require.NoError(t, os.WriteFile(gzipped, buf.Bytes(), 0o644))
+	code, zout, errOut := lab("-google", gzipped, "-configs", "drf,random", "-agents", "2x cpus:16;mem:65536")
+	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, strings.ReplaceAll(out, sampleGoogle, gzipped), zout)
+	code, _, errOut = lab("-google", sampleGoogle+"x.gz")
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "no such file")
+	notGzip := filepath.Join(t.TempDir(), "plain.csv.gz")
+	require.NoError(t, os.WriteFile(notGzip, data, 0o644))
+	code, _, errOut = lab("-google", notGzip)
+	require.Equal(t, exitError, code)
+	require.Equal(t, "lab: "+notGzip+": gzip: invalid header\n", errOut)
 }
 
 // -h and -help print the usage to stdout and succeed.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/allot-go/allot/allocator/sim"
@@ -74,7 +76,8 @@ func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
 	return sim.Workload{Agents: agents, Tasks: tasks}, opts, nil
 }
 
-// readTrace reads the trace file, and says what a Google trace left out.
+// readTrace reads the trace file (gzipped if its name ends in .gz), and
+// says what a Google trace left out.
 func readTrace(w io.Writer, cfg config) ([]sim.Task, error) {
 	path := cfg.trace
 	if cfg.google != "" {
@@ -85,14 +88,23 @@ func readTrace(w io.Writer, cfg config) ([]sim.Task, error) {
 		return nil, err
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") { // as the Google trace is published
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
 	if cfg.trace != "" {
-		tasks, err := sim.ReadCSV(f)
+		tasks, err := sim.ReadCSV(r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return tasks, nil
 	}
-	tasks, stats, err := sim.ReadGoogle(f, sim.GoogleOptions{})
+	tasks, stats, err := sim.ReadGoogle(r, sim.GoogleOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
