@@ -77,6 +77,10 @@ type RunStats struct {
 	// (quota limits or headroom, with no reservation or revocable resource
 	// left for them); they are not visited again in the run.
 	Capped int
+	// Periodic: the run was an AllocateAll, the periodic batch (which a
+	// refusal filter at its expiry instant may still apply to; see the
+	// tie rules in the package doc).
+	Periodic bool
 }
 
 // Result is what one allocation run offers.
@@ -133,7 +137,8 @@ func (a *Allocator) AllocateAll() Result {
 		res, _, _ := a.event(Entry{Event: EventAllocateAll})
 		return res
 	}
-	a.pendingAll = true
+	a.pendingAll, a.periodic = true, true
+	defer func() { a.periodic = false }()
 	return a.Allocate()
 }
 
@@ -142,9 +147,11 @@ type offerKey struct{ framework, role, agent string }
 
 // run holds the state of one allocation run.
 type run struct {
-	id     uint64
-	now    time.Time
-	offers []offerRecord
+	id  uint64
+	now time.Time
+	// periodic: an AllocateAll (see filterInForce).
+	periodic bool
+	offers   []offerRecord
 	// stage1 indexes the offers of stage one, which stage two may add to.
 	stage1        map[offerKey]int
 	offeredShared map[string]resources.Resources
@@ -191,11 +198,12 @@ func (a *Allocator) allocate(candidates []string) Result {
 	}
 	a.runs++
 	r := &run{
-		id:    a.runs,
-		now:   a.opts.Clock(),
-		stats: &RunStats{Run: a.runs},
+		id:       a.runs,
+		now:      a.opts.Clock(),
+		periodic: a.periodic,
+		stats:    &RunStats{Run: a.runs, Periodic: a.periodic},
 	}
-	a.explain.begin(r.id, r.now, candidates)
+	a.explain.begin(r.id, r.now, r.periodic, a.batches, candidates)
 	agents := make([]*agent, 0, len(candidates))
 	for rank, id := range candidates {
 		ag, ok := a.agents[id]
@@ -227,8 +235,12 @@ func (a *Allocator) allocate(candidates []string) Result {
 		r.requiredHeadroom = a.requiredHeadroom()
 		r.names = a.totals.Names()
 	}
-	if r.quota && len(agents) > 0 {
+	if r.quota && len(agents) > 0 && a.parksRoles() {
 		a.parkCapped(r)
+	} else {
+		// Without quota (or agents) nothing caps a role: roles parked by
+		// an earlier run take part in this one.
+		a.unpark()
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
@@ -266,14 +278,14 @@ func (a *Allocator) allocate(candidates []string) Result {
 		}
 		_ = a.roleSorter.Activate(role)
 	}
-	if !r.quota || len(agents) == 0 {
-		a.unpark()
-	}
 
 	res := Result{Stats: *r.stats}
 	a.explain.offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
-	res.InverseOffers = a.inverseOffers(candidates, r.now)
+	res.InverseOffers = a.inverseOffers(candidates, r)
+	if r.periodic {
+		a.batches++
+	}
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
 	a.last = res.Stats
@@ -356,46 +368,6 @@ func (a *Allocator) refreshSorterTotals() {
 	refresh(a.roleSorter)
 	for _, s := range a.frameworkSorters {
 		refresh(s)
-	}
-	a.refreshAllowances()
-}
-
-// refreshAllowances tells the role sorter each role's allowance under
-// Options.ChargeBeyondAllowance: the larger of its quota guarantee and the
-// reservations of its subtree, name by name (reservations count as
-// consumed quota, so a pool reservation is the guarantee it meets, not an
-// allowance on top of it). Both change only with events, never within
-// a run; a role whose allowance changed is re-keyed in the sorter.
-func (a *Allocator) refreshAllowances() {
-	if !a.opts.ChargeBeyondAllowance {
-		return
-	}
-	s, ok := a.roleSorter.Sorter.(sorter.Allowances)
-	if !ok {
-		return
-	}
-	for path, n := range a.roles.nodes {
-		a.scratch.Reset()
-		a.scratch.Add(n.quota.Guarantees)
-		a.scratch.Max(n.reserved)
-		if !a.scratch.Equal(n.allowance) {
-			n.allowance = a.scratch.Clone()
-			_ = s.SetAllowance(path, n.allowance)
-		}
-	}
-	for path := range a.allowed {
-		if _, ok := a.roles.nodes[path]; !ok {
-			_ = s.SetAllowance(path, resources.Quantities{})
-			delete(a.allowed, path)
-		}
-	}
-	for path, n := range a.roles.nodes {
-		if !n.allowance.IsEmpty() {
-			if a.allowed == nil {
-				a.allowed = map[string]struct{}{}
-			}
-			a.allowed[path] = struct{}{}
-		}
 	}
 }
 
@@ -501,29 +473,39 @@ func (a *Allocator) limitHeadroom(n *roleNode) (resources.Limits, bool) {
 // capped role stays capped until the run ends. Its active frameworks are
 // counted as passed over once, for the limit or the headroom.
 func (a *Allocator) capped(r *run, n *roleNode) bool {
-	if !r.quota || n.cappedRun == r.id {
-		return n.cappedRun == r.id && r.quota
-	}
-	capped, byLimit := a.cappedNow(n, r.requiredHeadroom, r.names)
-	if !capped {
+	if !r.quota {
 		return false
 	}
+	if n.cappedRun == r.id && !a.opts.CacheFree {
+		return true
+	}
+	capped, byLimit := a.cappedNow(n, r.requiredHeadroom, r.names)
+	if !capped || n.cappedRun == r.id {
+		return capped
+	}
+	r.stats.Capped++
 	// The role's frameworks are passed over for its limit, or for the
 	// headroom held for others; when neither holds anything back, the
 	// cluster simply has nothing free for the role, which is no reason to
 	// count against it (as an agent with nothing left is not).
-	reason, counted := SkipQuotaLimit, true
-	if !byLimit {
-		reason, counted = SkipHeadroom, !r.requiredHeadroom.IsEmpty()
+	reason := SkipQuotaLimit
+	switch {
+	case byLimit:
+	case !r.requiredHeadroom.IsEmpty():
+		reason = SkipHeadroom
+	default:
+		// Nothing scalar is free anywhere: what agents still have is
+		// below every minimum allocatable alternative.
+		reason = SkipMinAllocatable
 	}
-	if counted {
+	if reason != SkipMinAllocatable {
 		for _, fwID := range slices.Sorted(maps.Keys(n.frameworks)) {
 			if fw := a.frameworks[fwID]; fw.active {
 				a.skip(r, fw, reason)
 			}
 		}
 	}
-	n.cappedRun, n.cappedByLimit = r.id, byLimit
+	n.cappedRun, n.cappedBy = r.id, reason
 	return true
 }
 
@@ -592,7 +574,6 @@ func (a *Allocator) parkCapped(r *run) {
 		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 			_ = a.roleSorter.Deactivate(role)
 			a.parked = append(a.parked, role)
-			r.stats.Capped++
 		}
 	}
 }
@@ -695,12 +676,14 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if c.unsatisfied.IsEmpty() {
 		// Guarantees only get met within a run: hide the role from the
 		// role sorter for the rest of stage one.
-		_ = a.roleSorter.Deactivate(role)
-		c.r.hidden = append(c.r.hidden, role)
+		if a.parksRoles() {
+			_ = a.roleSorter.Deactivate(role)
+			c.r.hidden = append(c.r.hidden, role)
+		}
 		return true
 	}
 	fs := a.frameworkSorters[role]
-	if fs == nil || a.nobody(c.ag, node, c.r, stageGuarantees) {
+	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
 		return true
 	}
 	c.role, c.node = role, node
@@ -742,12 +725,13 @@ func (a *Allocator) fairRole(role string) bool {
 	}
 	if a.capped(c.r, node) {
 		// Hide the role from the role sorter for the rest of the run.
-		_ = a.roleSorter.Deactivate(role)
-		c.r.hidden = append(c.r.hidden, role)
-		c.r.stats.Capped++
+		if a.parksRoles() {
+			_ = a.roleSorter.Deactivate(role)
+			c.r.hidden = append(c.r.hidden, role)
+		}
 		return true
 	}
-	if a.nobody(c.ag, node, c.r, stageFairShare) {
+	if a.nobody(c.ag, node, fs, c.r, stageFairShare) {
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
@@ -758,7 +742,7 @@ func (a *Allocator) fairRole(role string) bool {
 		// A walk that made an offer shows in the offers.
 		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
 	}
-	if c.complete && !c.madeOffer && c.r.stable {
+	if c.complete && !c.madeOffer && c.r.stable && a.skipsWalks(fs) {
 		a.rememberNobody(c.ag, node, c.r.until, a.explain.since(start, c.r.indexed))
 	}
 	return true
@@ -785,7 +769,7 @@ func (a *Allocator) fairFramework(fwID string) bool {
 // the sorter can (see filters.go); they are counted in RunStats.Refused.
 func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
 	r.indexed = false
-	if idx := ag.refusers(role, r.now); idx != nil {
+	if idx := ag.refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
 			if n := idx.skip.Count(); n >= indexAbove {
 				r.stats.Refused += n
@@ -803,12 +787,15 @@ func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r 
 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
-func (a *Allocator) nobody(ag *agent, n *roleNode, r *run, st stage) bool {
+func (a *Allocator) nobody(ag *agent, n *roleNode, fs *trackedSorter, r *run, st stage) bool {
+	if !a.skipsWalks(fs) {
+		return false
+	}
 	e, ok := ag.nobody.get(n.path)
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && r.now.After(e.until)) {
+	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && !r.now.Before(e.until)) {
 		ag.nobody.drop(n.path)
 		return false
 	}
@@ -890,7 +877,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	toOffer := available
 	// uncut is what quota governs of the offer before any cut.
 	var guaranteed, additional, uncut resources.Resources
-	cutByLimit, cutByHeadroom := false, false
+	cutByLimit, cutByHeadroom, cutByShare := false, false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
 		limits, limited = a.limitHeadroom(node)
@@ -899,6 +886,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
+		cut := a.cutOrder(r, st, ag.id, fw.id, role)
 		quotaPart, rest := available.QuotaPart()
 		uncut = quotaPart
 		if st == stageGuarantees {
@@ -906,7 +894,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			if limited {
 				unsatisfied = limits.Cap(unsatisfied)
 			}
-			guaranteed = quotaPart.Shrink(unsatisfied, a.rng)
+			guaranteed = quotaPart.Shrink(unsatisfied, cut)
 			if guaranteed.IsEmpty() {
 				return passed, resources.Quantities{}
 			}
@@ -922,19 +910,21 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 				limits = limits.Subtract(guaranteed.Quantities())
 			}
 			before := additional.Len()
-			additional = additional.ShrinkToLimits(limits, a.rng)
+			additional = additional.ShrinkToLimits(limits, cut)
 			cutByLimit = !additional.Equal(quotaPart) || additional.Len() != before
 		}
 		if !r.requiredHeadroom.IsEmpty() {
 			// The guaranteed part lowers free and required headroom alike,
 			// so the spare is what it was before this offer.
 			spare := a.freeHeadroom.Minus(r.requiredHeadroom)
-			capped := additional.Shrink(spare, a.rng)
+			capped := additional.Shrink(spare, cut)
 			cutByHeadroom = !capped.Equal(additional)
 			additional = capped
 		}
 		if split {
-			additional = additional.ShrinkToLimits(a.offerShareOf(ag), a.rng)
+			before := additional
+			additional = additional.ShrinkToLimits(a.offerShareOf(ag), cut)
+			cutByShare = additional.Len() != before.Len() || !additional.Equal(before)
 		}
 		rest.Add(additional)
 		toOffer, whole = rest, false
@@ -949,9 +939,16 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		}
 		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, toOffer.Quantities())
 	}
-	if filtered, until := a.isFiltered(fw, role, ag, toOffer, r.now); filtered {
+	if filtered, until := a.isFiltered(fw, role, ag, toOffer, true, r); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
+		}
+		if cutByLimit || cutByHeadroom || cutByShare {
+			// The filter covers an offer cut down, to a limit or the
+			// headroom (which events elsewhere, quota or other roles'
+			// consumption, can widen) or to an offer share (in an order
+			// drawn for this run): the verdict on the agent is not kept.
+			r.stable = false
 		}
 		return a.passOver(r, fw, ag, node, st, SkipFiltered, resources.Quantities{})
 	}
@@ -1085,7 +1082,7 @@ func stripIncapable(res resources.Resources, caps offer.Capabilities) resources.
 // inverseOffers makes the run's inverse offers: for each candidate agent
 // under maintenance, every active framework holding resources there that
 // has no outstanding inverse offer and no inverse-offer filter in force.
-func (a *Allocator) inverseOffers(candidates []string, now time.Time) []offer.InverseOffer {
+func (a *Allocator) inverseOffers(candidates []string, r *run) []offer.InverseOffer {
 	var out []offer.InverseOffer
 	for _, id := range candidates {
 		ag, ok := a.agents[id]
@@ -1100,11 +1097,13 @@ func (a *Allocator) inverseOffers(candidates []string, now time.Time) []offer.In
 			if st := ag.inverse[fwID]; st != nil && st.outstanding {
 				continue
 			}
-			if exp, ok := fw.inverseFilters[id]; ok {
-				if !now.After(exp) {
+			if f, ok := fw.inverseFilters[id]; ok {
+				if a.filterInForce(f.expires, f.batch, r) {
 					continue
 				}
-				delete(fw.inverseFilters, id)
+				if !a.filterAlive(f.expires, f.batch, r.now) {
+					delete(fw.inverseFilters, id)
+				}
 			}
 			ag.inverseState(fwID).outstanding = true
 			out = append(out, offer.InverseOffer{

@@ -24,9 +24,12 @@ const poolAgent = "(cluster)"
 // Allocate to get offers. It is not safe for concurrent use; Runner wraps it
 // for that. A zero Allocator is one made by New with the zero Options.
 type Allocator struct {
-	opts     Options
-	rng      *rand.Rand
-	pcg      *rand.PCG // rng's source, kept for Snapshot
+	opts Options
+	rng  *rand.Rand
+	pcg  *rand.PCG // rng's source, kept for Snapshot
+	// cutRand orders an offer's cuts, from cutPCG seeded by cutOrder.
+	cutRand  *rand.Rand
+	cutPCG   *rand.PCG
 	excluded resources.NameSet
 	// rec records events and stands in for the clock while an entry is
 	// applied (see journal.go).
@@ -52,8 +55,9 @@ type Allocator struct {
 	// the agent's total (see overflow.go).
 	excess resources.Quantities
 
-	// allowed lists the roles given an allowance in the role sorter.
-	allowed map[string]struct{}
+	// allowances are what the role sorter was told each role may hold
+	// before it counts in its share (see syncAllowance).
+	allowances map[string]resources.Quantities
 	// parked are the roles kept out of the role sorter because they could
 	// take nothing more when parkedEpoch was capEpoch (see parkCapped).
 	parked                []string
@@ -61,8 +65,12 @@ type Allocator struct {
 
 	pending    map[string]struct{}
 	pendingAll bool
-	paused     bool
-	whitelist  map[string]struct{} // nil: every agent
+	// periodic: the run under way is a periodic one (AllocateAll);
+	// batches counts the periodic runs made (see filterInForce).
+	periodic  bool
+	batches   uint64
+	paused    bool
+	whitelist map[string]struct{} // nil: every agent
 
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
@@ -109,8 +117,8 @@ type framework struct {
 	tracked roleSet
 	// filters: role -> agent -> refusals.
 	filters map[string]map[string][]refusal
-	// inverseFilters: agent -> expiry.
-	inverseFilters map[string]time.Time
+	// inverseFilters: agent -> the filter.
+	inverseFilters map[string]inverseFilter
 	// agents where the framework holds resources.
 	agents map[string]struct{}
 	// tasks is the ledger of launched tasks that have not ended, by id.
@@ -136,6 +144,10 @@ type agent struct {
 	// available is what is neither offered nor allocated (shared volumes
 	// always stay here), without allocation roles.
 	available resources.Resources
+	// unclaimed is, per framework not added yet, what the agent reported
+	// it uses (tagged with allocation roles): in use, until AddFramework
+	// claims it (see unclaimed.go).
+	unclaimed map[string]resources.Resources
 	// headroom is this agent's part of Allocator.freeHeadroom.
 	headroom resources.Quantities
 	// excess is this agent's part of Allocator.excess: the non-shared
@@ -272,11 +284,13 @@ func New(opts Options) (*Allocator, error) {
 // init makes a an allocator with opts (checked by New).
 func (a *Allocator) init(opts Options) {
 	opts = opts.withDefaults()
-	pcg := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74)
+	pcg, cutPCG := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74), rand.NewPCG(0, 0)
 	*a = Allocator{
 		opts:             opts,
 		rng:              rand.New(pcg),
 		pcg:              pcg,
+		cutRand:          rand.New(cutPCG),
+		cutPCG:           cutPCG,
 		excluded:         resources.NewNameSet(opts.FairnessExcludedResources...),
 		frameworks:       map[string]*framework{},
 		agents:           map[string]*agent{},
@@ -326,7 +340,10 @@ func validID(kind, id string) error {
 // AddFramework adds a framework subscribed to info.Roles. used lists, per
 // agent, what the framework already runs there (tagged with allocation roles
 // among its roles); agents not yet added are skipped, as AddAgent reports
-// them later. An active framework triggers an allocation over all agents.
+// them later. Usage that an agent reported for the framework before it was
+// added (see AddAgent) becomes its allocation now: used may list it again
+// for that agent, the same, or leave it out. An active framework triggers
+// an allocation over all agents.
 func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, state Activation) error {
 	a.ready()
 	active := bool(state)
@@ -343,10 +360,14 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
+	claims, err := a.claims(id, info.Roles, used)
+	if err != nil {
+		return err
+	}
 	var changes []agentChange
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
 		ag, ok := a.agents[agentID]
-		if !ok {
+		if !ok || claims[agentID] {
 			continue
 		}
 		if err := checkUsed(used[agentID], info.Roles); err != nil {
@@ -374,10 +395,11 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 		a.trackFrameworkUnderRole(fw, role)
 	}
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		if ag, ok := a.agents[agentID]; ok {
+		if ag, ok := a.agents[agentID]; ok && !claims[agentID] {
 			a.trackAllocation(fw, ag, used[agentID], true)
 		}
 	}
+	a.claim(fw, claims)
 	if active {
 		a.pendingAll = true
 	}
@@ -592,7 +614,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 		return
 	}
 	if n := a.roles.get(role); n != nil {
-		n.epoch++
+		n.epoch = a.roles.newEpoch()
 	}
 	a.observeFramework(fw, role)
 	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
@@ -669,9 +691,10 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 // ---- agents ----
 
 // AddAgent adds an agent with its total resources. used lists, per
-// framework, what runs there already (tagged with allocation roles);
-// frameworks not yet added are skipped, as AddFramework reports them later.
-// It triggers an allocation of this agent.
+// framework, what runs there already (tagged with allocation roles). What a
+// framework not added yet uses counts as in use on the agent, not offered,
+// until AddFramework claims it (unclaimed.go), as Mesos counts it. It
+// triggers an allocation of this agent.
 func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
 	a.ready()
 	if a.rec.on() {
@@ -688,18 +711,10 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
-	known := map[string]resources.Resources{}
-	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		fw, ok := a.frameworks[fwID]
-		if !ok {
-			continue
-		}
-		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
-			return fmt.Errorf("agent %q, framework %q: %w", id, fwID, err)
-		}
-		known[fwID] = used[fwID]
+	if err := a.checkReportedUse(id, used); err != nil {
+		return err
 	}
-	usedQ, err := usedQuantities(known, "the used resources")
+	usedQ, err := usedQuantities(used, "the used resources")
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
@@ -715,6 +730,7 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 		offered:   map[string]resources.Resources{},
 		allocated: map[string]resources.Resources{},
 	}
+	ag.unclaimed = a.unknownUse(used)
 	a.agents[id] = ag
 	i, _ := slices.BinarySearch(a.agentIDs, id)
 	a.agentIDs = slices.Insert(a.agentIDs, i, id)
@@ -778,6 +794,7 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
 				a.roles.trackReserved(r.Role(), quantityOf(r), add)
+				a.syncAllowance(r.Role())
 				a.observeRole(r.Role())
 			}
 		}
@@ -822,8 +839,9 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	a.refreshHeadroom(ag)
 }
 
-// measureUse returns what is offered, allocated and held on ag (shared
-// volumes aside, without allocation roles), and sets ag.overAllocated and
+// measureUse returns what is offered, allocated, held and in use by
+// frameworks not added yet on ag (shared volumes aside, without allocation
+// roles), and sets ag.overAllocated and
 // ag.excess from it, adding the excess to the cluster's.
 func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	var used, shared resources.Resources
@@ -835,6 +853,10 @@ func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	}
 	for _, h := range ag.holds {
 		used.AddUnallocated(h.res, false)
+	}
+	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
+		used.Add(ag.unclaimed[fwID].NonShared().Unallocate())
+		shared.Add(ag.unclaimed[fwID].Shared().Unallocate())
 	}
 	ag.overAllocated = !ag.total.Contains(used)
 	ag.excess = resources.Quantities{}
@@ -951,7 +973,8 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 }
 
 // AddResourceProvider grows an agent's total by a resource provider's
-// resources and records what frameworks already use of them. No allocation.
+// resources and records what frameworks already use of them (frameworks
+// not added yet as AddAgent does). No allocation.
 func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
 	a.ready()
 	if a.rec.on() {
@@ -966,18 +989,10 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
-	known := map[string]resources.Resources{}
-	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		fw, ok := a.frameworks[fwID]
-		if !ok {
-			continue
-		}
-		if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
-			return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
-		}
-		known[fwID] = used[fwID]
+	if err := a.checkReportedUse(agentID, used); err != nil {
+		return err
 	}
-	usedQ, err := usedQuantities(known, "the used resources")
+	usedQ, err := usedQuantities(used, "the used resources")
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
@@ -990,6 +1005,12 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 	}
 	a.removeTotal(ag)
 	ag.total = ag.total.Plus(total.Unallocate())
+	for fwID, res := range a.unknownUse(used) {
+		if ag.unclaimed == nil {
+			ag.unclaimed = map[string]resources.Resources{}
+		}
+		ag.unclaimed[fwID] = ag.unclaimed[fwID].Plus(res)
+	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.frameworks[fwID]; ok {
@@ -1098,8 +1119,20 @@ func (ag *agent) frameworkIDs() []string {
 // ---- allocation bookkeeping ----
 
 // trackAllocation records res (tagged with allocation roles) as offered to,
-// or (inUse) allocated to, fw on ag.
+// or (inUse) allocated to, fw on ag, taken from what is available.
 func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Resources, inUse bool) {
+	a.track(fw, ag, res, inUse, true)
+}
+
+// trackInUse records res (tagged with allocation roles) as allocated to fw
+// on ag, where it was already in use (unclaimed.go): what is available
+// stays.
+func (a *Allocator) trackInUse(fw *framework, ag *agent, res resources.Resources) {
+	a.track(fw, ag, res, true, false)
+}
+
+// track is trackAllocation, and trackInUse when fromAvailable is false.
+func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inUse, fromAvailable bool) {
 	if res.IsEmpty() {
 		return
 	}
@@ -1120,10 +1153,12 @@ func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Reso
 			held[fw.id] = cur.Plus(part)
 		}
 		plain := part.Unallocate()
-		if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
-			ag.available.Subtract(nonShared)
-		} else {
-			recompute = true
+		if fromAvailable {
+			if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
+				ag.available.Subtract(nonShared)
+			} else {
+				recompute = true
+			}
 		}
 		a.ch.load(part)
 		if a.obs != nil {
@@ -1391,6 +1426,7 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 	}
 	a.uncapped()
 	a.observeRole(role)
+	defer a.syncAllowance(role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.get(role); n != nil {
@@ -1455,9 +1491,9 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 	if filter != nil {
 		if d := a.refuseDuration(filter.Refuse); d > 0 {
 			if fw.inverseFilters == nil {
-				fw.inverseFilters = map[string]time.Time{}
+				fw.inverseFilters = map[string]inverseFilter{}
 			}
-			fw.inverseFilters[agentID] = a.opts.Clock().Add(d)
+			fw.inverseFilters[agentID] = inverseFilter{expires: a.opts.Clock().Add(d), batch: a.batches}
 		}
 	}
 	return nil

@@ -36,13 +36,13 @@ func Example() {
 	fmt.Println("allocated:", agent.Allocated["spark"])
 	fmt.Println("available:", agent.Available)
 
-	// The rest is refused for 5 seconds: runs up to the expiry instant
-	// offer nothing, the first one after it offers the rest again.
+	// The rest is refused for 5 seconds: runs before the expiry offer
+	// nothing, the run at it offers the rest again.
 	fmt.Println("offers now:", len(a.AllocateAll().Offers))
-	now = now.Add(5 * time.Second)
-	fmt.Println("offers at 5s:", len(a.AllocateAll().Offers))
+	now = now.Add(5*time.Second - time.Millisecond)
+	fmt.Println("offers before 5s:", len(a.AllocateAll().Offers))
 	now = now.Add(time.Millisecond)
-	fmt.Println("offers after 5s:", len(a.AllocateAll().Offers))
+	fmt.Println("offers at 5s:", len(a.AllocateAll().Offers))
 
 	// The task finishes.
 	_ = a.RecoverAllocated("spark", "agent-1", agent.Allocated["spark"], nil)
@@ -54,8 +54,8 @@ func Example() {
 	// allocated: cpus(allocated: analytics):2; mem(allocated: analytics):4096
 	// available: cpus:6; mem:12288
 	// offers now: 0
-	// offers at 5s: 0
-	// offers after 5s: 1
+	// offers before 5s: 0
+	// offers at 5s: 1
 	// offered after the task: cpus(allocated: analytics):6; mem(allocated: analytics):12288
 }
 
@@ -87,24 +87,28 @@ func ExampleAllocator_UpdateQuota() {
 	// prod consumes cpus:4; mem:4096
 }
 
-// A decline filter lasts at least one allocation interval; it still applies
-// at its expiry instant and is gone right after.
+// A decline filter applies until its expiry, and lasts at least one
+// allocation interval: a refusal of 1 s with a 60 s interval still keeps
+// the agent from the framework in the first periodic run after it, 60 s
+// later, and ends with that run.
 func ExampleAllocator_RecoverResources() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }})
+	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }, AllocationInterval: time.Minute})
 	_ = a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil)
 	_ = a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active)
 	o := a.Allocate().Offers[0]
-	_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: 10 * time.Second})
+	_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: time.Second})
 	for _, f := range a.Filters() {
 		fmt.Println(f.Framework, f.Role, f.Agent, f.Expires.Sub(now), f.Refused)
 	}
-	now = now.Add(10 * time.Second)
-	fmt.Println("filters at expiry:", len(a.Filters()))
-	now = now.Add(time.Millisecond)
+	now = now.Add(time.Minute)
+	fmt.Println("offers in the batch at 60s:", len(a.AllocateAll().Offers))
 	fmt.Println("filters after it:", len(a.Filters()))
+	now = now.Add(time.Minute)
+	fmt.Println("offers in the batch at 120s:", len(a.AllocateAll().Offers))
 	// Output:
-	// f r a1 10s cpus:4; mem:4096
-	// filters at expiry: 1
+	// f r a1 1m0s cpus:4; mem:4096
+	// offers in the batch at 60s: 0
 	// filters after it: 0
+	// offers in the batch at 120s: 1
 }

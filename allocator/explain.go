@@ -325,31 +325,32 @@ type explainer struct {
 	l *explainLog
 	// agents are the run's candidates that still exist, by id.
 	agents   []*agent
-	skipped  map[*agent]bool
+	skipped  map[string]bool  // agent ids
 	offersOn map[string][]int // agent id -> indexes in l.offers
 	passes   map[passKey]int  // -> index in l.passes, the last one
 	visits   map[visitKey]int // -> index in l.visits, the last one
 	parked   map[string]bool
 }
 
+// passKey and visitKey find a log's records by the ids of what they name,
+// so that records made before an object was removed and made again (a
+// framework, an agent, a role) are found as they would be in an allocator
+// restored from a snapshot.
 type passKey struct {
-	fw   *framework
-	node *roleNode
-	ag   *agent
-	st   stage
+	fw, role, ag string
+	st           stage
 }
 
 type visitKey struct {
-	node *roleNode
-	ag   *agent
-	st   stage
+	role, ag string
+	st       stage
 }
 
 func (a *Allocator) explainer() *explainer {
 	l := &a.explain
 	e := &explainer{
 		a: a, l: l,
-		skipped:  map[*agent]bool{},
+		skipped:  map[string]bool{},
 		offersOn: map[string][]int{},
 		passes:   map[passKey]int{},
 		visits:   map[visitKey]int{},
@@ -361,16 +362,16 @@ func (a *Allocator) explainer() *explainer {
 		}
 	}
 	for _, ag := range l.skipped {
-		e.skipped[ag] = true
+		e.skipped[ag.id] = true
 	}
 	for i, o := range l.offers {
 		e.offersOn[o.key.agent] = append(e.offersOn[o.key.agent], i)
 	}
 	for i, p := range l.passes {
-		e.passes[passKey{p.fw, p.node, p.ag, p.stage}] = i
+		e.passes[passKey{p.fw.id, p.node.path, p.ag.id, p.stage}] = i
 	}
 	for i, v := range l.visits {
-		e.visits[visitKey{v.node, v.ag, v.stage}] = i
+		e.visits[visitKey{v.node.path, v.ag.id, v.stage}] = i
 	}
 	for _, role := range a.parked {
 		e.parked[role] = true
@@ -406,7 +407,7 @@ func (e *explainer) offeredInRole(node *roleNode, ag *agent) bool {
 func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason, AgentReason) {
 	ar := AgentReason{Agent: ag.id, Framework: fw.id}
 	switch {
-	case e.skipped[ag]:
+	case e.skipped[ag.id]:
 		return false, ReasonAgentInactive, ar
 	case node != nil && e.offered(fw.id, node.path, ag.id):
 		return true, ReasonNone, ar
@@ -424,29 +425,31 @@ func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason,
 // found is the reason the run found, or that follows from what it did.
 func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReason) (Reason, AgentReason) {
 	// The fair-share stage first: it is what the run did last.
-	if i, ok := e.passes[passKey{fw, node, ag, stageFairShare}]; ok {
+	if i, ok := e.passes[passKey{fw.id, node.path, ag.id, stageFairShare}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node, ag, stageFairShare}]; ok {
+	if i, ok := e.visits[visitKey{node.path, ag.id, stageFairShare}]; ok {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
+	}
+	// A role capped in the run (or parked since an earlier one) was not
+	// looked at on agents that still had something for it, even where
+	// one of its frameworks was offered something before the cap.
+	if (node.cappedRun == e.l.run || e.parked[node.path]) && !ag.available.AllocatableTo(node.path).IsEmpty() {
+		if node.cappedBy == SkipMinAllocatable {
+			ar.Offer = ag.available.AllocatableTo(node.path).Quantities()
+		} else {
+			ar.Offer = headroomOf(ag.available)
+		}
+		return reasonOf[node.cappedBy], ar
 	}
 	if e.offeredInRole(node, ag) {
 		// The walk of the role made an offer there.
 		return e.fromVisit(fw, node, ag, visitRecord{kind: visitWalked}, ar)
 	}
-	// A role capped in the run (or parked since an earlier one) was not
-	// looked at on agents that still had something for it.
-	if (node.cappedRun == e.l.run || e.parked[node.path]) && !ag.available.AllocatableTo(node.path).IsEmpty() {
-		ar.Offer = headroomOf(ag.available)
-		if node.cappedByLimit {
-			return ReasonQuotaLimit, ar
-		}
-		return ReasonHeadroom, ar
-	}
-	if i, ok := e.passes[passKey{fw, node, ag, stageGuarantees}]; ok {
+	if i, ok := e.passes[passKey{fw.id, node.path, ag.id, stageGuarantees}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node, ag, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
+	if i, ok := e.visits[visitKey{node.path, ag.id, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	return e.elsewhere(fw, node, ag, ar)
@@ -502,7 +505,7 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 func (e *explainer) fromVisit(fw *framework, node *roleNode, ag *agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
 	if v.kind == visitUnchanged && v.cached != nil {
 		for _, p := range v.cached.passes {
-			if p.fw == fw {
+			if p.fw.id == fw.id {
 				return e.fromPass(fw, ag, p, v.cached, ar)
 			}
 		}
@@ -559,7 +562,7 @@ func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate
 	var latest time.Time
 	found := false
 	for _, f := range fw.filters[role][ag.id] {
-		if e.l.now.After(f.expires) {
+		if !inForceAt(f.expires, f.batch, e.l.now, e.l.periodic, e.l.batches) {
 			continue
 		}
 		if f.covered == ag.refGen || f.refused.Contains(ag.ref) || (!candidate.IsEmpty() && f.refused.Contains(candidate)) {

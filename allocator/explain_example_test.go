@@ -10,8 +10,8 @@ import (
 
 // Why did web get so little? analytics has a quota guarantee of 16 cpus
 // that its framework refuses for now, so what would meet it is held back
-// (analytics got a5, web the one agent left over); web itself refused a5
-// for 5 s. The sentence is String; Describe adds the agents.
+// (three of the four agents analytics refused; web is offered the one
+// left over); web itself refused a5 for 5 s. The sentence is String; Describe adds the agents.
 func ExampleAllocator_Explain() {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	a, _ := allocator.New(allocator.Options{Clock: func() time.Time { return now }, Seed: 3})
@@ -40,5 +40,5 @@ func ExampleAllocator_Explain() {
 	// web got offers on 1 agent and nothing on 4: 1 refused until 12:00:05, 3 held back as headroom for analytics's unmet guarantee (cpus:12; mem:12288)
 	// web got offers on 1 agent and nothing on 4: 1 refused until 12:00:05, 3 held back as headroom for analytics's unmet guarantee (cpus:12; mem:12288)
 	//   filtered on 1: a5 (until 12:00:05)
-	//   headroom on 3: a1 (would add cpus:4; mem:4096) a2 (would add cpus:4; mem:4096) a3 (would add cpus:4; mem:4096)
+	//   headroom on 3: a1 (would add cpus:4; mem:4096) a2 (would add cpus:4; mem:4096) a4 (would add cpus:4; mem:4096)
 }

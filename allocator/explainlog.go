@@ -25,7 +25,7 @@ import (
 // reasons across runs. Frameworks stepped over through the refusal index
 // are not logged one by one: a visit says the index was used, and Explain
 // finds their filters. Roles capped in a run, or parked across runs, carry
-// why on their role node (cappedByLimit).
+// why on their role node (cappedBy).
 
 // maxPasses bounds the passes a run logs (32 bytes each). A run past it is
 // one that passed frameworks over a million times; Explain then works out
@@ -39,6 +39,10 @@ const maxRemembered = 64
 type explainLog struct {
 	run uint64
 	now time.Time
+	// periodic: the run was an AllocateAll; batches the periodic runs made
+	// before it (for the filters in force at it, see filterInForce).
+	periodic bool
+	batches  uint64
 	// candidates are the run's candidate agents, sorted; skipped those of
 	// them the run left out (inactive, not whitelisted, over-allocated).
 	candidates []string
@@ -110,8 +114,8 @@ var (
 )
 
 // begin starts the log of a run, reusing the storage of the previous one.
-func (l *explainLog) begin(run uint64, now time.Time, candidates []string) {
-	l.run, l.now, l.candidates = run, now, candidates
+func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uint64, candidates []string) {
+	l.run, l.now, l.periodic, l.batches, l.candidates = run, now, periodic, batches, candidates
 	clear(l.skipped)
 	l.skipped = l.skipped[:0]
 	clear(l.visits)

@@ -37,6 +37,8 @@ import (
 type refusal struct {
 	refused resources.Resources // allocation roles stripped
 	expires time.Time
+	// batch is how many periodic runs had been made when it was made.
+	batch uint64
 	// covered is the agent's refGen at which refused was found to contain
 	// the agent's ref (0: not known to).
 	covered uint64
@@ -51,6 +53,47 @@ type refusalIndex struct {
 	// until is the earliest expiry of the filters behind skip: the index
 	// holds while runs happen at or before it.
 	until time.Time
+}
+
+// inverseFilter is an inverse-offer filter of a framework for an agent.
+type inverseFilter struct {
+	expires time.Time
+	batch   uint64 // as refusal's
+}
+
+// When a filter applies.
+//
+// A filter made at D for a refusal of R expires at T = D + max(R,
+// AllocationInterval) (refuseDuration), as in Mesos (MESOS-4302), so that
+// it outlives at least one periodic batch. It applies to every run before
+// T; at T itself only to a periodic run (AllocateAll) that is the first
+// since the filter was made. That is the order of Mesos's timers: the
+// filter's expiry and a batch due at the same instant run in the order
+// they were armed, and the batch timer was armed first exactly when no
+// batch has run since the filter was made. So Mesos's OfferFilter holds (a
+// 2 s filter with a 1 s interval applies to the batch at D + 1 s, not to
+// the batch at D + 2 s, the second since), and so does
+// SmallOfferFilterTimeout (a 1 s filter made right after a batch, with a
+// 60 s interval, applies to the next batch, at D + 60 s = T). Inverse-offer
+// filters follow the same rule.
+
+// filterInForce reports whether a filter expiring at expires, made when
+// batch periodic runs had been made, applies to run r.
+func (a *Allocator) filterInForce(expires time.Time, batch uint64, r *run) bool {
+	return inForceAt(expires, batch, r.now, r.periodic, a.batches)
+}
+
+// inForceAt reports whether such a filter applies to a run at now,
+// periodic or not, made when batches periodic runs had been made before it.
+func inForceAt(expires time.Time, batch uint64, now time.Time, periodic bool, batches uint64) bool {
+	return now.Before(expires) || (periodic && now.Equal(expires) && batch == batches)
+}
+
+// filterAlive reports whether such a filter may still apply to a run at
+// now or later: one before its expiry, or, at its expiry, the first
+// periodic run since it was made.
+func (a *Allocator) filterAlive(expires time.Time, batch uint64, now time.Time) bool {
+	return now.Before(expires) || (now.Equal(expires) && batch == a.batches)
 }
 
 // indexAbove is how many refusers an index must hold before runs walk
@@ -89,7 +132,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			byAgent = map[string][]refusal{}
 			fw.filters[role] = byAgent
 		}
-		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires}
+		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires, batch: a.batches}
 		switch {
 		case f.refused.Equal(ag.ref):
 			// The usual decline of everything the agent had: share the
@@ -104,7 +147,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
 		if a.obs != nil {
-			a.observeFilter(fw, role, expires, 1)
+			a.observeFilter(fw, role, expires, f.batch, 1)
 		}
 	}
 }
@@ -160,7 +203,7 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 	if idx == nil {
 		return nil
 	}
-	if idx.gen != ag.refGen || now.After(idx.until) {
+	if idx.gen != ag.refGen || !now.Before(idx.until) {
 		ag.refusals.drop(role)
 		return nil
 	}
@@ -171,8 +214,10 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 // and until when that refusal lasts. A filter is in force up to and
 // including the instant of its expiry, so that a run at exactly that
 // instant still applies it (see the tie rules in the package doc). Expired
-// filters are dropped here.
-func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, now time.Time) (bool, time.Time) {
+// filters are dropped here. withinRef says the candidate is within the
+// agent's reference (it comes from what is available): only then does a
+// filter known to cover the reference cover it without a look.
+func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
 	byAgent := fw.filters[role]
 	if byAgent == nil {
 		return false, time.Time{}
@@ -184,13 +229,13 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 	filtered, until := false, time.Time{}
 	kept := list[:0]
 	for _, f := range list {
-		if now.After(f.expires) {
+		if !a.filterAlive(f.expires, f.batch, r.now) {
 			if a.obs != nil {
-				a.observeFilter(fw, role, f.expires, -1)
+				a.observeFilter(fw, role, f.expires, f.batch, -1)
 			}
 			continue
 		}
-		if !filtered && (f.covered == ag.refGen || f.refused.Contains(candidate)) {
+		if !filtered && a.filterInForce(f.expires, f.batch, r) && ((withinRef && f.covered == ag.refGen && !a.opts.CacheFree) || f.refused.Contains(candidate)) {
 			filtered, until = true, f.expires
 			a.checkCoverage(fw, ag, role, &f)
 		}
@@ -236,7 +281,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		if a.obs != nil {
 			for _, list := range byAgent {
 				for _, f := range list {
-					a.observeFilter(fw, r, f.expires, -1)
+					a.observeFilter(fw, r, f.expires, f.batch, -1)
 				}
 			}
 		}
@@ -251,7 +296,7 @@ func (a *Allocator) forgetAgentFilters(ag *agent) {
 		for role, byAgent := range fw.filters {
 			if a.obs != nil {
 				for _, f := range byAgent[ag.id] {
-					a.observeFilter(fw, role, f.expires, -1)
+					a.observeFilter(fw, role, f.expires, f.batch, -1)
 				}
 			}
 			delete(byAgent, ag.id)

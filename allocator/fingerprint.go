@@ -19,18 +19,22 @@ import (
 // Fingerprints are comparable within one process only.
 type Fingerprint struct {
 	// Agents holds every agent's id and the hash of its view (Agent:
-	// hostname, activity, over-allocation, total, available, offered and
-	// allocated resources, maintenance window) and of its holds in order,
-	// sorted by id.
+	// hostname, activity, over-allocation, total, available, offered,
+	// allocated and unclaimed resources, maintenance window) and of its
+	// holds in order, sorted by id.
 	Agents []AgentHash
 	// Rest is the hash of everything else that events set: roles'
 	// weights and quota, frameworks (activity, roles, suppressed roles,
-	// capabilities, launched tasks), refusal filters in force,
-	// inverse-offer statuses, the whitelist and pausing. What the
-	// allocator derives from the agents' holdings (roles' reservations,
-	// allocations and shares, the frameworks each role lists) is left
-	// out: CheckInvariants recomputes it.
+	// capabilities, launched tasks), inverse-offer statuses, the
+	// whitelist and pausing. What the allocator derives from the agents'
+	// holdings (roles' reservations, allocations and shares, the
+	// frameworks each role lists) is left out: CheckInvariants
+	// recomputes it.
 	Rest uint64
+	// Filters is the hash of the refusal filters that may still apply
+	// (Allocator.Filters). A periodic run at the expiry instant of filters
+	// that waited for it changes it.
+	Filters uint64
 }
 
 // AgentHash is one agent's part of a Fingerprint.
@@ -41,7 +45,7 @@ type AgentHash struct {
 
 // Equal reports whether two fingerprints are the same.
 func (fp *Fingerprint) Equal(o *Fingerprint) bool {
-	if fp.Rest != o.Rest || len(fp.Agents) != len(o.Agents) {
+	if fp.Rest != o.Rest || fp.Filters != o.Filters || len(fp.Agents) != len(o.Agents) {
 		return false
 	}
 	for i, h := range fp.Agents {
@@ -61,6 +65,7 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 		fp.Agents = append(fp.Agents, AgentHash{id, a.agents[id].fingerprint()})
 	}
 	fp.Rest = a.restFingerprint()
+	fp.Filters = a.filtersFingerprint()
 }
 
 // fingerprintSeed keys every fingerprint of the process.
@@ -192,6 +197,7 @@ func (ag *agent) fingerprint() uint64 {
 	h.resources(ag.available)
 	h.held(ag.offered, 1)
 	h.held(ag.allocated, 2)
+	h.held(ag.unclaimed, 3)
 	// Holds are kept in order of creation; that order is part of the state
 	// (an expired hold is given back before a later one).
 	h.u(uint64(len(ag.holds)))
@@ -237,7 +243,6 @@ func (a *Allocator) restFingerprint() uint64 {
 	}
 	h.u(sum)
 
-	now := a.opts.Clock()
 	sum = 0
 	for fwID, fw := range a.frameworks {
 		x := fpHash(5)
@@ -262,25 +267,6 @@ func (a *Allocator) restFingerprint() uint64 {
 			tasks += uint64(y)
 		}
 		x.u(tasks)
-		var filters uint64
-		for role, byAgent := range fw.filters {
-			for agentID, list := range byAgent {
-				y, inForce := fpHash(7), false
-				for _, f := range list {
-					if !now.After(f.expires) {
-						y.time(f.expires)
-						y.resources(f.refused)
-						inForce = true
-					}
-				}
-				if inForce {
-					y.s(role)
-					y.s(agentID)
-					filters += uint64(y)
-				}
-			}
-		}
-		x.u(filters)
 		sum += uint64(x)
 	}
 	h.u(sum)
@@ -299,4 +285,30 @@ func (a *Allocator) restFingerprint() uint64 {
 	}
 	h.u(sum)
 	return uint64(h)
+}
+
+func (a *Allocator) filtersFingerprint() uint64 {
+	now := a.opts.Clock()
+	var sum uint64
+	for fwID, fw := range a.frameworks {
+		for role, byAgent := range fw.filters {
+			for agentID, list := range byAgent {
+				y, alive := fpHash(7), false
+				for _, f := range list {
+					if a.filterAlive(f.expires, f.batch, now) {
+						y.time(f.expires)
+						y.resources(f.refused)
+						alive = true
+					}
+				}
+				if alive {
+					y.s(fwID)
+					y.s(role)
+					y.s(agentID)
+					sum += uint64(y)
+				}
+			}
+		}
+	}
+	return sum
 }

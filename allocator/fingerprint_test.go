@@ -98,17 +98,18 @@ func sameAgentView(v, w allocator.AgentView) bool {
 	}
 	return v.ID == w.ID && v.Hostname == w.Hostname && v.Active == w.Active && v.OverAllocated == w.OverAllocated &&
 		v.Total.Equal(w.Total) && v.Available.Equal(w.Available) && same(v.Offered, w.Offered) && same(v.Allocated, w.Allocated) &&
-		same(v.Held, w.Held) && maps.Equal(v.HeldUntil, w.HeldUntil) &&
+		same(v.Held, w.Held) && maps.Equal(v.HeldUntil, w.HeldUntil) && same(v.Unclaimed, w.Unclaimed) &&
 		(v.Unavailability == nil) == (w.Unavailability == nil) && (v.Unavailability == nil || *v.Unavailability == *w.Unavailability)
 }
 
 // Every kind of change an event makes moves the fingerprint, in the part
-// that holds it: the agent's, or the rest.
+// that holds it: the agent's, the refusal filters', or the rest.
 func TestFingerprintCoversEveryChange(t *testing.T) {
 	type part int
 	const (
 		agentPart part = 1 << iota
 		restPart
+		filtersPart
 	)
 	setup := func(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -147,7 +148,7 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 			return a.UpdateFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}})
 		}},
 		{"suppress", restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error { return a.SuppressOffers("web") }},
-		{"deactivate framework", restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error { return a.DeactivateFramework("web") }},
+		{"deactivate framework", restPart | filtersPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error { return a.DeactivateFramework("web") }},
 		{"quota", restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error {
 			return a.UpdateQuota("web", allocator.MustParseQuota("cpus:1"))
 		}},
@@ -159,10 +160,13 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 			a.UpdateWhitelist([]string{"h1"})
 			return nil
 		}},
-		{"filter expires", restPart, func(_ *allocator.Allocator, c *allocator.ManualClock) error { c.Advance(2 * time.Minute); return nil }},
+		{"filter expires", filtersPart, func(_ *allocator.Allocator, c *allocator.ManualClock) error { c.Advance(2 * time.Minute); return nil }},
 		{"task ends", agentPart | restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error { return a.EndTask("web", "t1") }},
 		{"inverse offer answered", restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error {
 			return a.UpdateInverseOffer("a1", "web", allocator.Accept, nil)
+		}},
+		{"usage of a framework not added yet", agentPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error {
+			return a.AddResourceProvider("a2", res("disk:100"), map[string]resources.Resources{"later": res("disk:100").Allocate("web")})
 		}},
 	}
 	for _, c := range changes {
@@ -178,6 +182,9 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 			}
 			if got := before.Rest != after.Rest; got != (c.parts&restPart != 0) {
 				t.Errorf("the rest's fingerprint moved: %v, want %v", got, c.parts&restPart != 0)
+			}
+			if got := before.Filters != after.Filters; got != (c.parts&filtersPart != 0) {
+				t.Errorf("the filters' fingerprint moved: %v, want %v", got, c.parts&filtersPart != 0)
 			}
 		})
 	}

@@ -226,7 +226,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 					}
 					// A refusal filter of the framework that covers the
 					// held resources keeps them held, not offered.
-					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), r.now); filtered {
+					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), false, r); filtered {
 						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}

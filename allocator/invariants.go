@@ -14,7 +14,9 @@ import (
 // reports every place where it disagrees with what is kept incrementally:
 //
 //   - for every agent that is not over-allocated, available + offered +
-//     allocated == total (shared volumes counted in available only);
+//     allocated + held + unclaimed == total (shared volumes counted in
+//     available only), and unclaimed usage belongs to frameworks not
+//     added;
 //   - held resources carry an allocation role the framework is tracked
 //     under, and reserved ones are held only by their role's subtree;
 //   - each role sorter client and each framework sorter client holds
@@ -135,6 +137,19 @@ func (a *Allocator) CheckInvariants() error {
 			q := roleHeld[role]
 			sh.AddQuantitiesTo(&q)
 			roleHeld[role] = q
+		}
+		for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
+			if _, known := a.frameworks[fwID]; known {
+				fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
+			}
+			res := ag.unclaimed[fwID]
+			if res.IsEmpty() {
+				fail("agent %s: empty unclaimed usage of %s", id, fwID)
+			}
+			used.Add(res.NonShared().Unallocate())
+			for r := range res.Shared().Unallocate().All() {
+				sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+			}
 		}
 		over := !ag.total.Contains(used) || sharedOutside
 		if over != ag.overAllocated {

@@ -157,58 +157,65 @@ type roleLedger struct {
 	dirty              bool
 }
 
-// filterCount counts refusal filters by expiry, so that those that expired
-// stop counting before a run drops them.
+// filterCount counts refusal filters by expiry, so that those that can no
+// longer apply stop counting before a run drops them.
 type filterCount struct {
 	n        int
-	expiries map[int64]int // UnixNano -> filters
+	counts   map[filterKey]int
 	earliest int64
 }
 
-// add counts delta filters expiring at t. A filter whose expiry was
-// already let go (active) is not counted again as it leaves.
-func (c *filterCount) add(t time.Time, delta int) {
-	k := t.UnixNano()
+// filterKey is a filter's expiry (UnixNano) and how many periodic runs had
+// been made when it was made (see filterInForce).
+type filterKey struct {
+	expires int64
+	batch   uint64
+}
+
+// add counts delta filters expiring at t, made after batch periodic runs.
+// A filter already let go (active) is not counted again as it leaves.
+func (c *filterCount) add(t time.Time, batch uint64, delta int) {
+	k := filterKey{t.UnixNano(), batch}
 	if delta < 0 {
-		if c.expiries[k] == 0 {
+		if c.counts[k] == 0 {
 			return
 		}
-		c.expiries[k] += delta
+		c.counts[k] += delta
 		c.n += delta
-		if c.expiries[k] <= 0 {
-			delete(c.expiries, k)
+		if c.counts[k] <= 0 {
+			delete(c.counts, k)
 		}
 		return
 	}
-	if c.expiries == nil {
-		c.expiries = map[int64]int{}
+	if c.counts == nil {
+		c.counts = map[filterKey]int{}
 	}
-	if c.n == 0 || k < c.earliest {
-		c.earliest = k
+	if c.n == 0 || k.expires < c.earliest {
+		c.earliest = k.expires
 	}
-	c.expiries[k] += delta
+	c.counts[k] += delta
 	c.n += delta
 }
 
-// expiresBy reports whether some filter counted expires before now.
+// expiresBy reports whether some filter counted expires by now.
 func (c *filterCount) expiresBy(now time.Time) bool {
-	return c.n > 0 && now.UnixNano() > c.earliest
+	return c.n > 0 && now.UnixNano() >= c.earliest
 }
 
-// active lets go of the filters expired at now (one in force up to and
-// including its expiry) and returns how many are left.
-func (c *filterCount) active(now time.Time) int {
+// active lets go of the filters that can no longer apply at now, with
+// batches periodic runs made (filterAlive), and returns how many are left.
+func (c *filterCount) active(now time.Time, batches uint64) int {
 	if !c.expiresBy(now) {
 		return c.n
 	}
 	t := now.UnixNano()
 	c.earliest = 0
-	for k, n := range c.expiries {
-		if k < t {
+	for k, n := range c.counts {
+		if k.expires < t || (k.expires == t && k.batch != batches) {
 			c.n -= n
-			delete(c.expiries, k)
-		} else if c.earliest == 0 || k < c.earliest {
-			c.earliest = k
+			delete(c.counts, k)
+		} else if c.earliest == 0 || k.expires < c.earliest {
+			c.earliest = k.expires
 		}
 	}
 	return c.n
@@ -286,9 +293,9 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 	s.clusterDirty = true
 }
 
-// observeFilter records that a filter of fw in role expiring at t was
-// made (delta 1) or dropped (-1).
-func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, delta int) {
+// observeFilter records that a filter of fw in role expiring at t, made
+// after batch periodic runs, was made (delta 1) or dropped (-1).
+func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, batch uint64, delta int) {
 	s := a.obs
 	f := s.framework(fw.id)
 	fr := f.roles[role]
@@ -296,8 +303,8 @@ func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, delta
 		fr = &roleLedger{role: role}
 		f.roles[role] = fr
 	}
-	fr.filters.add(t, delta)
-	s.markRole(role).filters.add(t, delta)
+	fr.filters.add(t, batch, delta)
+	s.markRole(role).filters.add(t, batch, delta)
 }
 
 // observeFramework marks a framework and one of its roles changed (role
@@ -459,7 +466,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
 		m.Share = sr.ShareOf(r.role)
 	}
-	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now)
+	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.batches)
 	m.Suppressed = len(r.suppressed)
 	if node != nil {
 		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
@@ -479,7 +486,7 @@ func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) Framewor
 			}
 		}
 		if r := l.roles[role]; r != nil {
-			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now)
+			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.batches)
 		}
 		m.Roles = append(m.Roles, rm)
 	}

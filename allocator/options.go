@@ -94,6 +94,14 @@ type Options struct {
 	// read for nothing else, and only with an Observer; the core reads no
 	// clock of its own for it.
 	Stopwatch func() time.Duration
+	// CacheFree makes an allocator that keeps none of the answers that
+	// let runs skip work (roles parked as capped, agents where nobody
+	// could take anything, refusal indexes, filters known to cover an
+	// agent; see cachefree.go): every run works everything out from the
+	// state, at Mesos's cost. It is for tests, which compare a cache-free
+	// copy's runs with the allocator's own (allocatortest does); the
+	// offers and views are the same with or without it.
+	CacheFree bool
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).

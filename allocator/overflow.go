@@ -94,7 +94,8 @@ func usedQuantities(used map[string]resources.Resources, what string) (resources
 }
 
 // heldQuantities returns the non-shared scalars every framework holds on
-// the agent, offered or allocated.
+// the agent, offered, allocated or held, and those in use by frameworks
+// not added yet.
 func (ag *agent) heldQuantities() resources.Quantities {
 	var q resources.Quantities
 	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
@@ -108,6 +109,7 @@ func (ag *agent) heldQuantities() resources.Quantities {
 	for _, h := range ag.holds {
 		h.res.AddQuantitiesTo(&q)
 	}
+	ag.unclaimedQuantities(&q)
 	return q
 }
 

@@ -110,14 +110,14 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 	})
 	t.Run("expiry", func(t *testing.T) {
 		a, clock := refuseAll(t, frameworks, 10*time.Second)
-		clock.now = clock.now.Add(10 * time.Second) // the first refusal's expiry
+		clock.now = clock.now.Add(10*time.Second - time.Millisecond)
 		if res := a.AllocateAll(); len(res.Offers) != 0 {
-			t.Fatalf("offered at the expiry instant: %v", res.Offers)
+			t.Fatalf("offered before the expiry: %v", res.Offers)
 		}
-		clock.now = clock.now.Add(time.Millisecond)
+		clock.now = clock.now.Add(time.Millisecond) // the refusals' expiry
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 {
-			t.Fatalf("after the filters expired: %v", res.Offers)
+			t.Fatalf("at the filters' expiry: %v", res.Offers)
 		}
 	})
 	t.Run("agent attributes change", func(t *testing.T) {

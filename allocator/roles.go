@@ -35,15 +35,15 @@ type roleNode struct {
 	// epoch changes whenever the role's frameworks change in a way that can
 	// turn a framework that was passed over into one that is not: one
 	// added, activated, revived, its filters cleared or its info updated.
+	// Epochs come from the tree's counter, so a role that leaves the tree
+	// and comes back never has an epoch it had before.
 	epoch uint64
-	// allowance is what the role sorter was last told the role may hold
-	// without it counting in its share (Options.ChargeBeyondAllowance).
-	allowance resources.Quantities
 	// cappedRun is the run in which the role was found unable to take any
-	// more resources anywhere (see Allocator.capped), and cappedByLimit
-	// whether a quota limit was why (else the headroom held for others).
-	cappedRun     uint64
-	cappedByLimit bool
+	// more resources anywhere (see Allocator.capped), and cappedBy why: a
+	// quota limit (SkipQuotaLimit), the headroom held for others
+	// (SkipHeadroom), or nothing scalar free at all (SkipMinAllocatable).
+	cappedRun uint64
+	cappedBy  SkipReason
 }
 
 type roleTree struct {
@@ -52,6 +52,14 @@ type roleTree struct {
 	// weights holds the non-default weights by role path; a weighted role
 	// stays in the tree.
 	weights map[string]float64
+	// epochs is the last epoch handed out (newEpoch).
+	epochs uint64
+}
+
+// newEpoch returns an epoch no node has had.
+func (t *roleTree) newEpoch() uint64 {
+	t.epochs++
+	return t.epochs
 }
 
 func newRoleTree() *roleTree {
@@ -70,7 +78,7 @@ func (t *roleTree) ensure(path string) *roleNode {
 	if p, ok := reservation.Parent(path); ok {
 		parent = t.ensure(p)
 	}
-	n := &roleNode{path: path, parent: parent, children: map[string]*roleNode{}, frameworks: map[string]struct{}{}}
+	n := &roleNode{path: path, parent: parent, children: map[string]*roleNode{}, frameworks: map[string]struct{}{}, epoch: t.newEpoch()}
 	parent.children[path] = n
 	t.nodes[path] = n
 	return n

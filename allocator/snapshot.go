@@ -23,7 +23,7 @@ const snapshotMagic = "allot-snapshot"
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes and
 // Restore reads.
-const SnapshotVersion = 1
+const SnapshotVersion = 2
 
 // Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
 var (
@@ -51,6 +51,10 @@ type RestoreOptions struct {
 	RoleSorter, FrameworkSorter sorter.Factory
 	// Journal receives the restored allocator's events (Options.Journal).
 	Journal func(Entry)
+	// CacheFree restores an allocator without the saved caches, which
+	// keeps none from then on (Options.CacheFree): a reference for tests
+	// to compare the saved allocator's runs with.
+	CacheFree bool
 }
 
 // Snapshot writes the allocator's whole state; Restore builds an allocator
@@ -76,13 +80,15 @@ type RestoreOptions struct {
 //     the refusal indexes, the (agent, role) pairs known to take nothing,
 //     the roles parked as capped): saving them keeps even the RunStats
 //     counters of cached skips (Unchanged, Refused, Capped) identical in
-//     the runs after a restore.
+//     the runs after a restore;
+//   - what Explain reads: the latest run's log, and the passes kept with
+//     the (agent, role) pairs known to take nothing.
 //
 // What is worked out again instead: cluster totals, free headroom, excess,
 // role-tree aggregates, agents' flags and over-allocation, frameworks'
 // agent lists. Restore then runs CheckInvariants.
 //
-// The format, version 1 (numbers are unsigned varints unless said
+// The format, version 2 (numbers are unsigned varints unless said
 // otherwise, signed ones zig-zag varints; a time is 0 for the zero time or
 // 1 and its Unix nanoseconds as a signed varint, read back in UTC;
 // resources, quantities and limits are in package resources' binary form,
@@ -95,19 +101,22 @@ type RestoreOptions struct {
 //	            charge-beyond-allowance reserved-first
 //	random      the PCG source's MarshalBinary
 //	counters    runs offer-ids inverse-offer-ids totals-version
-//	            cap-epoch parked-epoch
+//	            cap-epoch parked-epoch periodic-runs
 //	triggers    paused pending-all pending-agents whitelist
 //	last run    the RunStats fields in order, then parked roles
 //	holds       count (agent framework resources until){count}
 //	roles       weights (path float64-bits), nodes (path epoch capped-run
-//	            guarantees limits)
+//	            capped-by guarantees limits)
 //	agents      by id: id info active total available reference
-//	            reference-generation version offered allocated
+//	            reference-generation version offered allocated unclaimed
 //	            refusal-indexes nobody-cache inverse-states outstanding-offers
-//	frameworks  by id: id info active suppressed tracked filters
-//	            inverse-filters tasks skips skips-run
+//	frameworks  by id: id info active suppressed tracked filters (refused
+//	            expiry covered periodic-runs) inverse-filters (agent
+//	            expiry periodic-runs) tasks skips skips-run joined
 //	sorters     role sorter (type, totals-version, bytes), then per role
 //	            (role salt type totals-version bytes)
+//	explain     the latest run's log and the nobody entries' passes (see
+//	            snapshot_explain.go)
 //	CRC-32C     of everything before, 4 bytes little-endian
 //
 // Maps are written in key order, so the same state gives the same bytes.
@@ -184,6 +193,7 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	w.Uvarint(a.totalsVersion)
 	w.Uvarint(a.capEpoch)
 	w.Uvarint(a.parkedEpoch)
+	w.Uvarint(a.batches)
 
 	w.Bool(a.paused)
 	w.Bool(a.pendingAll)
@@ -203,6 +213,7 @@ func (s *snapshotWriter) write(a *Allocator) error {
 	w.Int(st.Unchanged)
 	w.Int(st.Refused)
 	w.Int(st.Capped)
+	w.Bool(st.Periodic)
 	s.strings(a.parked)
 
 	var holds int
@@ -232,6 +243,7 @@ func (s *snapshotWriter) write(a *Allocator) error {
 		w.String(path)
 		w.Uvarint(n.epoch)
 		w.Uvarint(n.cappedRun)
+		w.Byte(byte(n.cappedBy))
 		s.q(n.quota.Guarantees)
 		s.limits(n.quota.Limits)
 	}
@@ -259,6 +271,8 @@ func (s *snapshotWriter) write(a *Allocator) error {
 			return fmt.Errorf("framework sorter of role %q: %w", role, err)
 		}
 	}
+	s.explainLog(&a.explain)
+	s.keptPasses(a)
 	return nil
 }
 
@@ -301,7 +315,7 @@ func (s *snapshotWriter) agent(ag *agent) {
 	s.res(ag.ref)
 	w.Uvarint(ag.refGen)
 	w.Uvarint(ag.version)
-	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
+	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated, ag.unclaimed} {
 		fws := slices.Sorted(maps.Keys(held))
 		w.Int(len(fws))
 		for _, fw := range fws {
@@ -396,6 +410,7 @@ func (s *snapshotWriter) framework(fw *framework) {
 				s.res(f.refused)
 				s.time(f.expires)
 				w.Uvarint(f.covered)
+				w.Uvarint(f.batch)
 			}
 		}
 	}
@@ -403,7 +418,8 @@ func (s *snapshotWriter) framework(fw *framework) {
 	w.Int(len(agents))
 	for _, agentID := range agents {
 		w.String(agentID)
-		s.time(fw.inverseFilters[agentID])
+		s.time(fw.inverseFilters[agentID].expires)
+		w.Uvarint(fw.inverseFilters[agentID].batch)
 	}
 	tasks := slices.Sorted(maps.Keys(fw.tasks))
 	w.Int(len(tasks))
@@ -419,6 +435,7 @@ func (s *snapshotWriter) framework(fw *framework) {
 		w.Int(n)
 	}
 	w.Uvarint(fw.skipsRun)
+	w.Uvarint(fw.joined)
 }
 
 // Restore builds an allocator from a snapshot made by Snapshot, with the
@@ -575,6 +592,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		return nil, r.Err()
 	}
 	o.Clock, o.RoleSorter, o.FrameworkSorter, o.Journal = with.Clock, with.RoleSorter, with.FrameworkSorter, with.Journal
+	o.CacheFree = with.CacheFree
 	a, err := New(o)
 	if err != nil {
 		return nil, err
@@ -588,6 +606,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	a.offerIDs = offer.IDsFrom(a.offerIDs.Prefix, offerIDs)
 	a.inverseOfferIDs = offer.IDsFrom(a.inverseOfferIDs.Prefix, inverseIDs)
 	totalsVersion, capEpoch, parkedEpoch := r.Uvarint(), r.Uvarint(), r.Uvarint()
+	a.batches = r.Uvarint()
 
 	a.paused = r.Bool()
 	a.pendingAll = r.Bool()
@@ -612,6 +631,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		st.Skips[i] = r.Int(most, "count")
 	}
 	st.Unchanged, st.Refused, st.Capped = r.Int(most, "count"), r.Int(most, "count"), r.Int(most, "count")
+	st.Periodic = r.Bool()
 	parked := s.strings("parked roles")
 	type savedHold struct {
 		agent string
@@ -644,9 +664,13 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	saved := map[string]bool{}
 	for i := range s.count("roles") {
 		path := s.key("role", &prev, i)
-		epoch, cappedRun := r.Uvarint(), r.Uvarint()
+		epoch, cappedRun, cappedBy := r.Uvarint(), r.Uvarint(), SkipReason(r.Byte())
 		q := Quota{Guarantees: s.q(), Limits: s.limits()}
 		if r.Err() != nil {
+			break
+		}
+		if cappedBy >= numSkipReasons {
+			s.fail("role %q: capped for reason %d", path, cappedBy)
 			break
 		}
 		if err := validRolePath(path); err != nil {
@@ -654,7 +678,7 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 			break
 		}
 		n := a.roles.ensure(path)
-		n.epoch, n.cappedRun, n.quota = epoch, cappedRun, q
+		n.epoch, n.cappedRun, n.cappedBy, n.quota = epoch, cappedRun, cappedBy, q
 		saved[path] = true
 	}
 	if r.Err() != nil {
@@ -703,6 +727,9 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 		a.frameworkSorters[role] = fs
 	}
+	x := newRefs(a)
+	s.explainLog(a, x)
+	s.keptPasses(a, x)
 	if r.Err() == nil && r.Left() > 0 {
 		s.fail("%d bytes after the end", r.Left())
 	}
@@ -816,6 +843,24 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 		}
 	}
 	a.runs, a.totalsVersion, a.capEpoch, a.parkedEpoch = runs, totalsVersion, capEpoch, parkedEpoch
+	if a.explain.run > a.runs {
+		return nil, fmt.Errorf("the explained run %d is later than the last run %d", a.explain.run, a.runs)
+	}
+	a.resyncAllowances()
+	// Epochs handed out from now on must be new to every node and every
+	// nobody entry.
+	for _, n := range a.roles.nodes {
+		a.roles.epochs = max(a.roles.epochs, n.epoch)
+	}
+	for _, ag := range a.agents {
+		for _, role := range ag.nobody.roles() {
+			e, _ := ag.nobody.get(role)
+			a.roles.epochs = max(a.roles.epochs, e.epoch)
+		}
+	}
+	if a.opts.CacheFree {
+		a.dropCaches()
+	}
 	return a, nil
 }
 
@@ -867,7 +912,8 @@ func (s *snapshotReader) agent(id string) *agent {
 	ag.available = s.res()
 	ag.ref = s.res()
 	ag.refGen, ag.version = r.Uvarint(), r.Uvarint()
-	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
+	ag.unclaimed = map[string]resources.Resources{}
+	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated, ag.unclaimed} {
 		for i := range s.count("holdings") {
 			fw := s.key("holding of framework", &prev, i)
 			res := s.res()
@@ -876,6 +922,9 @@ func (s *snapshotReader) agent(id string) *agent {
 			}
 			held[fw] = res
 		}
+	}
+	if len(ag.unclaimed) == 0 {
+		ag.unclaimed = nil
 	}
 	for i := range s.count("refusal indexes") {
 		role := s.key("refusal index of role", &prev, i)
@@ -975,7 +1024,7 @@ func (s *snapshotReader) framework(id string) *framework {
 			n := s.count("filters")
 			list := make([]refusal, 0, n)
 			for range n {
-				list = append(list, refusal{refused: s.res(), expires: s.time(), covered: r.Uvarint()})
+				list = append(list, refusal{refused: s.res(), expires: s.time(), covered: r.Uvarint(), batch: r.Uvarint()})
 			}
 			if r.Err() != nil {
 				return fw
@@ -995,9 +1044,9 @@ func (s *snapshotReader) framework(id string) *framework {
 	for i := range s.count("inverse-offer filters") {
 		agentID := s.key("inverse-offer filter on agent", &prev, i)
 		if fw.inverseFilters == nil {
-			fw.inverseFilters = map[string]time.Time{}
+			fw.inverseFilters = map[string]inverseFilter{}
 		}
-		fw.inverseFilters[agentID] = s.time()
+		fw.inverseFilters[agentID] = inverseFilter{expires: s.time(), batch: r.Uvarint()}
 	}
 	for i := range s.count("tasks") {
 		tid := s.key("task", &prev, i)
@@ -1011,5 +1060,6 @@ func (s *snapshotReader) framework(id string) *framework {
 		fw.skips[i] = r.Int(math.MaxInt32, "skips")
 	}
 	fw.skipsRun = r.Uvarint()
+	fw.joined = r.Uvarint()
 	return fw
 }

@@ -58,7 +58,7 @@ func TestRestoreErrors(t *testing.T) {
 	}{
 		{"empty", nil, allocator.ErrInvalidSnapshot},
 		{"not a snapshot", []byte(`{"agents":[]}`), allocator.ErrInvalidSnapshot},
-		{"another version", append([]byte("allot-snapshot\x02"), data[15:]...), allocator.ErrSnapshotVersion},
+		{"another version", append([]byte("allot-snapshot\x01"), data[15:]...), allocator.ErrSnapshotVersion},
 		{"damaged", func() []byte { d := bytes.Clone(data); d[len(d)/2] ^= 0x40; return d }(), allocator.ErrInvalidSnapshot},
 		{"trailing bytes", resealed(append(bytes.Clone(data[:len(data)-4]), 0)), allocator.ErrInvalidSnapshot},
 		{"body cut short", resealed(data[:len(data)*2/3]), allocator.ErrInvalidSnapshot},

@@ -27,8 +27,12 @@ type AgentView struct {
 	// Held is what the agent holds for frameworks (RecoverHeld), per
 	// framework, tagged with allocation roles; HeldUntil says until when
 	// (the latest of a framework's holds).
-	Held           map[string]resources.Resources
-	HeldUntil      map[string]time.Time
+	Held      map[string]resources.Resources
+	HeldUntil map[string]time.Time
+	// Unclaimed is what the agent reported in use by frameworks not added
+	// yet, per framework, tagged with allocation roles: in use, neither
+	// available nor offered, until AddFramework claims it.
+	Unclaimed      map[string]resources.Resources
 	Unavailability *offer.Unavailability
 }
 
@@ -71,6 +75,12 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 		if h.until.After(v.HeldUntil[h.framework]) {
 			v.HeldUntil[h.framework] = h.until
 		}
+	}
+	for k, r := range ag.unclaimed {
+		if v.Unclaimed == nil {
+			v.Unclaimed = map[string]resources.Resources{}
+		}
+		v.Unclaimed[k] = r.Clone()
 	}
 	if u := ag.info.Unavailability; u != nil {
 		c := *u
@@ -167,16 +177,21 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	return out
 }
 
-// FilterView is one refusal filter in force.
+// FilterView is one refusal filter that may still apply.
 type FilterView struct {
 	Framework, Role, Agent string
 	Refused                resources.Resources
 	Expires                time.Time
+	// FirstBatchOnly: the clock reads the filter's expiry, and it applies
+	// only to the next periodic run (AllocateAll), the first since it was
+	// made; other runs at this instant do not see it.
+	FirstBatchOnly bool
 }
 
-// Filters returns the refusal filters in force by the clock (an expiry at
-// the very instant still counts), sorted by
-// framework, role and agent, then in the order they were made.
+// Filters returns the refusal filters that may still apply: those before
+// their expiry by the clock, and those at their expiry instant that no
+// periodic run has seen yet (see the tie rules in the package doc), sorted
+// by framework, role and agent, then in the order they were made.
 func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
@@ -186,8 +201,8 @@ func (a *Allocator) Filters() []FilterView {
 		for _, role := range slices.Sorted(maps.Keys(fw.filters)) {
 			for _, agentID := range slices.Sorted(maps.Keys(fw.filters[role])) {
 				for _, f := range fw.filters[role][agentID] {
-					if !now.After(f.expires) {
-						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires})
+					if a.filterAlive(f.expires, f.batch, now) {
+						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires, !now.Before(f.expires)})
 					}
 				}
 			}
@@ -249,6 +264,9 @@ func (a *Allocator) Describe() string {
 		}
 		for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
 			fmt.Fprintf(&b, "    held for %s until %s: %s\n", fw, v.HeldUntil[fw].UTC().Format(time.RFC3339Nano), v.Held[fw])
+		}
+		for _, fw := range slices.Sorted(maps.Keys(v.Unclaimed)) {
+			fmt.Fprintf(&b, "    in use by %s, not added yet: %s\n", fw, v.Unclaimed[fw])
 		}
 		if v.Unavailability != nil {
 			fmt.Fprintf(&b, "    unavailable: from %s for %s\n", v.Unavailability.Start.UTC().Format(time.RFC3339), v.Unavailability.Duration)

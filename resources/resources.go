@@ -703,7 +703,8 @@ func (rs Resources) AllocationRole() (string, bool) {
 func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
 	left := target.Clone()
 	var out Resources
-	for _, i := range order(len(rs.entries), rng) {
+	idx := order(len(rs.entries), rng)
+	for _, i := range idx {
 		e := rs.entries[i]
 		if e.m.typ != ScalarType {
 			continue
@@ -719,9 +720,10 @@ func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
 			e.scalar = limit
 		}
 		left.addID(e.m.id, -e.scalar)
+		idx[len(out.entries)] = i
 		out.entries = append(out.entries, e)
 	}
-	return out
+	return out.inOrder(idx)
 }
 
 // ShrinkToLimits is Shrink with limits as the target: names without a limit
@@ -729,10 +731,12 @@ func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
 func (rs Resources) ShrinkToLimits(limits Limits, rng *rand.Rand) Resources {
 	left := limits.Clone()
 	var out Resources
-	for _, i := range order(len(rs.entries), rng) {
+	idx := order(len(rs.entries), rng)
+	for _, i := range idx {
 		e := rs.entries[i]
 		limit, limited := left.get(e.m.id)
 		if !limited {
+			idx[len(out.entries)] = i
 			out.entries = append(out.entries, e)
 			continue
 		}
@@ -746,9 +750,24 @@ func (rs Resources) ShrinkToLimits(limits Limits, rng *rand.Rand) Resources {
 			e.scalar = limit
 		}
 		left.set(e.m.id, limit-e.scalar)
+		idx[len(out.entries)] = i
 		out.entries = append(out.entries, e)
 	}
-	return out
+	return out.inOrder(idx)
+}
+
+// inOrder puts the entries a cut kept back in the order they had in the
+// resources cut: idx[k] is where entry k came from. The random order
+// decides only what is kept; what is kept reads as it did.
+func (rs Resources) inOrder(idx []int) Resources {
+	e := rs.entries
+	for k := 1; k < len(e); k++ {
+		for j := k; j > 0 && idx[j] < idx[j-1]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+			e[j], e[j-1] = e[j-1], e[j]
+		}
+	}
+	return rs
 }
 
 func order(n int, rng *rand.Rand) []int {

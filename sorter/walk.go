@@ -22,6 +22,24 @@ type Walker interface {
 var _ Walker = (*DRF)(nil)
 var _ Walker = (*Random)(nil)
 
+// Stable is implemented by sorters whose order depends only on what they
+// were told (clients, activity, weights, allocations, totals), not on how
+// often they were sorted or walked: Sort and Walk change nothing. A caller
+// may then skip a walk whose outcome it already knows, and the allocator's
+// caches do so only over sorters that are Stable. The DRF sorter is; the
+// random sorter, which draws fresh numbers for every order, is not. The
+// conformance kit (sortertest.Run) checks that a Stable sorter sorts the
+// same twice.
+type Stable interface {
+	// Stable does nothing; it marks the sorter.
+	Stable()
+}
+
+var _ Stable = (*DRF)(nil)
+
+// Stable marks the DRF sorter's order as stable (see Stable).
+func (d *DRF) Stable() {}
+
 // Indexed is implemented by sorters that number their clients, so that a
 // caller can keep sets of clients as Bitsets and walk past their members
 // without visiting them. The allocator keeps, per agent, the frameworks

@@ -98,6 +98,9 @@ func used(v allocator.AgentView) resources.Resources {
 	for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
 		out.Add(v.Held[fw].Unallocate())
 	}
+	for _, fw := range slices.Sorted(maps.Keys(v.Unclaimed)) {
+		out.Add(v.Unclaimed[fw].NonShared().Unallocate())
+	}
 	return out
 }
 
@@ -105,7 +108,7 @@ func used(v allocator.AgentView) resources.Resources {
 // that its total lacks, one copy each.
 func missingShared(v allocator.AgentView) resources.Resources {
 	var out resources.Resources
-	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Unclaimed} {
 		for _, fw := range slices.Sorted(maps.Keys(m)) {
 			for r := range m[fw].Shared().All() {
 				r.AllocationRole = ""
@@ -133,7 +136,7 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 		fail("agent %s: available carries allocation roles %q", v.ID, v.Available.AllocationRoles())
 	}
 	shared := v.Total.HasShared() || v.Available.HasShared()
-	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated} {
+	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Unclaimed} {
 		for _, r := range m {
 			shared = shared || r.HasShared()
 		}
@@ -154,7 +157,7 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 		// available + what frameworks hold (shared volumes aside, which stay
 		// available), without allocation roles.
 		sum := v.Available.Clone()
-		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Held} {
+		for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Held, v.Unclaimed} {
 			for _, held := range m {
 				if held.HasShared() {
 					held = held.NonShared()
@@ -163,7 +166,7 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 			}
 		}
 		if !sum.Equal(v.Total) {
-			fail("agent %s: available + offered + allocated + held = %s, total %s", v.ID, sum, v.Total)
+			fail("agent %s: available + offered + allocated + held + unclaimed = %s, total %s", v.ID, sum, v.Total)
 		}
 	}
 	if !v.OverAllocated && !missing.IsEmpty() {
@@ -196,6 +199,14 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 	}
 	held("offered", v.Offered)
 	held("allocated", v.Allocated)
+	for fwID, res := range v.Unclaimed {
+		if known(fwID) {
+			fail("agent %s: usage of %s unclaimed, although the framework was added: %s", v.ID, fwID, res)
+		}
+		if res.IsEmpty() {
+			fail("agent %s: empty unclaimed usage of %s", v.ID, fwID)
+		}
+	}
 	if len(errs) > 1 {
 		// The maps were walked in no order; the messages come in one.
 		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
@@ -475,6 +486,9 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map
 		}
 		plain := o.Resources.Unallocate()
 		for _, fl := range before.Filters {
+			if fl.FirstBatchOnly && !res.Stats.Periodic {
+				continue // at its expiry, for the first periodic run only
+			}
 			if fl.Framework == o.FrameworkID && fl.Role == o.Role && fl.Agent == o.AgentID && fl.Refused.Contains(plain) {
 				fail("%s: covered by a refusal of %s until %s", where, fl.Refused, fl.Expires)
 			}

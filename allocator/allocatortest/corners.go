@@ -44,6 +44,26 @@ const (
 	// bound of quota values, runs a batch, and goes one milli-unit past it,
 	// which must be refused.
 	QuotaOverflow
+	// QuotaAfterRuns sets a role's limit low and runs a batch, declines an
+	// offer for an hour and runs again, then raises the limit, lowers it
+	// to nothing and removes the quota, with a batch after each: a filter
+	// installed on an offer cut down by a limit, and roles capped by it,
+	// must not outlive the limit.
+	QuotaAfterRuns
+	// RoleRecreated declines an offer for an hour, runs a batch, removes a
+	// framework and adds one (often the same id, in the same roles), and
+	// runs again: when a role's last framework leaves and a framework
+	// joins it again, nothing the role's old frameworks refused may stick.
+	RoleRecreated
+	// HeldBesideFilter runs a batch, accepts an offer launching a task on
+	// part of it with an hour's filter on the rest, preempts a task of a
+	// framework and runs the agents: held resources are offered to their
+	// framework unless a filter covers them.
+	HeldBesideFilter
+	// RefusedByMany adds frameworks to one role and has them decline the
+	// same agents for an hour, one batch after another, so that agents
+	// are refused by enough frameworks of a role for the refusal index.
+	RefusedByMany
 
 	numCorners
 )
@@ -102,6 +122,48 @@ func corner(c Corner, x [4]uint8) []Event {
 			ev(EndTask, x[2], x[1], 6, 0),
 			ev(EndTask, x[2], 0, 7, 0),
 		}
+	case QuotaAfterRuns:
+		// quota's tables: limits 3 is cpus:1, 5 cpus:8;mem:8192, 4
+		// cpus:0; refuse's 7 is an hour; a last argument of 0 removes
+		// the quota.
+		return []Event{
+			ev(SetQuota, x[0], x[1], 3, 1),
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(Decline, x[2], 1, 7, 0),
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(SetQuota, x[0], x[1], 5, 1),
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(SetQuota, x[0], x[1], 4, 1),
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(SetQuota, x[0], 0, 0, 0),
+			ev(AllocateAll, 0, 0, 0, 0),
+		}
+	case RoleRecreated:
+		return []Event{
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(Decline, x[0], 1, 7, 0),
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(RemoveFramework, x[1], 0, 0, 0),
+			ev(AddFramework, x[1], x[2], x[3], 0),
+			ev(AllocateAll, 0, 0, 0, 0),
+		}
+	case HeldBesideFilter:
+		return []Event{
+			ev(AllocateAll, 0, 0, 0, 0),
+			ev(Accept, x[0], x[1], 0, 7),
+			ev(Preempt, x[2], x[3], 2, 0),
+			ev(Allocate, 0, 0, 0, 0),
+			ev(AllocateAll, 0, 0, 0, 0),
+		}
+	case RefusedByMany:
+		events := []Event{}
+		for i := range uint8(5) {
+			events = append(events, ev(AddFramework, x[0]+i, 1, x[2], 0))
+		}
+		for range 6 {
+			events = append(events, ev(AllocateAll, 0, 0, 0, 0), ev(Decline, x[1], 1, 7, 0))
+		}
+		return append(events, ev(AllocateAll, 0, 0, 0, 0))
 	default:
 		return []Event{
 			ev(Overflow, 1, x[1], 0, 0),
@@ -171,7 +233,7 @@ func DecodeBiased(data []byte) Sequence {
 		var x [4]uint8
 		copy(x[:], data[1:eventBytes])
 		if b := data[0]; b < kindSlots {
-			s.Events = append(s.Events, Event{Kind: table[b], Args: x})
+			s.Events = appendEvent(s.Events, Event{Kind: table[b], Args: x})
 		} else {
 			s.Events = append(s.Events, corner(Corner(b-kindSlots)%numCorners, x)...)
 		}

@@ -131,6 +131,11 @@ const (
 	// snapshot into a new allocator, whose state must be the saved one's
 	// (fingerprint and Describe).
 	SnapshotRestore
+	// Corners stands for a Corner (Args[0] picks it, the other arguments
+	// and Args[0]>>4 are its arguments): GenSequence, Decode and
+	// DecodeBiased expand it into the corner's events, so it never reaches
+	// a harness from them; a Harness steps over one as over nothing.
+	Corners
 
 	// NumKinds is the number of event kinds.
 	NumKinds
@@ -150,7 +155,7 @@ var kindNames = [NumKinds]string{
 	Maintenance: "maintenance", RespondInverse: "respond-inverse",
 	Whitelist: "whitelist", PauseResume: "pause-resume", BadInput: "bad-input",
 	EndTask: "end-task", AcceptEach: "accept-each", Overflow: "overflow",
-	Preempt: "preempt", SnapshotRestore: "snapshot-restore",
+	Preempt: "preempt", SnapshotRestore: "snapshot-restore", Corners: "corners",
 }
 
 // String returns the kind's name in event text, such as "add-agent".
@@ -282,10 +287,22 @@ func Decode(data []byte) Sequence {
 	for len(data) >= eventBytes {
 		e := Event{Kind: Kind(data[0] % uint8(NumKinds))}
 		copy(e.Args[:], data[1:eventBytes])
-		s.Events = append(s.Events, e)
+		s.Events = appendEvent(s.Events, e)
 		data = data[eventBytes:]
 	}
 	return s
+}
+
+// appendEvent appends e to events, or the events of the corner it stands
+// for.
+func appendEvent(events []Event, e Event) []Event {
+	if e.Kind != Corners {
+		return append(events, e)
+	}
+	x := e.Args
+	c := Corner(x[0]) % numCorners
+	x[0] >>= 4
+	return append(events, corner(c, x)...)
 }
 
 // Encode writes a sequence in the byte coding Decode reads. Only the low

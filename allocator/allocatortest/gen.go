@@ -23,11 +23,11 @@ type Mix [NumKinds]int
 
 // DefaultMix exercises every kind: offers are answered (declined with
 // filters, accepted, operated on) about as often as they are made, the
-// cluster changes slowly, and bad input appears now and then. The kinds
-// added last (EndTask, AcceptEach, Overflow, Preempt, SnapshotRestore)
-// change what a seed draws; with
-// their weights set to zero, GenSequence draws from a seed the sequences
-// it drew before they were added.
+// cluster changes slowly, bad input appears now and then, and now and
+// then a Corner's events come in a row. The kinds added last (EndTask,
+// AcceptEach, Overflow, Preempt, SnapshotRestore, Corners) change what a
+// seed draws; with their weights set to zero, GenSequence draws from a
+// seed the sequences it drew before they were added.
 func DefaultMix() Mix {
 	return Mix{
 		AddAgent: 5, RemoveAgent: 2, UpdateAgent: 3, ActivateAgent: 2, DeactivateAgent: 1,
@@ -39,6 +39,7 @@ func DefaultMix() Mix {
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
 		EndTask: 6, AcceptEach: 6, Overflow: 1, Preempt: 3, SnapshotRestore: 1,
+		Corners: 3,
 	}
 }
 
@@ -118,7 +119,7 @@ func GenSequence(mix Mix, maxEvents int) gopter.Gen {
 			}
 		}
 		for len(s.Events) < n {
-			s.Events = append(s.Events, randomEvent(p, mix, total))
+			s.Events = appendEvent(s.Events, randomEvent(p, mix, total))
 		}
 		return gopter.NewGenResult(s, shrinkSequence)
 	}
@@ -254,13 +255,22 @@ type Config struct {
 //   - "nested roles": DRF with fairness exclusions and one deep family of
 //     roles, each with quota now and then;
 //   - "default role": frameworks in the default role "*" too, with quota
-//     and weights on it, as Mesos allows.
+//     and weights on it, as Mesos allows;
+//   - "beyond Mesos": the options beyond Mesos on (ChargeBeyondAllowance,
+//     ReservedFirst, OfferShare), with holds and quota changes more often;
+//   - "one role, many frameworks": eight frameworks mostly in one role,
+//     declining often, so that agents are refused by enough frameworks of
+//     a role for the refusal index.
 //
 // Each call returns new values.
 func Configs() []Config {
 	operations := DefaultMix()
 	operations[Operate] = 30
 	operations[OperatorOperate] = 10
+	beyond := DefaultMix()
+	beyond[Preempt], beyond[SetQuota], beyond[Corners] = 8, 8, 5
+	many := DefaultMix()
+	many[AddFramework], many[Decline], many[AllocateAll], many[Corners] = 8, 20, 10, 5
 	return []Config{
 		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
 		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},
@@ -292,6 +302,18 @@ func Configs() []Config {
 			Name:    "default role",
 			Options: Options{Roles: []string{"*", "a", "a/b", "b"}},
 			Mix:     DefaultMix(),
+		},
+		{
+			Name: "beyond Mesos",
+			Options: Options{Allocator: allocator.Options{
+				ChargeBeyondAllowance: true, ReservedFirst: true, OfferShare: 0.5,
+			}},
+			Mix: beyond,
+		},
+		{
+			Name:    "one role, many frameworks",
+			Options: Options{Roles: []string{"a", "b"}, Frameworks: 8, Agents: 4},
+			Mix:     many,
 		},
 	}
 }

@@ -65,6 +65,12 @@ type Options struct {
 	// Log keeps the log with Fast too (a harness without Fast always
 	// keeps it): calls are rendered as text, at some cost.
 	Log bool
+	// OracleEvery is, with Fast, the number of steps between two
+	// comparisons of the allocator's next AllocateAll with and without its
+	// caches (see nextrun.go); zero means DefaultOracleEvery. Without
+	// Fast the comparison follows every step. The cache-free twin compares
+	// every run the events make, with or without Fast.
+	OracleEvery int
 }
 
 // DefaultFullCheckEvery is how many steps a Fast harness lets pass between
@@ -137,6 +143,15 @@ type Harness struct {
 	left    int
 	changed map[string]bool
 	failed  error
+
+	// twins take the allocator's journal (twin.go); twinFP and forkFP are
+	// scratch fingerprints for comparing them and the next run's copies
+	// (nextrun.go); noSnapshots: the sorters cannot be saved; deferred are
+	// violations found outside a step (Observe), reported by the next.
+	twins          []*twin
+	twinFP, forkFP allocator.Fingerprint
+	noSnapshots    bool
+	deferred       []error
 }
 
 // New returns a Harness with a new allocator made from opts.
@@ -174,6 +189,9 @@ func New(opts Options) (*Harness, error) {
 	if opts.FullCheckEvery <= 0 {
 		opts.FullCheckEvery = DefaultFullCheckEvery
 	}
+	if opts.OracleEvery <= 0 {
+		opts.OracleEvery = DefaultOracleEvery
+	}
 	h := &Harness{
 		opts:       opts,
 		now:        opts.Start,
@@ -198,12 +216,15 @@ func New(opts Options) (*Harness, error) {
 		h.fwIDs = append(h.fwIDs, "f"+strconv.Itoa(i))
 	}
 	ao := opts.Allocator
-	ao.Clock = h.Now
+	ao.Clock, ao.Journal = h.Now, h.journal
 	a, err := allocator.New(ao)
 	if err != nil {
 		return nil, err
 	}
 	h.a = a
+	if err := h.newCacheFreeTwin(); err != nil {
+		return nil, err
+	}
 	if h.fast {
 		h.mirror = map[string]allocator.AgentView{}
 		h.changed = map[string]bool{}
@@ -351,7 +372,11 @@ func (h *Harness) Step(ev Event) error {
 	h.current = nil
 
 	h.logStep(ev, eff)
+	h.a.Fingerprint(&h.next)
 	errs := h.checkCall(eff)
+	errs = append(errs, h.checkTwins(eff.run, &h.next)...)
+	errs = append(errs, h.checkNextRun()...)
+	errs = append(errs, h.takeDeferred()...)
 	if err := h.a.CheckInvariants(); err != nil {
 		errs = append(errs, fmt.Errorf("invariants: %w", err))
 	}
@@ -359,11 +384,17 @@ func (h *Harness) Step(ev Event) error {
 	errs = append(errs, checkSnapshot(after)...)
 	if eff.run != nil {
 		h.logRun(*eff.run)
-		if h.a.Fingerprint(&h.next); h.next.Rest != h.base.Rest {
-			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+		if h.next.Rest != h.base.Rest {
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, inverse-offer statuses, the whitelist or pausing"))
+		}
+		if ev.Kind != AllocateAll && h.next.Filters != h.base.Filters {
+			errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
 		}
 		errs = append(errs, checkRun(before, *eff.run, after, nil)...)
 		errs = append(errs, h.checkRunRules(before, *eff.run)...)
+		if ev.Kind == AllocateAll {
+			errs = append(errs, h.checkConservation(*eff.run, before)...)
+		}
 		h.offers = append(h.offers, eff.run.Offers...)
 		h.inverse = append(h.inverse, eff.run.InverseOffers...)
 	}
@@ -406,9 +437,6 @@ func (h *Harness) checkCall(eff *effects) []error {
 	if h.fast && !eff.rebased {
 		base = &h.fp
 	}
-	if !h.fast {
-		h.a.Fingerprint(&h.next)
-	}
 	if !base.Equal(&h.next) {
 		msg := "a failed call changed the state: " + fingerprintDiff(base, &h.next)
 		if eff.base != nil {
@@ -440,7 +468,10 @@ func fingerprintDiff(a, b *allocator.Fingerprint) string {
 		}
 	}
 	if a.Rest != b.Rest {
-		parts = append(parts, "roles, frameworks, tasks, filters, whitelist or pausing")
+		parts = append(parts, "roles, frameworks, tasks, whitelist or pausing")
+	}
+	if a.Filters != b.Filters {
+		parts = append(parts, "refusal filters")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -466,9 +497,13 @@ func (h *Harness) stepFast(ev Event) error {
 	eff := &h.eff
 	eff.reset()
 	var before Snapshot
-	if (ev.Kind == Allocate || ev.Kind == AllocateAll) && h.limits {
-		// What the roles consumed before the run, against their limits.
+	if ev.Kind == AllocateAll || ev.Kind == Allocate && h.limits {
+		// What the roles consumed before the run, against their limits
+		// and guarantees.
 		before.Roles = h.a.Roles()
+	}
+	if ev.Kind == AllocateAll {
+		before.Filters = h.a.Filters()
 	}
 	before.Agents = h.agentList
 	h.current = eff
@@ -479,6 +514,10 @@ func (h *Harness) stepFast(ev Event) error {
 	}
 	h.a.Fingerprint(&h.next)
 	errs := h.checkCall(eff)
+	errs = append(errs, h.checkTwins(eff.run, &h.next)...)
+	if h.steps%h.opts.OracleEvery == 0 {
+		errs = append(errs, h.checkNextRun()...)
+	}
 
 	// Agents whose fingerprint changed: their views again, the checks of
 	// one agent, and their volumes.
@@ -529,12 +568,17 @@ func (h *Harness) stepFast(ev Event) error {
 		// before it, and are needed only when it offered something; the
 		// roles only when some have limits.
 		if h.next.Rest != h.fp.Rest {
-			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, refusal filters, inverse-offer statuses, the whitelist or pausing"))
+			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, inverse-offer statuses, the whitelist or pausing"))
+		}
+		if ev.Kind != AllocateAll && h.next.Filters != h.fp.Filters {
+			errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
 		}
 		after := Snapshot{Agents: h.agentList}
 		if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
 			before.Frameworks = h.a.Frameworks()
-			before.Filters = h.a.Filters()
+			if before.Filters == nil {
+				before.Filters = h.a.Filters()
+			}
 			after.Frameworks = before.Frameworks
 		}
 		if h.limits {
@@ -542,6 +586,9 @@ func (h *Harness) stepFast(ev Event) error {
 		}
 		errs = append(errs, checkRun(before, res, after, h.changed)...)
 		errs = append(errs, h.checkRunRules(before, res)...)
+		if ev.Kind == AllocateAll {
+			errs = append(errs, h.checkConservation(res, before)...)
+		}
 		h.offers = append(h.offers, eff.run.Offers...)
 		h.inverse = append(h.inverse, eff.run.InverseOffers...)
 	}
@@ -675,6 +722,16 @@ func (h *Harness) Observe(res allocator.Result) {
 	h.logRun(res)
 	h.offers = append(h.offers, res.Offers...)
 	h.inverse = append(h.inverse, res.InverseOffers...)
+	h.a.Fingerprint(&h.next)
+	h.deferred = append(h.deferred, h.checkTwins(&res, &h.next)...)
+}
+
+// takeDeferred returns the violations found outside steps, and forgets
+// them.
+func (h *Harness) takeDeferred() []error {
+	errs := h.deferred
+	h.deferred = nil
+	return errs
 }
 
 func (h *Harness) logRun(res allocator.Result) {
@@ -696,7 +753,8 @@ var named = []error{
 	allocator.ErrNotHeld, allocator.ErrNotAvailable, allocator.ErrRoleNotSubscribed,
 	allocator.ErrOperation, allocator.ErrInvalidStatus, allocator.ErrInvalidOptions,
 	allocator.ErrUnknownTask, allocator.ErrDuplicateTask, allocator.ErrOverflow,
-	allocator.ErrInvalidHold, allocator.ErrUnknownOffer,
+	allocator.ErrInvalidHold, allocator.ErrUnknownOffer, allocator.ErrSnapshotSorter,
+	allocator.ErrInvalidSnapshot,
 }
 
 func isNamed(err error) bool {
@@ -787,7 +845,8 @@ func agentVolumes(v, w allocator.AgentView, ops map[volumeKey]bool) []error {
 	return errs
 }
 
-// checkShares compares the role sorter's shares with the holdings.
+// checkShares compares the role sorter's shares with the holdings (beyond
+// the roles' allowances, with Options.ChargeBeyondAllowance).
 func (h *Harness) checkShares(s Snapshot) []error {
 	var errs []error
 	var totals resources.Quantities
@@ -819,6 +878,13 @@ func (h *Harness) checkShares(s Snapshot) []error {
 			if reservation.IsSubroleOrSelf(role, r.Role) {
 				sub.Add(held[role])
 			}
+		}
+		if h.opts.Allocator.ChargeBeyondAllowance {
+			// Charged beyond the allowance: the larger of the guarantee
+			// and the subtree's reservations.
+			allowance := r.Quota.Guarantees.Clone()
+			allowance.Max(r.Reserved)
+			sub.Subtract(allowance)
 		}
 		share, _ := sub.DominantShare(totals, h.excluded)
 		want := share / r.Weight

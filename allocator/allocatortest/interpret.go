@@ -624,6 +624,9 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 	case SnapshotRestore:
 		h.snapshotRestore(eff)
 
+	case Corners:
+		setf(nil, "corners (the generators expand them)")
+
 	default:
 		setf(nil, "unknown event kind")
 	}
@@ -1530,8 +1533,7 @@ func (h *Harness) snapshotRestore(eff *effects) {
 		}
 		return
 	}
-	o := h.opts.Allocator
-	restored, err := allocator.Restore(data, allocator.RestoreOptions{Clock: h.Now, RoleSorter: o.RoleSorter, FrameworkSorter: o.FrameworkSorter})
+	restored, err := allocator.Restore(data, h.restoreOptions())
 	if err != nil {
 		eff.err = err
 		if h.text {
@@ -1546,6 +1548,10 @@ func (h *Harness) snapshotRestore(eff *effects) {
 		eff.fail("the restored allocator's fingerprint differs from the saved one's")
 	} else if want, got := h.a.Describe(), restored.Describe(); got != want {
 		eff.fail("the restored allocator differs from the saved one:\n%s\nwas:\n%s", got, want)
+	} else {
+		// From now on it takes the same events and must give the same
+		// results (twin.go).
+		h.addRestoredTwin(restored)
 	}
 	if h.text {
 		eff.call = "Snapshot(), Restore"

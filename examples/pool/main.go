@@ -193,7 +193,7 @@ func run(w io.Writer) (outcome, error) {
 	hosts := []*host{{name: "mesos", out: &out.Mesos}, {name: "pool", out: &out.Pool}}
 	for _, h := range hosts {
 		h.clock = allocator.NewManualClock(epoch)
-		opts := allocator.Options{Seed: 1, Clock: h.clock.Now}
+		opts := allocator.Options{Seed: 2, Clock: h.clock.Now}
 		if h.name == "pool" {
 			opts.ChargeBeyondAllowance, opts.ReservedFirst = true, true
 		}

@@ -1,0 +1,210 @@
+package allocatortest
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// Work conservation: nothing left idle that a framework could take.
+//
+// After every AllocateAll, for every agent the run looked at that still has
+// resources free (shared volumes aside), every active framework in every
+// role it takes offers in either was offered something there, or could
+// take nothing of what is free (nothing of it is allocatable to the role),
+// or was kept off by a rule that Explain names and the views confirm:
+//
+//   - a refusal filter: the framework had one on the agent in the role
+//     before the run;
+//   - a quota limit: the role or an ancestor has a limit;
+//   - headroom: some role's guarantee was unmet when the run started;
+//   - the minimum allocatable resources: what is free holds none of the
+//     alternatives (checked when no quota is set anywhere and offers are
+//     not split, as cuts otherwise decide what the offer would hold);
+//   - a capability: the agent has GPUs or is in another region, or all
+//     that is free needs a capability the framework lacks;
+//   - offer constraints that exclude the agent.
+//
+// "Lost to fairness" and "nothing left" are no reasons while something the
+// role could take is free: the run goes on to the next framework and the
+// next role until the agent is empty.
+
+// checkConservation checks an AllocateAll that made res; before holds the
+// roles and the filters before it.
+func (h *Harness) checkConservation(res allocator.Result, before Snapshot) []error {
+	if h.paused {
+		return nil
+	}
+	var errs []error
+	agents := h.a.Agents()
+	roles := h.a.Roles()
+	cut := h.opts.Allocator.OfferShare > 0 || slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Quota.Guarantees.IsEmpty() || !r.Quota.Limits.IsEmpty() })
+	offered := map[[3]string]bool{}
+	for _, o := range res.Offers {
+		offered[[3]string{o.FrameworkID, o.Role, o.AgentID}] = true
+	}
+	for _, f := range h.a.Frameworks() {
+		if !f.Active {
+			continue
+		}
+		x, err := h.a.Explain(f.ID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("Explain(%s) after AllocateAll: %w", f.ID, err))
+			continue
+		}
+		for _, role := range f.Roles {
+			if slices.Contains(f.Suppressed, role) {
+				continue
+			}
+			reasons := explainedReasons(x, role)
+			for _, v := range agents {
+				if !h.looked(v) || offered[[3]string{f.ID, role, v.ID}] {
+					continue
+				}
+				free := v.Available.NonShared().AllocatableTo(role)
+				if free.IsEmpty() {
+					continue
+				}
+				found, ok := reasons[v.ID]
+				c := conservationCase{h: h, f: f, role: role, v: v, free: free, roles: roles, filters: before.Filters, cut: cut, unmetBefore: unmetGuarantees(before.Roles)}
+				if err := c.check(found, ok); err != nil {
+					errs = append(errs, fmt.Errorf("agent %s has %s free for role %s after AllocateAll, and %s was offered none of it: %w", v.ID, free, role, f.ID, err))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// looked reports whether the run looked at the agent: active, on the
+// whitelist and not over-allocated.
+func (h *Harness) looked(v allocator.AgentView) bool {
+	return v.Active && !v.OverAllocated && (h.whitelist == nil || h.whitelist[h.agentInfo[v.ID].Hostname])
+}
+
+// explained is one agent's reason in an explanation.
+type explained struct {
+	reason allocator.Reason
+	ar     allocator.AgentReason
+}
+
+// explainedReasons returns, by agent, the reasons an explanation gives for
+// a role.
+func explainedReasons(x allocator.Explanation, role string) map[string]explained {
+	out := map[string]explained{}
+	for _, re := range x.Roles {
+		if re.Role != role {
+			continue
+		}
+		for _, g := range re.Reasons {
+			for _, ar := range g.Agents {
+				out[ar.Agent] = explained{g.Reason, ar}
+			}
+		}
+	}
+	return out
+}
+
+// conservationCase is one framework, role and agent with something free
+// that the framework was not offered.
+type conservationCase struct {
+	h       *Harness
+	f       allocator.FrameworkView
+	role    string
+	v       allocator.AgentView
+	free    resources.Resources
+	roles   []allocator.RoleView
+	filters []allocator.FilterView
+	// cut: offers may be cut (quota, Options.OfferShare), which decides
+	// what they hold; unmetBefore: some guarantee was unmet at the run's
+	// start.
+	cut, unmetBefore bool
+}
+
+// check returns why the reason Explain gave (found: it gave one) does not
+// hold.
+func (c conservationCase) check(found explained, ok bool) error {
+	if !ok {
+		return fmt.Errorf("Explain names no reason for it")
+	}
+	holds := false
+	switch found.reason {
+	case allocator.ReasonFiltered:
+		holds = slices.ContainsFunc(c.filters, func(fl allocator.FilterView) bool {
+			return fl.Framework == c.f.ID && fl.Role == c.role && fl.Agent == c.v.ID
+		})
+	case allocator.ReasonQuotaLimit:
+		holds = c.limited()
+	case allocator.ReasonHeadroom:
+		// The run held back headroom for the guarantees unmet when it
+		// started (stage two does not lower it as it meets them, as in
+		// Mesos).
+		holds = c.unmetBefore
+	case allocator.ReasonMinAllocatable:
+		holds = c.cut || !c.h.meetsMinimum(c.f.ID, c.role, c.usable())
+	case allocator.ReasonIncapable:
+		holds = c.incapable()
+	case allocator.ReasonConstraints:
+		cs, has := c.h.fwInfo[c.f.ID].Constraints[c.role]
+		holds = has && !admits(cs, c.h.agentInfo[c.v.ID].Attributes)
+	}
+	if !holds {
+		return fmt.Errorf("Explain says %s, which the views do not bear out", found.reason)
+	}
+	return nil
+}
+
+// limited reports whether the role or an ancestor has a quota limit. (A
+// limit may have cut an offer during the run below the framework's minimum
+// allocatable resources although what is left after the run would not
+// reach it.)
+func (c conservationCase) limited() bool {
+	return slices.ContainsFunc(c.roles, func(r allocator.RoleView) bool {
+		return !r.Quota.Limits.IsEmpty() && reservation.IsSubroleOrSelf(c.role, r.Role)
+	})
+}
+
+// incapable reports whether the framework lacks a capability for the
+// whole agent, or for everything free there.
+func (c conservationCase) incapable() bool {
+	opts := c.h.opts.Allocator
+	caps := c.f.Capabilities
+	if !opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && c.v.Total.Quantities().Scalar("gpus") > 0 {
+		return true
+	}
+	if region := c.h.agentInfo[c.v.ID].Region; opts.Region != "" && region != "" && region != opts.Region && !caps.Has(offer.RegionAware) {
+		return true
+	}
+	return c.usable().IsEmpty()
+}
+
+// usable is what is free that the framework can take: revocable resources
+// and refined reservations need a capability.
+func (c conservationCase) usable() resources.Resources {
+	caps := c.f.Capabilities
+	return c.free.Filter(func(r resources.Resource) bool {
+		return (caps.Has(offer.RevocableResources) || !r.Revocable) && (caps.Has(offer.ReservationRefinement) || !r.Reservations.IsRefined())
+	})
+}
+
+// meetsMinimum reports whether res holds one of the minimum allocatable
+// alternatives of the framework in the role.
+func (h *Harness) meetsMinimum(fw, role string, res resources.Resources) bool {
+	mins, ok := h.fwInfo[fw].MinAllocatable[role]
+	if !ok {
+		mins = h.opts.Allocator.MinAllocatable
+		if mins == nil {
+			mins = allocator.DefaultMinAllocatable()
+		}
+	}
+	return len(mins) == 0 || slices.ContainsFunc(mins, res.ContainsQuantities)
+}
+
+// unmetGuarantees reports whether some role's guarantee is unmet.
+func unmetGuarantees(roles []allocator.RoleView) bool {
+	return slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Consumed.Contains(r.Quota.Guarantees) })
+}
