@@ -132,7 +132,10 @@
 //
 // For every agent, available + offered + allocated == total, where
 // "offered" is what offers hold and "allocated" what tasks use (launches in
-// UpdateAllocation or Accept move resources from offered to allocated).
+// UpdateAllocation or Accept move resources from offered to allocated);
+// resources held for a framework (RecoverHeld) and what the agent reported
+// in use by frameworks not added yet (AgentView.Unclaimed, claimed by
+// AddFramework) count with "allocated".
 // Shared volumes stay available while in use and are offered at most once
 // per run. Quota consumption of a role is every reservation in its subtree,
 // offered or not, plus the unreserved non-revocable scalars offered or
@@ -152,14 +155,18 @@
 //   - Offers of one run are returned sorted by framework, role and agent.
 //   - Refusal filters: a filter made at time D for a refusal of R lasts
 //     until T = D + min(max(R, AllocationInterval), a year) (a negative R
-//     means the 5 s default, zero means no filter). It is in force for every
-//     run whose clock reads T or earlier, and dropped by the first run after
-//     T. So a filter always survives at least one periodic batch: with a
-//     60 s interval, a decline at D with a 1 s refusal still keeps the agent
-//     from the framework in the batch at D + 60 s, as Mesos's (MESOS-4302:
-//     its filters expire after both the refusal and one allocation interval,
-//     and the batch that lands on the expiry runs before the expiry is
-//     processed). Inverse-offer filters follow the same rule.
+//     means the 5 s default, zero means no filter), as Mesos's
+//     (MESOS-4302), so that it outlives at least one periodic batch. It is
+//     in force for every run whose clock reads before T; at T itself, only
+//     for a periodic run (AllocateAll) that is the first since the filter
+//     was made. That is the order of Mesos's timers at the instant: the
+//     batch timer runs first when it was armed first, that is when no
+//     batch ran since the filter was made. So a 2 s filter with a 1 s
+//     interval keeps the agent from the framework in the batch at D + 1 s
+//     and not in the one at D + 2 s (Mesos's OfferFilter), and a 1 s filter
+//     made right after a batch with a 60 s interval still applies in the
+//     batch at D + 60 s (SmallOfferFilterTimeout). Inverse-offer filters
+//     follow the same rule.
 //
 // # Why no offer, and metrics
 //
@@ -254,6 +261,20 @@
 //
 // examples/pool shows the first three end to end with the numbers.
 //
+// # What the checks prove
+//
+// Package allocatortest's harness, its event fuzzer and the long run of
+// eventcheck check two things of every sequence of events. Nothing is
+// given out twice: after every event the bookkeeping is recomputed from
+// scratch and compared, and every run offers only what was free, within
+// quota limits, filters and capabilities. Nothing is left idle that a
+// framework could take: every run is compared with the same run of a
+// cache-free copy (Options.CacheFree), so a cached answer that outlives
+// the event that should have ended it is a difference at the first run
+// that reads it, and after every periodic run every agent with resources
+// free was offered, or every framework that could take them was kept off
+// by a rule Explain names and the views bear out.
+//
 // # Implementation notes
 //
 // Agents keep their available resources cached and a per-agent share of
@@ -287,6 +308,15 @@
 //     RunStats.Capped counts such roles. In stage one, a role whose
 //     guarantees are met leaves the role sorter for the stage.
 //   - A walk stops at the offer that leaves the agent empty.
+//
+// Each of these caches is a claim about what a run would find, checked by
+// the tests against a run without it (see cachefree.go): a role capped or
+// an (agent, role) pair skipped is one the cache-free run would not offer
+// either. A filter that covers an offer cut to a limit, the headroom or an
+// offer share is not cached, as events elsewhere widen the cut; an offer's
+// cuts are ordered by a random source seeded from the offer itself, so
+// that a run draws the same numbers whatever it skips; caches skip walks
+// only of sorters whose walks change nothing (sorter.Stable).
 //
 // Resources are small flat entries whose metadata is shared (see package
 // resources). An offer's resources are made once, frozen, and shared by the

@@ -21,7 +21,8 @@ import (
 //   - a refusal filter: the framework had one on the agent in the role
 //     before the run;
 //   - a quota limit: the role or an ancestor has a limit;
-//   - headroom: some role's guarantee was unmet when the run started;
+//   - headroom: some role's guarantee was unmet when the run started, or
+//     is after it (the run gives back expired holds first);
 //   - the minimum allocatable resources: what is free holds none of the
 //     alternatives (checked when no quota is set anywhere and offers are
 //     not split, as cuts otherwise decide what the offer would hold);
@@ -142,8 +143,8 @@ func (c conservationCase) check(found explained, ok bool) error {
 	case allocator.ReasonHeadroom:
 		// The run held back headroom for the guarantees unmet when it
 		// started (stage two does not lower it as it meets them, as in
-		// Mesos).
-		holds = c.unmetBefore
+		// Mesos), or when it had given back the holds that expired.
+		holds = c.unmetBefore || unmetGuarantees(c.roles)
 	case allocator.ReasonMinAllocatable:
 		holds = c.cut || !c.h.meetsMinimum(c.f.ID, c.role, c.usable())
 	case allocator.ReasonIncapable:

@@ -84,6 +84,34 @@
 // twice or never launched, AcceptEach's dropped operations, quota
 // guarantees past resources.MaxTotal.
 //
+// Those checks prove that nothing is given out twice. Three more prove
+// that nothing is left idle that a framework could take:
+//
+//   - the cache-free twin (twin.go): the harness feeds the allocator's
+//     journal to an allocator made with allocator.Options.CacheFree, which
+//     works every run out from the state; after every step the two states
+//     must be the same, and every run must make the same offers and leave
+//     the same roles' figures and shares. A cached answer that outlives
+//     the event that should have ended it shows at the first run that
+//     reads it;
+//   - the next run (nextrun.go): after every step (with Fast, every
+//     Options.OracleEvery steps), two copies restored from the allocator's
+//     snapshot, one with the caches it keeps and one without, must make
+//     the same AllocateAll; the allocator itself is left alone, and a
+//     replay names the first step after which the next run would have
+//     differed;
+//   - work conservation (conservation.go): after every AllocateAll, every
+//     agent the run looked at with resources free was offered, or every
+//     framework that could take them was kept off by a rule that Explain
+//     names and the views bear out (a filter, a limit, headroom for a
+//     guarantee unmet at the run's start, the minimum allocatable
+//     resources, a capability, offer constraints, suppression).
+//
+// A SnapshotRestore event keeps the restored allocator as a twin too: for
+// the rest of the sequence it must make the same offers, render the same
+// state (Describe) and explain every run the same way for every framework
+// and role.
+//
 // # Fast checks
 //
 // With Options.Fast, the checks after a step look at what the step

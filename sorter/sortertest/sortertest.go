@@ -4,7 +4,8 @@
 // chooses: add, remove, activate and deactivate bookkeeping, allocation
 // accounting (shared volumes counted once per agent), agent totals,
 // hierarchy bookkeeping (virtual leaves appear and disappear with their
-// children) and the rule that a call which fails changes nothing. RunFair
+// children), the rule that a call which fails changes nothing, and that a
+// sorter.Stable sorter sorts the same while nothing changes. RunFair
 // adds the ordering behaviours of a dominant resource fairness sorter:
 // dominant shares, weights, tie rules, fairness exclusions, pool totals and
 // the hierarchical order of the sorter package's DRF.
@@ -536,6 +537,29 @@ func Run(t *testing.T, newSorter sorter.Factory) {
 				if c.s.Count() != count {
 					c.t.Fatalf("step %d: Count() = %d, want %d", step, c.s.Count(), count)
 				}
+			}
+		}
+	})
+
+	with("StableSortsTheSameTwice", func(c checker) {
+		// A sorter that says it is sorter.Stable lets callers skip walks
+		// whose outcome they know: sorting and walking it must change
+		// nothing.
+		if _, ok := c.s.(sorter.Stable); !ok {
+			c.t.Skip("not a sorter.Stable")
+		}
+		c.add("a", "b/c", "b/d", "e")
+		c.activate("a", "b/c", "b/d", "e")
+		c.alloc("a", "s1", "cpus:2;mem:10")
+		c.alloc("b/c", "s1", "cpus:1;mem:30")
+		first := slices.Clone(c.s.Sort())
+		for i := range 3 {
+			if w, ok := c.s.(sorter.Walker); ok {
+				var walked []string
+				w.Walk(func(client string) bool { walked = append(walked, client); return i%2 == 0 })
+			}
+			if got := c.s.Sort(); !slices.Equal(got, first) {
+				c.t.Fatalf("sorted %q, then %q: a Stable sorter must sort the same while nothing changes", first, got)
 			}
 		}
 	})

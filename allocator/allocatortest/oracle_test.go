@@ -1,0 +1,89 @@
+package allocatortest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// plainSorter hides every optional interface of the sorter it wraps: no
+// snapshots, no walks, no charges, no index; sorted as Mesos sorts.
+type plainSorter struct{ sorter.Sorter }
+
+// A sorter without sorter.Snapshotter: snapshots fail with a named error
+// that changes nothing, and the cache-free twin still compares every run.
+func TestSorterWithoutSnapshotter(t *testing.T) {
+	plain := func(c sorter.Config) sorter.Sorter { return plainSorter{sorter.NewDRF(c)} }
+	opts := Options{Fast: true, Allocator: allocator.Options{RoleSorter: plain, FrameworkSorter: plain}}
+	mix := DefaultMix()
+	mix[SnapshotRestore] = 10
+	for i, s := range Sequences(3, 40, mix, 60) {
+		if err := RunSequence(opts, s); err != nil {
+			t.Fatalf("sequence %d: %v", i, err)
+		}
+	}
+}
+
+// stableRandom is the random sorter claiming, falsely, that walking it
+// changes nothing (sorter.Stable): the caches then skip walks, the
+// cache-free twin does not, and the two draw different numbers.
+type stableRandom struct{ *sorter.Random }
+
+func (stableRandom) Stable() {}
+
+// A cache that skips what it should not is found: the twin and the next
+// run's copies differ from the allocator, and the violation says so.
+func TestOracleFindsAFalseClaim(t *testing.T) {
+	liar := func(c sorter.Config) sorter.Sorter { return stableRandom{sorter.NewRandom(c)} }
+	opts := Options{Fast: true, Allocator: allocator.Options{FrameworkSorter: liar}}
+	for i, s := range Sequences(1, 200, DefaultMix(), 80) {
+		err := RunSequence(opts, s)
+		if err == nil {
+			continue
+		}
+		var v *Violation
+		if !errors.As(err, &v) {
+			t.Fatalf("sequence %d: %v, want a *Violation", i, err)
+		}
+		if msg := v.Error(); !strings.Contains(msg, "twin") && !strings.Contains(msg, "the next AllocateAll") {
+			t.Fatalf("sequence %d: the violation is not the oracle's: %v", i, err)
+		}
+		return
+	}
+	t.Fatal("200 sequences with a sorter that falsely claims to be stable: no violation")
+}
+
+// The work-conservation check refuses reasons the views do not bear out.
+func TestConservationRefusesFalseReasons(t *testing.T) {
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := resources.MustParse("cpus:2;mem:1024", "")
+	c := conservationCase{
+		h: h, f: allocator.FrameworkView{ID: "f0", Roles: []string{"a"}}, role: "a",
+		v: allocator.AgentView{ID: "a0", Total: free, Available: free}, free: free,
+	}
+	for _, r := range []allocator.Reason{allocator.ReasonFairness, allocator.ReasonNothingLeft, allocator.ReasonFiltered,
+		allocator.ReasonQuotaLimit, allocator.ReasonHeadroom, allocator.ReasonMinAllocatable, allocator.ReasonIncapable,
+		allocator.ReasonConstraints} {
+		if err := c.check(explained{reason: r}, true); err == nil {
+			t.Errorf("%s with nothing in the views to bear it out: taken", r)
+		}
+	}
+	if err := c.check(explained{}, false); err == nil {
+		t.Error("no reason at all: taken")
+	}
+	c.filters = []allocator.FilterView{{Framework: "f0", Role: "a", Agent: "a0", Refused: free}}
+	if err := c.check(explained{reason: allocator.ReasonFiltered}, true); err != nil {
+		t.Errorf("filtered, with the filter: %v", err)
+	}
+	c.unmetBefore = true
+	if err := c.check(explained{reason: allocator.ReasonHeadroom}, true); err != nil {
+		t.Errorf("headroom, with a guarantee unmet: %v", err)
+	}
+}
