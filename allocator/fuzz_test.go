@@ -16,8 +16,10 @@ const maxFuzzEvents = 64
 // event's first byte expand into a corner: a refusal at its expiry, an
 // agent near the largest amount, quota at its limit, a shared volume in
 // use, an offer accepted after it was declined, a task ended twice, quota
-// guarantees at and past the bound). No input may panic or break a
-// property. The seeds are generated sequences of every configuration and
+// guarantees at and past the bound, quota changed right after runs, a role
+// left and joined again, held resources beside a filter, an agent refused
+// by many frameworks of a role). No input may panic or break a property:
+// the checks include the cache-free twin and work conservation. The seeds are generated sequences of every configuration and
 // every corner; run it longer with
 //
 //	go test -run XXX -fuzz FuzzAllocatorEvents -fuzztime 5m ./allocator
@@ -33,13 +35,13 @@ func FuzzAllocatorEvents(f *testing.F) {
 		for _, s := range allocatortest.Sequences(int64(i), 2, c.Mix, 40) {
 			f.Add(append([]byte{byte(i)}, allocatortest.EncodeBiased(s)...))
 		}
-		for corner := range 8 {
+		for corner := range allocatortest.NumCorners {
 			setup := allocatortest.EncodeBiased(allocatortest.Sequence{Seed: int64(i), Events: []allocatortest.Event{
 				{Kind: allocatortest.AddAgent, Args: [4]uint8{0, byte(corner), 0xff, byte(i)}},
 				{Kind: allocatortest.AddFramework, Args: [4]uint8{0, 0xff, 0xff, 0}},
 				{Kind: allocatortest.AddFramework, Args: [4]uint8{1, byte(corner), 0, 0}},
 			}})
-			f.Add(append(append([]byte{byte(i)}, setup...), byte(224+corner), byte(i), byte(corner), 3, 1))
+			f.Add(append(append([]byte{byte(i)}, setup...), byte(224+int(corner)), byte(i), byte(corner), 3, 1))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -254,6 +254,7 @@ func TestPropertyObserverAndExplain(t *testing.T) {
 			props.Property("observer and explain", prop.ForAll(func(s allocatortest.Sequence) string {
 				l := newLatest()
 				opts := c.Options
+				opts.Fast = true
 				opts.Allocator.Seed = s.Seed
 				opts.Allocator.Observer = l
 				h, err := allocatortest.New(opts)

@@ -346,7 +346,7 @@ func TestCornersReachTheirStates(t *testing.T) {
 		EndedTwice:     {0, 0, 0, 0},
 		QuotaOverflow:  {0, 0, 1, 0},
 	}
-	for c := range numCorners {
+	for c := range NumCorners {
 		x := args[c]
 		data := append(slices.Clone(setup), byte(kindSlots+int(c)), x[0], x[1], x[2], x[3])
 		s := DecodeBiased(data)

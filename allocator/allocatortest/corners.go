@@ -65,7 +65,8 @@ const (
 	// are refused by enough frameworks of a role for the refusal index.
 	RefusedByMany
 
-	numCorners
+	// NumCorners is the number of corners.
+	NumCorners
 )
 
 // corner returns the events of corner c with arguments x.
@@ -235,7 +236,7 @@ func DecodeBiased(data []byte) Sequence {
 		if b := data[0]; b < kindSlots {
 			s.Events = appendEvent(s.Events, Event{Kind: table[b], Args: x})
 		} else {
-			s.Events = append(s.Events, corner(Corner(b-kindSlots)%numCorners, x)...)
+			s.Events = append(s.Events, corner(Corner(b-kindSlots)%NumCorners, x)...)
 		}
 		data = data[eventBytes:]
 	}

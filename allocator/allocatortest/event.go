@@ -300,7 +300,7 @@ func appendEvent(events []Event, e Event) []Event {
 		return append(events, e)
 	}
 	x := e.Args
-	c := Corner(x[0]) % numCorners
+	c := Corner(x[0]) % NumCorners
 	x[0] >>= 4
 	return append(events, corner(c, x)...)
 }

@@ -23,7 +23,7 @@ import (
 
 // DefaultOracleEvery is how many steps a Fast harness lets pass between
 // two comparisons of the next run, unless Options.OracleEvery says.
-const DefaultOracleEvery = 8
+const DefaultOracleEvery = 16
 
 // checkNextRun compares the next AllocateAll of two copies of the
 // allocator, with and without caches. Sorters that cannot be saved

@@ -135,6 +135,12 @@ func (h *Harness) checkTwins(run *allocator.Result, fp *allocator.Fingerprint) [
 				continue
 			}
 		}
+		if h.fast && run == nil && h.steps%h.opts.OracleEvery != 0 {
+			// With Fast, states are compared after runs and every
+			// OracleEvery steps; a difference shows at the next run in
+			// any case.
+			continue
+		}
 		t.a.Fingerprint(&h.twinFP)
 		if !h.twinFP.Equal(fp) {
 			errs = append(errs, fmt.Errorf("the %s twin's state differs from the allocator's: %s:\n%s", t.name,
@@ -226,6 +232,16 @@ func runText(res allocator.Result) string {
 
 // sameRoles reports how two lists of role views differ.
 func sameRoles(want, got []allocator.RoleView) error {
+	same := len(want) == len(got)
+	for i := 0; same && i < len(want); i++ {
+		w, g := &want[i], &got[i]
+		same = w.Role == g.Role && w.Weight == g.Weight && w.Share == g.Share &&
+			w.Quota.Guarantees.Equal(g.Quota.Guarantees) && w.Quota.Limits.Equal(g.Quota.Limits) &&
+			w.Reserved.Equal(g.Reserved) && w.Allocated.Equal(g.Allocated) && slices.Equal(w.Frameworks, g.Frameworks)
+	}
+	if same {
+		return nil
+	}
 	line := func(r allocator.RoleView) string {
 		return fmt.Sprintf("role %s weight=%g share=%v quota=%s/%s reserved=%s allocated=%s frameworks=%v",
 			r.Role, r.Weight, r.Share, r.Quota.Guarantees, r.Quota.Limits, r.Reserved, r.Allocated, r.Frameworks)
