@@ -7,7 +7,6 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/allot-go/allot/allocator"
 )
@@ -28,7 +27,7 @@ type Cluster struct {
 	replicas map[uint64]*Replica
 	down     map[uint64]bool
 	cut      map[uint64]bool
-	queue    []*pb.Message
+	queue    []pb.Message
 	clock    *allocator.ManualClock
 
 	// committed holds, by index, every entry a replica applied and what
@@ -54,7 +53,7 @@ func newCluster(n int, opts allocator.Options, clock *allocator.ManualClock, sna
 		if err != nil {
 			return nil, err
 		}
-		r.send = func(ms []*pb.Message) { c.queue = append(c.queue, ms...) }
+		r.send = func(ms []pb.Message) { c.queue = append(c.queue, ms...) }
 		r.onApply = c.noteApplied
 		c.replicas[id] = r
 	}
@@ -122,31 +121,31 @@ func (c *Cluster) settle() error {
 
 // deliver hands a message to its replica through its wire form, or drops
 // it if either end is down or cut off.
-func (c *Cluster) deliver(m *pb.Message) {
-	from, to := m.GetFrom(), m.GetTo()
+func (c *Cluster) deliver(m pb.Message) {
+	from, to := m.From, m.To
 	if c.down[from] {
 		return
 	}
 	sender := c.replicas[from]
 	if c.down[to] || c.cut[to] || c.cut[from] {
 		sender.node.ReportUnreachable(to)
-		if m.GetType() == pb.MsgSnap {
+		if m.Type == pb.MsgSnap {
 			sender.node.ReportSnapshot(to, raft.SnapshotFailure)
 		}
 		return
 	}
-	data, err := proto.Marshal(m)
+	data, err := m.Marshal()
 	if err != nil {
 		c.fail(err)
 		return
 	}
 	var in pb.Message
-	if err := proto.Unmarshal(data, &in); err != nil {
+	if err := in.Unmarshal(data); err != nil {
 		c.fail(err)
 		return
 	}
-	_ = c.replicas[to].node.Step(&in)
-	if m.GetType() == pb.MsgSnap {
+	_ = c.replicas[to].node.Step(in)
+	if m.Type == pb.MsgSnap {
 		sender.node.ReportSnapshot(to, raft.SnapshotFinish)
 	}
 }
@@ -160,7 +159,7 @@ func (c *Cluster) leader() *Replica {
 		if c.down[id] || c.cut[id] || !r.isLeader() {
 			continue
 		}
-		if best == nil || r.node.BasicStatus().GetTerm() > best.node.BasicStatus().GetTerm() {
+		if best == nil || r.node.BasicStatus().Term > best.node.BasicStatus().Term {
 			best = r
 		}
 	}

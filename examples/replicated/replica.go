@@ -6,7 +6,6 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/allot-go/allot/allocator"
 )
@@ -24,8 +23,10 @@ type Replica struct {
 	opts    allocator.Options
 
 	// confState is the group's membership as of the last applied entry;
-	// raft snapshots record it.
-	confState *pb.ConfState
+	// raft snapshots record it. It is replaced whole, never changed in
+	// place, and neither raft nor its storage writes into a ConfState they
+	// were given, so a copy of the struct, sharing their slices, is enough.
+	confState pb.ConfState
 	// applied is the index of the last entry the allocator took.
 	applied uint64
 	// snapshotIndex is the index of the last raft snapshot taken from
@@ -42,7 +43,7 @@ type Replica struct {
 	// allocator refused).
 	onApply func(r *Replica, index uint64, e allocator.Entry, res allocator.Result, err error)
 	// send hands messages to the network.
-	send func([]*pb.Message)
+	send func([]pb.Message)
 }
 
 // newReplica makes replica id of a group of peers, with an empty log and a
@@ -72,7 +73,7 @@ func newReplica(id uint64, peers []uint64, opts allocator.Options, snapshotEvery
 	if err != nil {
 		return nil, err
 	}
-	return &Replica{id: id, node: node, storage: storage, alloc: alloc, opts: opts, snapshotEvery: snapshotEvery, confState: &pb.ConfState{}}, nil
+	return &Replica{id: id, node: node, storage: storage, alloc: alloc, opts: opts, snapshotEvery: snapshotEvery}, nil
 }
 
 // isLeader reports whether the replica leads the group.
@@ -98,16 +99,16 @@ func (r *Replica) handleReady() (bool, error) {
 		return false, nil
 	}
 	rd := r.node.Ready()
-	if snap := rd.Snapshot; snap != nil && !raft.IsEmptySnap(snap) {
-		if err := r.installSnapshot(snap); err != nil {
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		if err := r.installSnapshot(rd.Snapshot); err != nil {
 			return true, err
 		}
 	}
 	if err := r.storage.Append(rd.Entries); err != nil {
 		return true, err
 	}
-	if hs := rd.HardState; hs != nil && !raft.IsEmptyHardState(hs) {
-		if err := r.storage.SetHardState(hs); err != nil {
+	if !raft.IsEmptyHardState(rd.HardState) {
+		if err := r.storage.SetHardState(rd.HardState); err != nil {
 			return true, err
 		}
 	}
@@ -126,59 +127,59 @@ func (r *Replica) handleReady() (bool, error) {
 
 // installSnapshot takes the state the leader sent in place of the entries
 // it no longer has: the allocator is rebuilt from the snapshot's data.
-func (r *Replica) installSnapshot(snap *pb.Snapshot) error {
-	md := snap.GetMetadata()
-	if md.GetIndex() <= r.applied {
+func (r *Replica) installSnapshot(snap pb.Snapshot) error {
+	md := snap.Metadata
+	if md.Index <= r.applied {
 		return nil
 	}
 	if err := r.storage.ApplySnapshot(snap); err != nil {
 		return err
 	}
-	alloc, err := allocator.Restore(snap.GetData(), allocator.RestoreOptions{
+	alloc, err := allocator.Restore(snap.Data, allocator.RestoreOptions{
 		Clock: r.opts.Clock, RoleSorter: r.opts.RoleSorter, FrameworkSorter: r.opts.FrameworkSorter,
 	})
 	if err != nil {
-		return fmt.Errorf("replica %d: snapshot at %d: %w", r.id, md.GetIndex(), err)
+		return fmt.Errorf("replica %d: snapshot at %d: %w", r.id, md.Index, err)
 	}
 	r.alloc = alloc
-	r.confState = proto.Clone(md.GetConfState()).(*pb.ConfState)
-	r.applied, r.snapshotIndex = md.GetIndex(), md.GetIndex()
+	r.confState = md.ConfState
+	r.applied, r.snapshotIndex = md.Index, md.Index
 	r.restores++
 	return nil
 }
 
 // applyEntry applies one committed entry: a membership change to raft,
 // an event to the allocator.
-func (r *Replica) applyEntry(ent *pb.Entry) error {
-	if ent.GetIndex() <= r.applied {
+func (r *Replica) applyEntry(ent pb.Entry) error {
+	if ent.Index <= r.applied {
 		return nil
 	}
-	r.applied = ent.GetIndex()
-	switch ent.GetType() {
+	r.applied = ent.Index
+	switch ent.Type {
 	case pb.EntryConfChange:
 		var cc pb.ConfChange
-		if err := proto.Unmarshal(ent.GetData(), &cc); err != nil {
+		if err := cc.Unmarshal(ent.Data); err != nil {
 			return err
 		}
-		r.confState = r.node.ApplyConfChange(&cc)
+		r.confState = *r.node.ApplyConfChange(cc)
 		return nil
 	case pb.EntryNormal:
-		if len(ent.GetData()) == 0 {
+		if len(ent.Data) == 0 {
 			return nil // what a new leader appends to commit its term
 		}
 	default:
-		return fmt.Errorf("replica %d: entry %d of type %v", r.id, ent.GetIndex(), ent.GetType())
+		return fmt.Errorf("replica %d: entry %d of type %v", r.id, ent.Index, ent.Type)
 	}
 	var e allocator.Entry
-	if err := json.Unmarshal(ent.GetData(), &e); err != nil {
-		return fmt.Errorf("replica %d: entry %d: %w", r.id, ent.GetIndex(), err)
+	if err := json.Unmarshal(ent.Data, &e); err != nil {
+		return fmt.Errorf("replica %d: entry %d: %w", r.id, ent.Index, err)
 	}
 	// An event the allocator refuses (a decline of an offer rescinded in
 	// the meantime) is refused by every replica alike and changes
 	// nothing: it is an answer, not a failure of the replica.
 	res, err := r.alloc.Apply(e)
 	if r.onApply != nil {
-		r.onApply(r, ent.GetIndex(), e, res, err)
+		r.onApply(r, ent.Index, e, res, err)
 	}
 	return nil
 }
@@ -194,7 +195,7 @@ func (r *Replica) maybeCompact() error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.storage.CreateSnapshot(r.applied, r.confState, data); err != nil {
+	if _, err := r.storage.CreateSnapshot(r.applied, &r.confState, data); err != nil {
 		return err
 	}
 	if err := r.storage.Compact(r.applied); err != nil {
