@@ -110,11 +110,12 @@ func (r Result) ByFramework() map[string]map[string][]offer.Offer {
 // between runs accumulate into one batch. While paused it makes no offers
 // and keeps the triggers.
 func (a *Allocator) Allocate() Result {
-	a.ready()
-	if a.rec.on() {
-		res, _, _ := a.event(Entry{Event: EventAllocate})
-		return res
-	}
+	res, _, _ := a.step(Entry{Event: EventAllocate})
+	return res
+}
+
+// allocateTriggered is Allocate's handler (see events.go).
+func (a *Allocator) allocateTriggered() Result {
 	if a.paused {
 		return Result{}
 	}
@@ -132,14 +133,15 @@ func (a *Allocator) Allocate() Result {
 // AllocateAll runs one allocation over every agent, as the periodic batch
 // does.
 func (a *Allocator) AllocateAll() Result {
-	a.ready()
-	if a.rec.on() {
-		res, _, _ := a.event(Entry{Event: EventAllocateAll})
-		return res
-	}
+	res, _, _ := a.step(Entry{Event: EventAllocateAll})
+	return res
+}
+
+// allocateAll is AllocateAll's handler (see events.go).
+func (a *Allocator) allocateAll() Result {
 	a.pendingAll, a.periodic = true, true
 	defer func() { a.periodic = false }()
-	return a.Allocate()
+	return a.allocateTriggered()
 }
 
 // offerKey identifies one offer of a run.
@@ -936,6 +938,11 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			return a.passOver(r, fw, ag, node, st, SkipQuotaLimit, uncut.Quantities())
 		case cutByHeadroom:
 			return a.passOver(r, fw, ag, node, st, SkipHeadroom, uncut.Quantities())
+		}
+		if cutByShare {
+			// Below the minimum after a cut to the offer share, drawn for
+			// this run: the verdict on the agent is not kept.
+			r.stable = false
 		}
 		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, toOffer.Quantities())
 	}

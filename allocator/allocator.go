@@ -304,7 +304,6 @@ func (a *Allocator) init(opts Options) {
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {
 		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
-		a.obs.end = a.eventEnded
 	}
 	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
@@ -345,12 +344,11 @@ func validID(kind, id string) error {
 // for that agent, the same, or leave it out. An active framework triggers
 // an allocation over all agents.
 func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, state Activation) error {
-	a.ready()
-	active := bool(state)
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: active})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: bool(state)})
+}
+
+// addFramework is AddFramework's handler (see events.go).
+func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
 	if err := validID("framework", id); err != nil {
 		return err
 	}
@@ -427,11 +425,11 @@ func checkUsed(used resources.Resources, roles []string) error {
 // RemoveFramework drops a framework: everything it was offered or uses goes
 // back to the agents' available pools. No allocation is triggered.
 func (a *Allocator) RemoveFramework(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRemoveFramework, Framework: id})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventRemoveFramework, Framework: id})
+}
+
+// removeFramework is RemoveFramework's handler (see events.go).
+func (a *Allocator) removeFramework(id string) error {
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -458,11 +456,11 @@ func (a *Allocator) RemoveFramework(id string) error {
 // ActivateFramework makes a framework eligible for offers again in its
 // roles that are not suppressed, and triggers an allocation over all agents.
 func (a *Allocator) ActivateFramework(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventActivateFramework, Framework: id})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventActivateFramework, Framework: id})
+}
+
+// activateFramework is ActivateFramework's handler (see events.go).
+func (a *Allocator) activateFramework(id string) error {
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -479,11 +477,11 @@ func (a *Allocator) ActivateFramework(id string) error {
 // (they still count for fairness); its refusal and inverse-offer filters are
 // cleared, as in Mesos.
 func (a *Allocator) DeactivateFramework(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventDeactivateFramework, Framework: id})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventDeactivateFramework, Framework: id})
+}
+
+// deactivateFramework is DeactivateFramework's handler (see events.go).
+func (a *Allocator) deactivateFramework(id string) error {
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -502,11 +500,11 @@ func (a *Allocator) DeactivateFramework(id string) error {
 // framework holds nothing in them), suppression follows info.SuppressedRoles
 // (reviving here triggers nothing). No allocation is triggered.
 func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
+}
+
+// updateFramework is UpdateFramework's handler (see events.go).
+func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 	fw, err := a.framework(id)
 	if err != nil {
 		return err
@@ -543,11 +541,11 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 // SuppressOffers stops offers to a framework in the given roles (all its
 // roles when none are given) until ReviveOffers. No allocation is triggered.
 func (a *Allocator) SuppressOffers(id string, roles ...string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
+}
+
+// suppressOffers is SuppressOffers's handler (see events.go).
+func (a *Allocator) suppressOffers(id string, roles ...string) error {
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -563,11 +561,11 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 // given roles (all its roles when none are given), clears all its
 // inverse-offer filters, and triggers an allocation over all agents.
 func (a *Allocator) ReviveOffers(id string, roles ...string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
+}
+
+// reviveOffers is ReviveOffers's handler (see events.go).
+func (a *Allocator) reviveOffers(id string, roles ...string) error {
 	fw, roles, err := a.frameworkRoles(id, roles)
 	if err != nil {
 		return err
@@ -696,11 +694,11 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 // until AddFramework claims it (unclaimed.go), as Mesos counts it. It
 // triggers an allocation of this agent.
 func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventAddAgent, Agent: id, AgentInfo: &info, Resources: total, Used: used})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventAddAgent, Agent: id, AgentInfo: &info, Resources: total, Used: used})
+}
+
+// addAgent is AddAgent's handler (see events.go).
+func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
 	if err := validID("agent", id); err != nil {
 		return err
 	}
@@ -896,11 +894,11 @@ func headroomOf(res resources.Resources) resources.Quantities {
 // RemoveAgent drops an agent with everything offered and allocated on it,
 // and every filter that names it. No allocation is triggered.
 func (a *Allocator) RemoveAgent(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRemoveAgent, Agent: id})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventRemoveAgent, Agent: id})
+}
+
+// removeAgent is RemoveAgent's handler (see events.go).
+func (a *Allocator) removeAgent(id string) error {
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -930,11 +928,11 @@ func (a *Allocator) RemoveAgent(id string) error {
 // over-allocated and offers nothing until enough is recovered. Triggers an
 // allocation of the agent when anything changed.
 func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Resources) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateAgent, Agent: id, AgentInfo: &info, Total: total})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateAgent, Agent: id, AgentInfo: &info, Total: total})
+}
+
+// updateAgent is UpdateAgent's handler (see events.go).
+func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Resources) error {
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -976,11 +974,11 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 // resources and records what frameworks already use of them (frameworks
 // not added yet as AddAgent does). No allocation.
 func (a *Allocator) AddResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventAddResourceProvider, Agent: agentID, Resources: total, Used: used})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventAddResourceProvider, Agent: agentID, Resources: total, Used: used})
+}
+
+// addResourceProvider is AddResourceProvider's handler (see events.go).
+func (a *Allocator) addResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -1022,10 +1020,11 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 
 // ActivateAgent makes an agent's resources offerable again. No allocation.
 func (a *Allocator) ActivateAgent(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventActivateAgent, Agent: id})
-	}
+	return a.stepErr(Entry{Event: EventActivateAgent, Agent: id})
+}
+
+// activateAgent is ActivateAgent's handler (see events.go).
+func (a *Allocator) activateAgent(id string) error {
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -1037,10 +1036,11 @@ func (a *Allocator) ActivateAgent(id string) error {
 // DeactivateAgent keeps an agent's resources from being offered; nothing is
 // recovered. No allocation.
 func (a *Allocator) DeactivateAgent(id string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventDeactivateAgent, Agent: id})
-	}
+	return a.stepErr(Entry{Event: EventDeactivateAgent, Agent: id})
+}
+
+// deactivateAgent is DeactivateAgent's handler (see events.go).
+func (a *Allocator) deactivateAgent(id string) error {
 	ag, err := a.agent(id)
 	if err != nil {
 		return err
@@ -1052,11 +1052,11 @@ func (a *Allocator) DeactivateAgent(id string) error {
 // UpdateWhitelist restricts offers to agents whose hostnames are listed; nil
 // lifts the restriction, an empty list stops all offers. No allocation.
 func (a *Allocator) UpdateWhitelist(hostnames []string) {
-	a.ready()
-	if a.rec.on() {
-		_ = a.journal(Entry{Event: EventUpdateWhitelist, Hostnames: hostnames})
-		return
-	}
+	_ = a.stepErr(Entry{Event: EventUpdateWhitelist, Hostnames: hostnames})
+}
+
+// updateWhitelist is UpdateWhitelist's handler (see events.go).
+func (a *Allocator) updateWhitelist(hostnames []string) {
 	if hostnames == nil {
 		a.whitelist = nil
 		return
@@ -1304,11 +1304,7 @@ func setOrDelete(m map[string]resources.Resources, key string, v resources.Resou
 // agent in that role for the filter's time. No allocation is triggered: the
 // resources are offered again at the next allocation.
 func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resources, filter *Filter) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRecoverResources, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
-	}
-	return a.recover(fwID, agentID, res, filter, false)
+	return a.stepErr(Entry{Event: EventRecoverResources, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
 }
 
 // RecoverAllocated gives back the resources of tasks that ended (finished,
@@ -1316,15 +1312,12 @@ func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resourc
 // from what the framework uses on the agent first, then from what it was
 // offered.
 func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resources, filter *Filter) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRecoverAllocated, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
-	}
-	return a.recover(fwID, agentID, res, filter, true)
+	return a.stepErr(Entry{Event: EventRecoverAllocated, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
 }
 
+// recover is the handler of RecoverResources and RecoverAllocated (see
+// events.go), and how other events give resources back.
 func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
-	defer a.observed()()
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -1360,11 +1353,11 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 // role's node in the role tree; the default role "*" is a top-level role
 // like any other. No allocation is triggered.
 func (a *Allocator) UpdateWeights(weights map[string]float64) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateWeights, Weights: weights})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateWeights, Weights: weights})
+}
+
+// updateWeights is UpdateWeights's handler (see events.go).
+func (a *Allocator) updateWeights(weights map[string]float64) error {
 	for _, role := range slices.Sorted(maps.Keys(weights)) {
 		w := weights[role]
 		if err := reservation.ValidateRole(role); err != nil {
@@ -1396,11 +1389,11 @@ func (a *Allocator) UpdateWeights(weights map[string]float64) error {
 // ancestor's, and limits below a descendant's guarantees, are rejected. No
 // allocation is triggered.
 func (a *Allocator) UpdateQuota(role string, q Quota) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateQuota, Role: role, Quota: q})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateQuota, Role: role, Quota: q})
+}
+
+// updateQuota is UpdateQuota's handler (see events.go).
+func (a *Allocator) updateQuota(role string, q Quota) error {
 	if err := reservation.ValidateRole(role); err != nil {
 		return fmt.Errorf("%w: quota for %q", ErrInvalidRole, role)
 	}
@@ -1445,10 +1438,11 @@ func (a *Allocator) UpdateQuota(role string, q Quota) error {
 // it), clears inverse-offer filters for the agent and triggers an allocation
 // of the agent, which makes the inverse offers.
 func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateUnavailability, Agent: agentID, Unavailability: u})
-	}
+	return a.stepErr(Entry{Event: EventUpdateUnavailability, Agent: agentID, Unavailability: u})
+}
+
+// updateUnavailability is UpdateUnavailability's handler (see events.go).
+func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability) error {
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -1470,10 +1464,11 @@ func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability
 // agent; with a filter, the framework gets no inverse offer for the agent for
 // the filter's time.
 func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateInverseOffer, Agent: agentID, Framework: fwID, Status: status, Filter: filter})
-	}
+	return a.stepErr(Entry{Event: EventUpdateInverseOffer, Agent: agentID, Framework: fwID, Status: status, Filter: filter})
+}
+
+// updateInverseOffer is UpdateInverseOffer's handler (see events.go).
+func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err
@@ -1521,21 +1516,21 @@ func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferSta
 // Pause stops allocation runs until Resume; events are still taken and
 // triggers accumulate.
 func (a *Allocator) Pause() {
-	a.ready()
-	if a.rec.on() {
-		_ = a.journal(Entry{Event: EventPause})
-		return
-	}
+	_ = a.stepErr(Entry{Event: EventPause})
+}
+
+// pause is Pause's handler (see events.go).
+func (a *Allocator) pause() {
 	a.paused = true
 }
 
 // Resume lets allocation runs happen again.
 func (a *Allocator) Resume() {
-	a.ready()
-	if a.rec.on() {
-		_ = a.journal(Entry{Event: EventResume})
-		return
-	}
+	_ = a.stepErr(Entry{Event: EventResume})
+}
+
+// resume is Resume's handler (see events.go).
+func (a *Allocator) resume() {
 	a.paused = false
 }
 

@@ -45,11 +45,11 @@ type hold struct {
 // no shared volume; d must be positive and at most MaxRefuse. It triggers an
 // allocation of the agent.
 func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
+}
+
+// recoverHeld is RecoverHeld's handler (see events.go).
+func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -72,11 +72,11 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 // resources for the framework for d, as RecoverHeld does. Shared volumes
 // the task used are given back as EndTask gives them back.
 func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
+}
+
+// preemptTask is PreemptTask's handler (see events.go).
+func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
 		// The task's shared volumes go as EndTask lets them go; its other
 		// resources are held.
 		t.owns = shared
-		if err := a.EndTask(fwID, taskID); err != nil {
+		if err := a.endTask(fwID, taskID); err != nil {
 			return err
 		}
 	} else {

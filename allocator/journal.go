@@ -28,46 +28,6 @@ import (
 // makes entries itself, stamps them with its clock, agrees on their order
 // with its peers and has each replica Apply them.
 
-// EventKind names an event of the journal: one per method of the
-// Allocator that changes its state.
-type EventKind string
-
-// The events, named after the methods they call.
-const (
-	EventAddFramework         EventKind = "add-framework"
-	EventRemoveFramework      EventKind = "remove-framework"
-	EventActivateFramework    EventKind = "activate-framework"
-	EventDeactivateFramework  EventKind = "deactivate-framework"
-	EventUpdateFramework      EventKind = "update-framework"
-	EventSuppressOffers       EventKind = "suppress-offers"
-	EventReviveOffers         EventKind = "revive-offers"
-	EventAddAgent             EventKind = "add-agent"
-	EventRemoveAgent          EventKind = "remove-agent"
-	EventUpdateAgent          EventKind = "update-agent"
-	EventAddResourceProvider  EventKind = "add-resource-provider"
-	EventActivateAgent        EventKind = "activate-agent"
-	EventDeactivateAgent      EventKind = "deactivate-agent"
-	EventUpdateWhitelist      EventKind = "update-whitelist"
-	EventRecoverResources     EventKind = "recover-resources"
-	EventRecoverAllocated     EventKind = "recover-allocated"
-	EventUpdateWeights        EventKind = "update-weights"
-	EventUpdateQuota          EventKind = "update-quota"
-	EventUpdateUnavailability EventKind = "update-unavailability"
-	EventUpdateInverseOffer   EventKind = "update-inverse-offer"
-	EventPause                EventKind = "pause"
-	EventResume               EventKind = "resume"
-	EventUpdateAllocation     EventKind = "update-allocation"
-	EventUpdateAvailable      EventKind = "update-available"
-	EventAccept               EventKind = "accept"
-	EventAcceptEach           EventKind = "accept-each"
-	EventEndTask              EventKind = "end-task"
-	EventRescindOffer         EventKind = "rescind-offer"
-	EventAllocate             EventKind = "allocate"
-	EventAllocateAll          EventKind = "allocate-all"
-	EventRecoverHeld          EventKind = "recover-held"
-	EventPreemptTask          EventKind = "preempt-task"
-)
-
 // Entry is one event of the journal. Event says which; the fields it uses
 // are those of the method it names:
 //
@@ -144,91 +104,19 @@ var (
 	ErrReplay = errors.New("allocator: journal does not replay")
 )
 
-// recorder records events for Options.Journal and stands in for the
-// clock: within an event the clock is read once, and while an entry is
-// applied it reads the entry's time.
-type recorder struct {
-	clock  func() time.Time // the host's
-	hook   func(Entry)
-	depth  int // events under way: nested calls are not events of their own
-	at     time.Time
-	read   bool // at holds the reading of the event under way
-	replay bool // at is the applied entry's time
-}
-
-func (r *recorder) init(a *Allocator) {
-	r.clock = a.opts.Clock
-	r.hook = a.opts.Journal
-	a.opts.Clock = r.now
-}
-
-// now reads the clock as the allocator sees it: wall-clock time in UTC,
-// without a monotonic reading, once per event.
-func (r *recorder) now() time.Time {
-	if r.replay || r.read {
-		return r.at
-	}
-	t := r.clock().Round(0).UTC()
-	if r.depth > 0 {
-		r.at, r.read = t, true
-	}
-	return t
-}
-
-// on reports whether a call is an event to record: a hook is set and no
-// event is under way.
-func (r *recorder) on() bool { return r.hook != nil && r.depth == 0 }
-
-// event applies e as an event to record and hands it to the hook if it
-// succeeds.
-func (a *Allocator) event(e Entry) (Result, []error, error) {
-	r := &a.rec
-	r.depth++
-	r.read = false
-	res, each, err := a.apply(&e)
-	r.depth--
-	if r.read {
-		e.At = r.at
-	}
-	r.read = false
-	if err == nil {
-		r.hook(e)
-	}
-	return res, each, err
-}
-
-func (a *Allocator) journal(e Entry) error {
-	_, _, err := a.event(e)
-	return err
-}
-
 // Apply applies one entry of a journal, reading its time instead of the
 // clock, and returns the run it made, if it is an allocation. An entry the
-// allocator does not take as it was recorded is ErrReplay; one that names
-// no event, ErrInvalidEntry. With Options.Journal set, the hook receives
+// allocator does not take as it was recorded is ErrReplay, and changes
+// nothing: an allocation whose run would have another number, an
+// AcceptEach one of whose operations would be dropped. An entry that names
+// no event is ErrInvalidEntry. With Options.Journal set, the hook receives
 // the entry.
 func (a *Allocator) Apply(e Entry) (Result, error) {
-	a.ready()
-	r := &a.rec
-	r.depth++
-	r.replay, r.at = true, e.At
-	want := e.Run
-	res, _, err := a.apply(&e)
-	r.depth--
-	r.replay, r.read, r.at = false, false, time.Time{}
-	if err != nil {
-		if errors.Is(err, ErrInvalidEntry) {
-			return res, err
-		}
-		return res, fmt.Errorf("%w: %s: %w", ErrReplay, e.Event, err)
+	res, _, err := a.stepEntry(&e, true)
+	if err != nil && !errors.Is(err, ErrInvalidEntry) {
+		err = fmt.Errorf("%w: %s: %w", ErrReplay, e.Event, err)
 	}
-	if (e.Event == EventAllocate || e.Event == EventAllocateAll) && want != 0 && want != res.Stats.Run {
-		return res, fmt.Errorf("%w: %s made run %d, the journal says %d", ErrReplay, e.Event, res.Stats.Run, want)
-	}
-	if r.hook != nil && r.depth == 0 {
-		r.hook(e)
-	}
-	return res, nil
+	return res, err
 }
 
 // Replay applies every entry of a journal in JSON (entries as MarshalJSON
@@ -254,118 +142,6 @@ func Replay(a *Allocator, journal io.Reader) error {
 			return fmt.Errorf("entry %d: %w", i, err)
 		}
 	}
-}
-
-// apply calls the method e names. The recorder is set up by the caller.
-func (a *Allocator) apply(e *Entry) (Result, []error, error) {
-	var err error
-	switch e.Event {
-	case EventAddFramework:
-		if e.FrameworkInfo == nil {
-			return Result{}, nil, fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
-		}
-		err = a.AddFramework(e.Framework, *e.FrameworkInfo, e.Used, Activation(e.Active))
-	case EventRemoveFramework:
-		err = a.RemoveFramework(e.Framework)
-	case EventActivateFramework:
-		err = a.ActivateFramework(e.Framework)
-	case EventDeactivateFramework:
-		err = a.DeactivateFramework(e.Framework)
-	case EventUpdateFramework:
-		if e.FrameworkInfo == nil {
-			return Result{}, nil, fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
-		}
-		err = a.UpdateFramework(e.Framework, *e.FrameworkInfo)
-	case EventSuppressOffers:
-		err = a.SuppressOffers(e.Framework, e.Roles...)
-	case EventReviveOffers:
-		err = a.ReviveOffers(e.Framework, e.Roles...)
-	case EventAddAgent:
-		var info AgentInfo
-		if e.AgentInfo != nil {
-			info = *e.AgentInfo
-		}
-		err = a.AddAgent(e.Agent, info, e.Resources, e.Used)
-	case EventRemoveAgent:
-		err = a.RemoveAgent(e.Agent)
-	case EventUpdateAgent:
-		var info AgentInfo
-		if e.AgentInfo != nil {
-			info = *e.AgentInfo
-		}
-		err = a.UpdateAgent(e.Agent, info, e.Total)
-	case EventAddResourceProvider:
-		err = a.AddResourceProvider(e.Agent, e.Resources, e.Used)
-	case EventActivateAgent:
-		err = a.ActivateAgent(e.Agent)
-	case EventDeactivateAgent:
-		err = a.DeactivateAgent(e.Agent)
-	case EventUpdateWhitelist:
-		a.UpdateWhitelist(e.Hostnames)
-	case EventRecoverResources:
-		err = a.RecoverResources(e.Framework, e.Agent, e.Resources, e.Filter)
-	case EventRecoverAllocated:
-		err = a.RecoverAllocated(e.Framework, e.Agent, e.Resources, e.Filter)
-	case EventUpdateWeights:
-		err = a.UpdateWeights(e.Weights)
-	case EventUpdateQuota:
-		err = a.UpdateQuota(e.Role, e.Quota)
-	case EventUpdateUnavailability:
-		err = a.UpdateUnavailability(e.Agent, e.Unavailability)
-	case EventUpdateInverseOffer:
-		err = a.UpdateInverseOffer(e.Agent, e.Framework, e.Status, e.Filter)
-	case EventPause:
-		a.Pause()
-	case EventResume:
-		a.Resume()
-	case EventUpdateAllocation:
-		err = a.UpdateAllocation(e.Framework, e.Agent, e.Resources, e.Operations)
-	case EventUpdateAvailable:
-		err = a.UpdateAvailable(e.Agent, e.Operations)
-	case EventAccept:
-		err = a.Accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
-	case EventAcceptEach:
-		var each []error
-		each, err = a.AcceptEach(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
-		if err == nil && a.rec.replay {
-			for i, opErr := range each {
-				if opErr != nil {
-					return Result{}, each, fmt.Errorf("operation %d: %w", i, opErr)
-				}
-			}
-		}
-		if err == nil && !a.rec.replay {
-			// Only what was applied goes into the journal.
-			var applied []offer.Operation
-			for i, op := range e.Operations {
-				if each[i] == nil {
-					applied = append(applied, op)
-				}
-			}
-			e.Operations = applied
-		}
-		return Result{}, each, err
-	case EventEndTask:
-		err = a.EndTask(e.Framework, e.Task)
-	case EventRecoverHeld:
-		err = a.RecoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
-	case EventPreemptTask:
-		err = a.PreemptTask(e.Framework, e.Task, e.Hold)
-	case EventRescindOffer:
-		err = a.RescindOffer(e.Offer)
-	case EventAllocate, EventAllocateAll:
-		var res Result
-		if e.Event == EventAllocate {
-			res = a.Allocate()
-		} else {
-			res = a.AllocateAll()
-		}
-		e.Run = res.Stats.Run
-		return res, nil, nil
-	default:
-		return Result{}, nil, fmt.Errorf("%w: unknown event %q", ErrInvalidEntry, e.Event)
-	}
-	return Result{}, nil, err
 }
 
 // ---- JSON ----

@@ -133,10 +133,6 @@ type observerState struct {
 	totalsVersion     uint64
 	// now is the clock's reading for the report being made.
 	now time.Time
-	// depth counts the events under way (an event may call another); end
-	// is Allocator.eventEnded, bound once.
-	depth int
-	end   func()
 }
 
 type frameworkLedger struct {
@@ -332,26 +328,6 @@ func (a *Allocator) observeFramework(fw *framework, role string) {
 func (a *Allocator) observeRole(role string) {
 	if a.obs != nil {
 		a.obs.markRole(role)
-	}
-}
-
-// observed starts an event for the Observer; the function it returns ends
-// it, and reports what changed once the outermost event ends:
-//
-//	defer a.observed()()
-func (a *Allocator) observed() func() {
-	if a.obs == nil {
-		return noEvent
-	}
-	a.obs.depth++
-	return a.obs.end
-}
-
-func noEvent() {}
-
-func (a *Allocator) eventEnded() {
-	if a.obs.depth--; a.obs.depth == 0 {
-		a.report(nil)
 	}
 }
 

@@ -87,11 +87,11 @@ func (a *Allocator) operatorContext(ag *agent) offer.Context {
 // The agent's total follows the conversions. The rest of the offer stays
 // offered; Accept also gives it back. No allocation is triggered.
 func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
+}
+
+// updateAllocationEvent is UpdateAllocation's handler (see events.go).
+func (a *Allocator) updateAllocationEvent(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
 	_, err := a.updateAllocation(fwID, agentID, offered, ops)
 	return err
 }
@@ -100,11 +100,11 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 // the operations (UpdateAllocation) and gives back the unused rest of the
 // offered resources (RecoverResources) with the filter, if any.
 func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
+}
+
+// accept is Accept's handler (see events.go).
+func (a *Allocator) accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
 	accepted, err := a.updateAllocation(fwID, agentID, offered, ops)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 	if accepted.Unused.IsEmpty() {
 		return nil
 	}
-	return a.RecoverResources(fwID, agentID, accepted.Unused, filter)
+	return a.recover(fwID, agentID, accepted.Unused, filter, false)
 }
 
 // AcceptEach is Accept as Mesos's master does it: each operation is
@@ -125,12 +125,12 @@ func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, op
 // resources the framework does not hold) and then nothing changes.
 // Accept is the strict form: all operations or none.
 func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
-	a.ready()
-	if a.rec.on() {
-		_, each, err := a.event(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
-		return each, err
-	}
-	defer a.observed()()
+	_, each, err := a.step(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
+	return each, err
+}
+
+// acceptEach is AcceptEach's handler (see events.go).
+func (a *Allocator) acceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
 	if _, err := a.framework(fwID); err != nil {
 		return nil, err
 	}
@@ -152,12 +152,81 @@ func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources
 		left = accepted.Unused
 	}
 	if !left.IsEmpty() {
-		if err := a.RecoverResources(fwID, agentID, left, filter); err != nil {
+		if err := a.recover(fwID, agentID, left, filter, false); err != nil {
 			// left is held: every step kept what it did not use offered.
 			panic(fmt.Sprintf("allocator: AcceptEach: giving back the rest: %v", err))
 		}
 	}
 	return results, nil
+}
+
+// planned is what operations on offered resources would do, worked out
+// before anything changes.
+type planned struct {
+	// ops are the operations as applied (see Options.ReservedFirst).
+	ops      []offer.Operation
+	accepted offer.Applied
+	// total is the agent's total after the conversions, removed and added
+	// what they took from it and made.
+	total, removed, added resources.Resources
+}
+
+// plan checks ops, applied to offered resources of fw in role, against ctx
+// (the agent's checkpointed total and the volumes its tasks use), with the
+// task ids of seen taken already (plan adds the new ones), and works out
+// what they would do. It changes nothing in the allocator.
+func (a *Allocator) plan(fw *framework, ctx offer.Context, role string, offered resources.Resources, ops []offer.Operation, seen map[string]bool) (planned, error) {
+	if a.opts.ReservedFirst {
+		ops = reservedFirst(role, offered, ops)
+	}
+	p := planned{ops: ops, total: ctx.Checkpointed}
+	for i, op := range ops {
+		ctx.Checkpointed = p.total
+		if err := offer.Validate(op, ctx); err != nil {
+			return planned{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+		}
+		if err := checkNewTasks(fw, i, op, seen); err != nil {
+			return planned{}, err
+		}
+		var err error
+		if p.total, err = applyToTotal(p.total, op, &p.removed, &p.added); err != nil {
+			return planned{}, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
+		}
+	}
+	var err error
+	if p.accepted, err = offer.ApplyAll(offered, ops...); err != nil {
+		return planned{}, fmt.Errorf("%w: %w", ErrOperation, err)
+	}
+	return p, nil
+}
+
+// checkEach reports whether AcceptEach would apply every one of ops: it
+// works each out on the state the ones before it would leave, and changes
+// nothing. A replayed accept-each entry, which holds the operations that
+// were applied, must pass it.
+func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	role, err := offeredRole(fwID, ag, offered)
+	if err != nil {
+		return err
+	}
+	ctx, seen, left := a.operationContext(fw, ag), map[string]bool{}, offered.Clone()
+	for i, op := range ops {
+		p, err := a.plan(fw, ctx, role, left, []offer.Operation{op}, seen)
+		if err != nil {
+			return fmt.Errorf("operation %d: %w", i, err)
+		}
+		left, ctx.Checkpointed = p.accepted.Unused, p.total
+		ctx.InUse = ctx.InUse.Plus(p.accepted.Launched.PersistentVolumes().Unallocate())
+	}
+	return nil
 }
 
 // checkOffered verifies that offered resources carry one allocation role
@@ -199,29 +268,11 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	if err != nil {
 		return offer.Applied{}, nil, err
 	}
-	if a.opts.ReservedFirst {
-		ops = reservedFirst(role, offered, ops)
-	}
-	total := ag.total
-	var removed, added resources.Resources
-	ctx := a.operationContext(fw, ag)
-	seen := map[string]bool{}
-	for i, op := range ops {
-		ctx.Checkpointed = total
-		if err := offer.Validate(op, ctx); err != nil {
-			return offer.Applied{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
-		}
-		if err := checkNewTasks(fw, i, op, seen); err != nil {
-			return offer.Applied{}, nil, err
-		}
-		if total, err = applyToTotal(total, op, &removed, &added); err != nil {
-			return offer.Applied{}, nil, fmt.Errorf("%w: operation %d (%s): %w", ErrOperation, i, offer.KindOf(op), err)
-		}
-	}
-	accepted, err := offer.ApplyAll(offered, ops...)
+	p, err := a.plan(fw, a.operationContext(fw, ag), role, offered, ops, map[string]bool{})
 	if err != nil {
-		return offer.Applied{}, nil, fmt.Errorf("%w: %w", ErrOperation, err)
+		return offer.Applied{}, nil, err
 	}
+	accepted, ops, total, removed, added := p.accepted, p.ops, p.total, p.removed, p.added
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
@@ -295,11 +346,11 @@ func applyToTotal(total resources.Resources, op offer.Operation, removed, added 
 // as operator requests and must apply to what is neither offered nor
 // allocated; otherwise nothing changes. No allocation is triggered.
 func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventUpdateAvailable, Agent: agentID, Operations: ops})
+}
+
+// updateAvailable is UpdateAvailable's handler (see events.go).
+func (a *Allocator) updateAvailable(agentID string, ops []offer.Operation) error {
 	ag, err := a.agent(agentID)
 	if err != nil {
 		return err

@@ -114,15 +114,16 @@ func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]of
 // to be offered again at the next run. An id that is not outstanding is
 // ErrUnknownOffer.
 func (a *Allocator) RescindOffer(offerID string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventRescindOffer, Offer: offerID})
-	}
+	return a.stepErr(Entry{Event: EventRescindOffer, Offer: offerID})
+}
+
+// rescindOffer is RescindOffer's handler (see events.go).
+func (a *Allocator) rescindOffer(offerID string) error {
 	for _, agentID := range a.agentIDs {
 		ag := a.agents[agentID]
 		for i := range ag.outstanding {
 			if o := ag.outstanding[i]; o.id == offerID {
-				return a.RecoverResources(o.framework, agentID, o.res, nil)
+				return a.recover(o.framework, agentID, o.res, nil, false)
 			}
 		}
 	}

@@ -288,6 +288,25 @@ deactivate-framework 20 194 71 164
 preempt 212 248 130 180
 advance 143 197 223 184
 allocate-all 2 169 103 157`,
+	}, {
+		// Below the minimum allocatable after a cut to the offer share,
+		// an agent was cached as one where nobody of the role could take
+		// anything; a guarantee set on the role then made stage one offer
+		// it whole, which the cache skipped.
+		"minimum after a cut to the offer share", "beyond Mesos", `seed 27471
+add-agent 95 98 146 127
+add-framework 114 126 180 70
+add-framework 195 232 248 12
+add-framework 181 233 156 56
+quota 58 189 253 173
+add-framework 216 92 98 234
+update-framework 136 239 66 201
+add-framework 21 154 221 85
+deactivate-framework 191 193 65 126
+add-agent 164 139 107 28
+allocate-all 85 33 116 141
+overflow 1 121 0 0
+allocate-all 0 0 0 0`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,6 +76,10 @@ type Runner struct {
 	finished chan struct{}
 	closed   bool
 	cause    error // why the context ended the runner; nil after Close
+	// calling is set while the runner's goroutine calls OnResult or
+	// OnRun: a Close then does not wait for the goroutine, which would
+	// wait for the callback.
+	calling atomic.Bool
 }
 
 // NewRunner starts a Runner around a; the caller must not use a directly
@@ -160,7 +165,10 @@ func (r *Runner) Resume() {
 }
 
 // Close stops the runner and waits for its goroutine to end. It is safe to
-// call more than once, and after the runner's context is done.
+// call more than once, and after the runner's context is done. Called while
+// the runner calls OnResult or OnRun (from the callback, or from elsewhere
+// at that moment), it stops the runner but does not wait: the goroutine
+// ends when the callback returns, and Done tells when.
 func (r *Runner) Close() {
 	r.mu.Lock()
 	if r.a == nil {
@@ -172,6 +180,9 @@ func (r *Runner) Close() {
 		close(r.done)
 	}
 	r.mu.Unlock()
+	if r.calling.Load() {
+		return
+	}
 	<-r.finished
 }
 
@@ -218,6 +229,7 @@ func (r *Runner) loop(ticker Ticker) {
 		} else {
 			res = r.a.Allocate()
 		}
+		r.calling.Store(true)
 		r.mu.Unlock()
 		if r.opts.OnResult != nil && (len(res.Offers) > 0 || len(res.InverseOffers) > 0) {
 			r.opts.OnResult(res)
@@ -225,5 +237,6 @@ func (r *Runner) loop(ticker Ticker) {
 		if r.opts.OnRun != nil {
 			r.opts.OnRun(res)
 		}
+		r.calling.Store(false)
 	}
 }

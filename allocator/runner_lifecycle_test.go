@@ -144,3 +144,36 @@ func TestZeroRunner(t *testing.T) {
 	r.Close()
 	<-r.Done()
 }
+
+// Close called from OnRun, which may call back into the Runner, stops the
+// runner and returns; the runner's goroutine ends after the callback.
+func TestRunnerCloseFromCallback(t *testing.T) {
+	a := newAllocator(t, allocator.Options{Seed: 1})
+	ticker := &stopTicker{c: make(chan time.Time)}
+	var r *allocator.Runner
+	closed := make(chan struct{})
+	r = allocator.NewRunner(a, allocator.RunnerOptions{
+		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+		OnRun: func(allocator.Result) {
+			r.Close()
+			close(closed)
+		},
+	})
+	ticker.c <- time.Time{}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close from OnRun did not return")
+	}
+	select {
+	case <-r.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the runner did not stop after the callback")
+	}
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
+		t.Fatalf("Do after Close = %v, want %v", err, allocator.ErrClosed)
+	}
+	if !ticker.stopped.Load() {
+		t.Error("the ticker was not stopped")
+	}
+}

@@ -97,11 +97,11 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 // Hosts that account for tasks themselves use RecoverAllocated instead; a
 // host should not give back a ledger task's resources both ways.
 func (a *Allocator) EndTask(fwID, taskID string) error {
-	a.ready()
-	if a.rec.on() {
-		return a.journal(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
-	}
-	defer a.observed()()
+	return a.stepErr(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
+}
+
+// endTask is EndTask's handler (see events.go).
+func (a *Allocator) endTask(fwID, taskID string) error {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 module github.com/allot-go/allot/examples/metrics
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/allot-go/allot v0.0.0

@@ -1,0 +1,290 @@
+package allocator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-go/allot/offer"
+)
+
+// Events.
+//
+// Every event the allocator takes goes one way, as raft's Step: the
+// public method (AddAgent, RecoverResources, AllocateAll, ...) makes an
+// Entry and hands it to step, which
+//
+//  1. reads the clock at most once for the event (an entry being applied
+//     brings its own time instead);
+//  2. runs the event's handler, from the table below: it checks its input
+//     first, and changes nothing when it fails;
+//  3. hands the entry to Options.Journal, when the event succeeded;
+//  4. tells Options.Observer what changed.
+//
+// Apply feeds a journal's entries to the same path; what a replay must
+// check (an allocation's run number, an AcceptEach whose operations must
+// all apply) is checked before anything changes.
+//
+// An event is added in three places: its EventKind and row in events
+// (with its handler), the public method that makes its Entry, and a
+// handler in allocatortest for the random-event checks, whose tests fail
+// while a kind of the table is never reached.
+
+// EventKind names an event of the journal: one per method of the
+// Allocator that changes its state.
+type EventKind string
+
+// The events, named after the methods they call.
+const (
+	EventAddFramework         EventKind = "add-framework"
+	EventRemoveFramework      EventKind = "remove-framework"
+	EventActivateFramework    EventKind = "activate-framework"
+	EventDeactivateFramework  EventKind = "deactivate-framework"
+	EventUpdateFramework      EventKind = "update-framework"
+	EventSuppressOffers       EventKind = "suppress-offers"
+	EventReviveOffers         EventKind = "revive-offers"
+	EventAddAgent             EventKind = "add-agent"
+	EventRemoveAgent          EventKind = "remove-agent"
+	EventUpdateAgent          EventKind = "update-agent"
+	EventAddResourceProvider  EventKind = "add-resource-provider"
+	EventActivateAgent        EventKind = "activate-agent"
+	EventDeactivateAgent      EventKind = "deactivate-agent"
+	EventUpdateWhitelist      EventKind = "update-whitelist"
+	EventRecoverResources     EventKind = "recover-resources"
+	EventRecoverAllocated     EventKind = "recover-allocated"
+	EventUpdateWeights        EventKind = "update-weights"
+	EventUpdateQuota          EventKind = "update-quota"
+	EventUpdateUnavailability EventKind = "update-unavailability"
+	EventUpdateInverseOffer   EventKind = "update-inverse-offer"
+	EventPause                EventKind = "pause"
+	EventResume               EventKind = "resume"
+	EventUpdateAllocation     EventKind = "update-allocation"
+	EventUpdateAvailable      EventKind = "update-available"
+	EventAccept               EventKind = "accept"
+	EventAcceptEach           EventKind = "accept-each"
+	EventEndTask              EventKind = "end-task"
+	EventRescindOffer         EventKind = "rescind-offer"
+	EventAllocate             EventKind = "allocate"
+	EventAllocateAll          EventKind = "allocate-all"
+	EventRecoverHeld          EventKind = "recover-held"
+	EventPreemptTask          EventKind = "preempt-task"
+)
+
+// handler applies an entry of its kind; replay says it comes from Apply.
+type handler func(a *Allocator, e *Entry, replay bool) (Result, []error, error)
+
+// event is a row of the table: a kind and its handler.
+type event struct {
+	kind   EventKind
+	handle handler
+}
+
+// only wraps a handler that returns only an error.
+func only(f func(a *Allocator, e *Entry) error) handler {
+	return func(a *Allocator, e *Entry, _ bool) (Result, []error, error) { return Result{}, nil, f(a, e) }
+}
+
+// events is every event: its kind and what it does with its entry's
+// fields (see Entry for which it uses).
+var events = [...]event{
+	{EventAddFramework, only(func(a *Allocator, e *Entry) error {
+		if e.FrameworkInfo == nil {
+			return fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
+		}
+		return a.addFramework(e.Framework, *e.FrameworkInfo, e.Used, e.Active)
+	})},
+	{EventRemoveFramework, only(func(a *Allocator, e *Entry) error { return a.removeFramework(e.Framework) })},
+	{EventActivateFramework, only(func(a *Allocator, e *Entry) error { return a.activateFramework(e.Framework) })},
+	{EventDeactivateFramework, only(func(a *Allocator, e *Entry) error { return a.deactivateFramework(e.Framework) })},
+	{EventUpdateFramework, only(func(a *Allocator, e *Entry) error {
+		if e.FrameworkInfo == nil {
+			return fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
+		}
+		return a.updateFramework(e.Framework, *e.FrameworkInfo)
+	})},
+	{EventSuppressOffers, only(func(a *Allocator, e *Entry) error { return a.suppressOffers(e.Framework, e.Roles...) })},
+	{EventReviveOffers, only(func(a *Allocator, e *Entry) error { return a.reviveOffers(e.Framework, e.Roles...) })},
+	{EventAddAgent, only(func(a *Allocator, e *Entry) error {
+		var info AgentInfo
+		if e.AgentInfo != nil {
+			info = *e.AgentInfo
+		}
+		return a.addAgent(e.Agent, info, e.Resources, e.Used)
+	})},
+	{EventRemoveAgent, only(func(a *Allocator, e *Entry) error { return a.removeAgent(e.Agent) })},
+	{EventUpdateAgent, only(func(a *Allocator, e *Entry) error {
+		var info AgentInfo
+		if e.AgentInfo != nil {
+			info = *e.AgentInfo
+		}
+		return a.updateAgent(e.Agent, info, e.Total)
+	})},
+	{EventAddResourceProvider, only(func(a *Allocator, e *Entry) error { return a.addResourceProvider(e.Agent, e.Resources, e.Used) })},
+	{EventActivateAgent, only(func(a *Allocator, e *Entry) error { return a.activateAgent(e.Agent) })},
+	{EventDeactivateAgent, only(func(a *Allocator, e *Entry) error { return a.deactivateAgent(e.Agent) })},
+	{EventUpdateWhitelist, only(func(a *Allocator, e *Entry) error { a.updateWhitelist(e.Hostnames); return nil })},
+	{EventRecoverResources, only(func(a *Allocator, e *Entry) error {
+		return a.recover(e.Framework, e.Agent, e.Resources, e.Filter, false)
+	})},
+	{EventRecoverAllocated, only(func(a *Allocator, e *Entry) error {
+		return a.recover(e.Framework, e.Agent, e.Resources, e.Filter, true)
+	})},
+	{EventUpdateWeights, only(func(a *Allocator, e *Entry) error { return a.updateWeights(e.Weights) })},
+	{EventUpdateQuota, only(func(a *Allocator, e *Entry) error { return a.updateQuota(e.Role, e.Quota) })},
+	{EventUpdateUnavailability, only(func(a *Allocator, e *Entry) error { return a.updateUnavailability(e.Agent, e.Unavailability) })},
+	{EventUpdateInverseOffer, only(func(a *Allocator, e *Entry) error {
+		return a.updateInverseOffer(e.Agent, e.Framework, e.Status, e.Filter)
+	})},
+	{EventPause, only(func(a *Allocator, _ *Entry) error { a.pause(); return nil })},
+	{EventResume, only(func(a *Allocator, _ *Entry) error { a.resume(); return nil })},
+	{EventUpdateAllocation, only(func(a *Allocator, e *Entry) error {
+		return a.updateAllocationEvent(e.Framework, e.Agent, e.Resources, e.Operations)
+	})},
+	{EventUpdateAvailable, only(func(a *Allocator, e *Entry) error { return a.updateAvailable(e.Agent, e.Operations) })},
+	{EventAccept, only(func(a *Allocator, e *Entry) error {
+		return a.accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+	})},
+	{EventAcceptEach, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
+		if replay {
+			// The journal holds the operations that were applied: each
+			// must apply again, or the entry changes nothing.
+			if err := a.checkEach(e.Framework, e.Agent, e.Resources, e.Operations); err != nil {
+				return Result{}, nil, err
+			}
+		}
+		each, err := a.acceptEach(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+		if err == nil && !replay {
+			// Only what was applied goes into the journal.
+			var applied []offer.Operation
+			for i, op := range e.Operations {
+				if each[i] == nil {
+					applied = append(applied, op)
+				}
+			}
+			e.Operations = applied
+		}
+		return Result{}, each, err
+	}},
+	{EventEndTask, only(func(a *Allocator, e *Entry) error { return a.endTask(e.Framework, e.Task) })},
+	{EventRescindOffer, only(func(a *Allocator, e *Entry) error { return a.rescindOffer(e.Offer) })},
+	{EventAllocate, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
+		return a.run(e, replay, a.allocateTriggered)
+	}},
+	{EventAllocateAll, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
+		return a.run(e, replay, a.allocateAll)
+	}},
+	{EventRecoverHeld, only(func(a *Allocator, e *Entry) error {
+		return a.recoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
+	})},
+	{EventPreemptTask, only(func(a *Allocator, e *Entry) error { return a.preemptTask(e.Framework, e.Task, e.Hold) })},
+}
+
+// byKind indexes events by kind.
+var byKind = func() map[EventKind]*event {
+	m := make(map[EventKind]*event, len(events))
+	for i := range events {
+		m[events[i].kind] = &events[i]
+	}
+	return m
+}()
+
+// EventKinds returns every kind of event, in the order of the table: for
+// tests that check each is reached.
+func EventKinds() []EventKind {
+	out := make([]EventKind, len(events))
+	for i, e := range events {
+		out[i] = e.kind
+	}
+	return out
+}
+
+// run makes an allocation run (allocate, an allocate or allocate-all
+// handler). A replayed entry whose run would have another number than the
+// one it recorded is refused before the run (Run zero is not checked: a
+// host that makes entries itself leaves it so).
+func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, []error, error) {
+	if replay && e.Run != 0 {
+		next := a.runs + 1
+		if a.paused {
+			next = 0
+		}
+		if next != e.Run {
+			return Result{}, nil, fmt.Errorf("the run would be run %d, the journal says %d", next, e.Run)
+		}
+	}
+	res := allocate()
+	e.Run = res.Stats.Run
+	return res, nil, nil
+}
+
+// step is the one path of every event (see the top of this file).
+func (a *Allocator) step(e Entry) (Result, []error, error) { return a.stepEntry(&e, false) }
+
+// stepErr is step for the events that return only an error.
+func (a *Allocator) stepErr(e Entry) error {
+	_, _, err := a.stepEntry(&e, false)
+	return err
+}
+
+// stepEntry takes e as an event, applied from a journal when replay is set.
+func (a *Allocator) stepEntry(e *Entry, replay bool) (Result, []error, error) {
+	a.ready()
+	ev, ok := byKind[e.Event]
+	if !ok {
+		return Result{}, nil, fmt.Errorf("%w: unknown event %q", ErrInvalidEntry, e.Event)
+	}
+	a.rec.begin(e, replay)
+	res, each, err := ev.handle(a, e, replay)
+	if at, read := a.rec.end(); read && !replay {
+		e.At = at
+	}
+	if err == nil && a.opts.Journal != nil {
+		a.opts.Journal(*e)
+	}
+	if a.obs != nil {
+		a.report(nil)
+	}
+	return res, each, err
+}
+
+// recorder stands in for the clock: within an event the clock is read
+// once, and while an entry is applied it reads the entry's time.
+type recorder struct {
+	clock  func() time.Time // the host's
+	at     time.Time
+	event  bool // an event is under way
+	read   bool // at holds the reading of the event under way
+	replay bool // at is the applied entry's time
+}
+
+func (r *recorder) init(a *Allocator) {
+	r.clock = a.opts.Clock
+	a.opts.Clock = r.now
+}
+
+func (r *recorder) begin(e *Entry, replay bool) {
+	r.event, r.read, r.replay = true, false, replay
+	if replay {
+		r.at = e.At
+	}
+}
+
+// end closes the event and returns the clock reading it used, if it read
+// one.
+func (r *recorder) end() (time.Time, bool) {
+	at, read := r.at, r.read
+	r.event, r.read, r.replay, r.at = false, false, false, time.Time{}
+	return at, read
+}
+
+// now reads the clock as the allocator sees it: wall-clock time in UTC,
+// without a monotonic reading, once per event.
+func (r *recorder) now() time.Time {
+	if r.replay || r.read {
+		return r.at
+	}
+	t := r.clock().Round(0).UTC()
+	if r.event {
+		r.at, r.read = t, true
+	}
+	return t
+}
