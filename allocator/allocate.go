@@ -92,6 +92,18 @@ type Result struct {
 	Stats         RunStats
 }
 
+// OffersTo returns the offers made to one framework, in the run's order
+// (by role, then agent): what a host hands to that framework, or to
+// offer/placement, which places one framework's tasks at a time.
+func (r Result) OffersTo(fwID string) []offer.Offer {
+	i, _ := slices.BinarySearchFunc(r.Offers, fwID, func(o offer.Offer, id string) int { return strings.Compare(o.FrameworkID, id) })
+	j := i
+	for j < len(r.Offers) && r.Offers[j].FrameworkID == fwID {
+		j++
+	}
+	return r.Offers[i:j:j]
+}
+
 // ByFramework groups the offers by framework and role.
 func (r Result) ByFramework() map[string]map[string][]offer.Offer {
 	out := map[string]map[string][]offer.Offer{}

@@ -891,8 +891,10 @@ func headroomOf(res resources.Resources) resources.Quantities {
 	return q
 }
 
-// RemoveAgent drops an agent with everything offered and allocated on it,
-// and every filter that names it. No allocation is triggered.
+// RemoveAgent drops an agent with everything offered, allocated, held and
+// reported in use on it, and every filter that names it. The tasks of the
+// ledger that ran there leave it (they were lost with the agent): EndTask
+// of one of them is then ErrUnknownTask. No allocation is triggered.
 func (a *Allocator) RemoveAgent(id string) error {
 	return a.stepErr(Entry{Event: EventRemoveAgent, Agent: id})
 }

@@ -44,6 +44,18 @@
 // twice is harmless. Hosts that account for tasks themselves give the
 // resources back with RecoverAllocated instead.
 //
+// The ways to give resources back, and where they go:
+//
+//	event             gives back                               taken from          filter    goes to
+//	RecoverResources  an offer declined, or the unused rest    offered, then used  optional  the pool
+//	RescindOffer      an outstanding offer, by its id          offered             none      the pool
+//	EndTask           a task of the ledger, by its id          the task's use      none      the pool
+//	RecoverAllocated  what ended tasks or executors used       used, then offered  optional  the pool
+//	                  (hosts that keep their own task accounts)
+//	RecoverHeld       part of what a framework uses            used                none      held for it, then the pool
+//	PreemptTask       a task of the ledger, by its id          the task's use      none      held for it, then the pool
+//	RemoveFramework   everything the framework holds           everything          none      the pool
+//
 // Events and what they trigger:
 //
 //   - AddFramework (active), ActivateFramework, ReviveOffers: an allocation

@@ -876,7 +876,7 @@ func (g ReasonGroup) phrase(role string, at time.Time) string {
 			return fmt.Sprintf("%d refused (the filters were lifted since)", n)
 		}
 		if !g.Earliest.Equal(g.Until) {
-			return fmt.Sprintf("%d refused until %s to %s", n, clockText(g.Earliest, at), clockText(g.Until, at))
+			return fmt.Sprintf("%d refused until between %s and %s", n, clockText(g.Earliest, at), clockText(g.Until, at))
 		}
 		return fmt.Sprintf("%d refused until %s", n, clockText(g.Until, at))
 	case ReasonQuotaLimit:

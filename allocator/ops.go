@@ -217,14 +217,23 @@ func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources,
 	if err != nil {
 		return err
 	}
+	// What the framework is offered and uses there, as each operation
+	// leaves it (as updateAllocationOps does: what an operation is given
+	// is taken from what is offered first, then from what is used, and
+	// what it leaves unused is offered); the volumes other frameworks'
+	// tasks use stay.
 	ctx, seen, left := a.operationContext(fw, ag), map[string]bool{}, offered.Clone()
+	offeredToFw, used := ag.offered[fwID].Clone(), ag.allocated[fwID].Clone()
+	others := ctx.InUse.Minus(used.PersistentVolumes().Unallocate())
 	for i, op := range ops {
+		ctx.InUse = others.Plus(used.PersistentVolumes().Unallocate())
 		p, err := a.plan(fw, ctx, role, left, []offer.Operation{op}, seen)
 		if err != nil {
 			return fmt.Errorf("operation %d: %w", i, err)
 		}
+		fromOffered := left.Minus(left.Minus(offeredToFw))
+		offeredToFw, used = offeredToFw.Minus(fromOffered).Plus(p.accepted.Unused), used.Minus(left.Minus(fromOffered)).Plus(p.accepted.Launched)
 		left, ctx.Checkpointed = p.accepted.Unused, p.total
-		ctx.InUse = ctx.InUse.Plus(p.accepted.Launched.PersistentVolumes().Unallocate())
 	}
 	return nil
 }

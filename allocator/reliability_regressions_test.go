@@ -307,6 +307,23 @@ add-agent 164 139 107 28
 allocate-all 85 33 116 141
 overflow 1 121 0 0
 allocate-all 0 0 0 0`,
+	}, {
+		// A replayed AcceptEach is checked before it applies: operation
+		// by operation on the state the ones before leave, the volumes in
+		// use included. An empty launch on a shared volume a task uses
+		// makes it offered, and a destroy that follows then applies; the
+		// check must find the same.
+		"accept-each checked as it applies", "random sorter", `seed 37992
+add-agent 202 232 63 19
+add-agent 190 189 237 120
+add-agent 214 155 188 198
+add-framework 62 0 3 0
+allocate 0 0 0 0
+accept 12 162 1 0
+allocate-all 0 0 0 0
+decline 115 91 249 204
+accept 166 88 177 117
+accept-each 139 170 130 187`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)

@@ -18,32 +18,47 @@ import (
 // The host loop of the README, line for line (TestREADMEHostLoop checks).
 func Example_hostLoop() {
 	a, _ := allocator.New(allocator.Options{Seed: 1}) // a nil Clock is the system clock
-	_ = a.AddAgent("agent-1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil)
-	_ = a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active)
-	var pending []placement.Task // web wants 6 tasks of 1 CPU and 1 GB
-	for i := range 6 {
-		pending = append(pending, placement.Task{ID: fmt.Sprintf("web-%d", i), Resources: resources.MustParseQuantities("cpus:1;mem:1024")})
+	check := func(err error) {
+		if err != nil {
+			fmt.Println("error:", err) // a host logs it, or refuses the request that caused it
+		}
+	}
+	for _, id := range []string{"agent-1", "agent-2"} {
+		check(a.AddAgent(id, allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil))
+	}
+	pending := map[string][]placement.Task{} // each framework's tasks waiting for offers
+	for _, fw := range []string{"batch", "web"} {
+		check(a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{fw}}, nil, allocator.Active))
+		for i := range 5 {
+			pending[fw] = append(pending[fw], placement.Task{ID: fmt.Sprintf("%s-%d", fw, i), Resources: resources.MustParseQuantities("cpus:1;mem:1024")})
+		}
 	}
 	decline := &allocator.Filter{Refuse: 5 * time.Second}
 	for interval := range 3 { // every allocation interval; events arrive in between
 		// The periodic run over every agent; each framework places its
-		// pending tasks on its offers, launches, and declines the rest for 5 s.
-		offers := a.AllocateAll().Offers
-		placed, _ := placement.Place(placement.Input{Tasks: pending, Offers: offers})
-		for _, acc := range placed.Accepts {
-			err := a.Accept(acc.Offer.FrameworkID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), decline)
-			fmt.Println(interval, acc.Offer.AgentID, "launched", len(acc.Launch.Tasks), "error:", err)
+		// pending tasks on its own offers, launches, and declines the rest.
+		res := a.AllocateAll()
+		for _, fw := range []string{"batch", "web"} {
+			placed, err := placement.Place(placement.Input{Tasks: pending[fw], Offers: res.OffersTo(fw)})
+			check(err)
+			for _, acc := range placed.Accepts {
+				check(a.Accept(fw, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), decline))
+				fmt.Println(interval, fw, "launched", len(acc.Launch.Tasks), "on", acc.Offer.AgentID)
+			}
+			for _, o := range placed.Unused {
+				check(a.RecoverResources(fw, o.AgentID, o.Resources, decline))
+			}
+			if pending[fw] = placed.Unplaced(pending[fw]); len(pending[fw]) == 0 {
+				check(a.SuppressOffers(fw)) // nothing left to run: no more offers until it revives
+			}
 		}
-		for _, o := range placed.Unused {
-			_ = a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, decline)
-		}
-		pending = placed.Unplaced(pending)
-		_ = a.EndTask("web", fmt.Sprintf("web-%d", interval)) // a status update: a task finished
+		check(a.EndTask("web", fmt.Sprintf("web-%d", interval))) // a status update: a task finished
 	}
 	// Output:
-	// 0 agent-1 launched 4 error: <nil>
-	// 1 agent-1 launched 1 error: <nil>
-	// 2 agent-1 launched 1 error: <nil>
+	// 0 batch launched 4 on agent-2
+	// 0 web launched 4 on agent-1
+	// 1 web launched 1 on agent-1
+	// 2 batch launched 1 on agent-1
 }
 
 // TestREADMEHostLoop checks that the README shows Example_hostLoop's body.

@@ -196,14 +196,6 @@ func (r Reason) String() string {
 	return b.String()
 }
 
-// String describes the result in stable text, one line per assignment,
-// offer and reason:
-//
-//	t1 -> o1 on a1 (score 0.75): cpus(allocated: web):1; mem(allocated: web):1024
-//	unused: o3 on a3
-//	t9 unassigned:
-//	  o1 on a1: does not fit: cpus: wants 8, 3 left
-//
 // Unplaced returns the tasks of tasks (the Input's) that no offer took, in
 // their order: what is still pending after the call.
 func (r Result) Unplaced(tasks []Task) []Task {
@@ -220,6 +212,13 @@ func (r Result) Unplaced(tasks []Task) []Task {
 	return out
 }
 
+// String describes the result in stable text, one line per assignment,
+// offer and reason:
+//
+//	t1 -> o1 on a1 (score 0.75): cpus(allocated: web):1; mem(allocated: web):1024
+//	unused: o3 on a3
+//	t9 unassigned:
+//	  o1 on a1: does not fit: cpus: wants 8, 3 left
 func (r Result) String() string {
 	var b strings.Builder
 	for _, a := range r.Assignments {
