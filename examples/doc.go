@@ -14,6 +14,9 @@
 //   - resources: parsing, adding, reserving and printing resources.
 //   - placement: a service spread over zones and a batch framework
 //     bin-packing, each placing its tasks on its offers.
+//   - lab: the policy laboratory of allocator/sim as a command: a
+//     workload or a trace run with several sorters and options side by
+//     side, as a table, CSV and SVG charts.
 //   - pool: pool reservations as quota guarantees, a limit as maximum
 //     share, ChargeBeyondAllowance, ReservedFirst and PreemptTask, the
 //     same events on two allocators, with the options off and on.

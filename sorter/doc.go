@@ -2,9 +2,13 @@
 // for its clients (roles, or the frameworks within a role) in order, and
 // offers an agent's resources to the first one that can use them.
 //
-// Two sorters are provided. DRF orders clients by dominant resource
+// Three sorters are provided. DRF orders clients by dominant resource
 // fairness, level by level of a tree of client paths, as Apache Mesos's
-// DRFSorter does. Random draws a weighted random order. Package
+// DRFSorter does. Random draws a weighted random order. Usage orders
+// clients by a time-decayed record of their shares (usage-history
+// fairness, in the manner of Kueue's admission fair sharing), so that a
+// client that held much recently waits behind one that held little.
+// Package
 // sortertest checks any Sorter, including one of your own, against the
 // behaviours every sorter must have and, for a fairness sorter, against the
 // DRF ordering rules.
