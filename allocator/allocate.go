@@ -11,46 +11,6 @@ import (
 	"github.com/allot-go/allot/sorter"
 )
 
-// SkipReason says why a framework was passed over for an agent in a run.
-type SkipReason uint8
-
-const (
-	// SkipFiltered: a refusal filter covered the offer.
-	SkipFiltered SkipReason = iota
-	// SkipSuppressed: the framework suppressed offers in the role (counted
-	// once per run and role).
-	SkipSuppressed
-	// SkipQuotaLimit: the role (or an ancestor) is at its quota limit.
-	SkipQuotaLimit
-	// SkipHeadroom: what was left had to be held back for other roles'
-	// unmet quota guarantees.
-	SkipHeadroom
-	// SkipMinAllocatable: the offer would have been below the minimum
-	// allocatable resources.
-	SkipMinAllocatable
-	// SkipIncapable: the framework lacks a capability the agent or its
-	// resources need (GPUs, region, shared, revocable, refinement).
-	SkipIncapable
-	// SkipConstraints: the framework's offer constraints exclude the agent.
-	SkipConstraints
-	// SkipAgentInactive: the agent was deactivated, not whitelisted, or
-	// over-allocated. It is counted once per skipped agent for the whole
-	// run, not per framework, so that such agents cost nothing per
-	// framework.
-	SkipAgentInactive
-	numSkipReasons
-)
-
-var skipNames = [...]string{"filtered", "suppressed", "quota-limit", "headroom", "min-allocatable", "incapable", "constraints", "agent-inactive"}
-
-// String names the reason.
-func (r SkipReason) String() string {
-	if int(r) < len(skipNames) {
-		return skipNames[r]
-	}
-	return "unknown"
-}
-
 // RunStats describes one allocation run.
 type RunStats struct {
 	// Run counts allocation runs, starting at 1.
@@ -62,8 +22,11 @@ type RunStats struct {
 	SkippedAgents int
 	Offers        int
 	InverseOffers int
-	// Skips counts, per reason, how often a framework was passed over.
-	Skips [numSkipReasons]int
+	// Skips counts, per reason, how often a framework was passed over:
+	// the reasons a run finds (filtered, suppressed, quota-limit,
+	// headroom, min-allocatable, incapable, constraints, agent-inactive);
+	// the others stay zero.
+	Skips [numReasons]int
 	// Unchanged counts (agent, role) pairs skipped without looking at the
 	// role's frameworks, because every one of them was passed over there
 	// before and nothing that could change that has happened since.
@@ -227,7 +190,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 		ag.rank = rank
 		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
 			r.stats.SkippedAgents++
-			r.stats.Skips[SkipAgentInactive]++
+			r.stats.Skips[ReasonAgentInactive]++
 			a.explain.skipped = append(a.explain.skipped, ag)
 			continue
 		}
@@ -391,14 +354,14 @@ func (a *Allocator) countSuppressed(r *run) {
 			continue
 		}
 		for range fw.suppressed {
-			a.skip(r, fw, SkipSuppressed)
+			a.skip(r, fw, ReasonSuppressed)
 		}
 	}
 }
 
-func (a *Allocator) skip(r *run, fw *framework, reason SkipReason) {
+func (a *Allocator) skip(r *run, fw *framework, reason Reason) {
 	if fw.skipsRun != r.id {
-		fw.skips = [numSkipReasons]int{}
+		fw.skips = [numReasons]int{}
 		fw.skipsRun = r.id
 	}
 	fw.skips[reason]++
@@ -502,17 +465,17 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 	// headroom held for others; when neither holds anything back, the
 	// cluster simply has nothing free for the role, which is no reason to
 	// count against it (as an agent with nothing left is not).
-	reason := SkipQuotaLimit
+	reason := ReasonQuotaLimit
 	switch {
 	case byLimit:
 	case !r.requiredHeadroom.IsEmpty():
-		reason = SkipHeadroom
+		reason = ReasonHeadroom
 	default:
 		// Nothing scalar is free anywhere: what agents still have is
 		// below every minimum allocatable alternative.
-		reason = SkipMinAllocatable
+		reason = ReasonMinAllocatable
 	}
-	if reason != SkipMinAllocatable {
+	if reason != ReasonMinAllocatable {
 		for _, fwID := range slices.Sorted(maps.Keys(n.frameworks)) {
 			if fw := a.frameworks[fwID]; fw.active {
 				a.skip(r, fw, reason)
@@ -833,9 +796,9 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, pass
 // that can change while neither the agent nor the role's frameworks change
 // (quota, headroom) make the run's verdict on the agent unstable, so it is
 // not cached.
-func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, st stage, reason SkipReason, detail resources.Quantities) (outcome, resources.Quantities) {
+func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, st stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
 	a.skip(r, fw, reason)
-	if reason == SkipQuotaLimit || reason == SkipHeadroom {
+	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
 		r.stable = false
 	}
 	a.explain.pass(fw, ag, node, st, reason, detail)
@@ -851,7 +814,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 	if fw.info.Constraints != nil {
 		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
-			return a.passOver(r, fw, ag, node, st, SkipConstraints, resources.Quantities{})
+			return a.passOver(r, fw, ag, node, st, ReasonConstraints, resources.Quantities{})
 		}
 	}
 	// available is read-only below: on the common path it is the agent's
@@ -869,11 +832,11 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		return exhausted, resources.Quantities{}
 	}
 	if !a.allocatable(available, role, fw) {
-		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, available.Quantities())
+		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, available.Quantities())
 	}
 	if !a.capableOfAgent(fw, ag) {
 		at := len(a.explain.passes)
-		out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+		out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
 		a.explain.missing(at, a.agentMissing(fw, ag))
 		return out, q
 	}
@@ -882,7 +845,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		available, whole = stripIncapable(available, fw.info.Capabilities), false
 		if available.IsEmpty() {
 			at := len(a.explain.passes)
-			out, q := a.passOver(r, fw, ag, node, st, SkipIncapable, resources.Quantities{})
+			out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
 			a.explain.missing(at, strippedMissing(before, fw.info.Capabilities))
 			return out, q
 		}
@@ -947,16 +910,16 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if !a.allocatable(toOffer, role, fw) {
 		switch {
 		case cutByLimit:
-			return a.passOver(r, fw, ag, node, st, SkipQuotaLimit, uncut.Quantities())
+			return a.passOver(r, fw, ag, node, st, ReasonQuotaLimit, uncut.Quantities())
 		case cutByHeadroom:
-			return a.passOver(r, fw, ag, node, st, SkipHeadroom, uncut.Quantities())
+			return a.passOver(r, fw, ag, node, st, ReasonHeadroom, uncut.Quantities())
 		}
 		if cutByShare {
 			// Below the minimum after a cut to the offer share, drawn for
 			// this run: the verdict on the agent is not kept.
 			r.stable = false
 		}
-		return a.passOver(r, fw, ag, node, st, SkipMinAllocatable, toOffer.Quantities())
+		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, toOffer.Quantities())
 	}
 	if filtered, until := a.isFiltered(fw, role, ag, toOffer, true, r); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
@@ -969,7 +932,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			// drawn for this run): the verdict on the agent is not kept.
 			r.stable = false
 		}
-		return a.passOver(r, fw, ag, node, st, SkipFiltered, resources.Quantities{})
+		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()

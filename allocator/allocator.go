@@ -124,7 +124,7 @@ type framework struct {
 	// tasks is the ledger of launched tasks that have not ended, by id.
 	tasks map[string]*task
 
-	skips    [numSkipReasons]int
+	skips    [numReasons]int
 	skipsRun uint64
 	// joined is the number of runs made before the framework was added.
 	joined uint64

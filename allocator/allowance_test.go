@@ -75,5 +75,5 @@ func TestNoHeadroomReasonWithoutUnmetGuarantees(t *testing.T) {
 	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers)
-	require.Zero(t, a.Skips("fb")[allocator.SkipHeadroom])
+	require.Zero(t, a.Skips("fb")[allocator.ReasonHeadroom])
 }

@@ -86,17 +86,30 @@ func (r Reason) String() string {
 	return "unknown"
 }
 
-// reasonOf maps the run's pass-over reasons to Explain's.
-var reasonOf = [numSkipReasons]Reason{
-	SkipFiltered:       ReasonFiltered,
-	SkipSuppressed:     ReasonSuppressed,
-	SkipQuotaLimit:     ReasonQuotaLimit,
-	SkipHeadroom:       ReasonHeadroom,
-	SkipMinAllocatable: ReasonMinAllocatable,
-	SkipIncapable:      ReasonIncapable,
-	SkipConstraints:    ReasonConstraints,
-	SkipAgentInactive:  ReasonAgentInactive,
-}
+// skipReasons are the reasons a run passes a framework over for (and
+// counts in RunStats.Skips); the others are what Explain finds besides.
+var skipReasons = [...]Reason{ReasonFiltered, ReasonSuppressed, ReasonQuotaLimit, ReasonHeadroom,
+	ReasonMinAllocatable, ReasonIncapable, ReasonConstraints, ReasonAgentInactive}
+
+// SkipReason is Reason: the reasons a run passes a framework over for are
+// among those Explain gives.
+//
+// Deprecated: use Reason.
+type SkipReason = Reason
+
+// The reasons a run passes a framework over for, under their former names.
+//
+// Deprecated: use the Reason constants of the same names.
+const (
+	SkipFiltered       = ReasonFiltered
+	SkipSuppressed     = ReasonSuppressed
+	SkipQuotaLimit     = ReasonQuotaLimit
+	SkipHeadroom       = ReasonHeadroom
+	SkipMinAllocatable = ReasonMinAllocatable
+	SkipIncapable      = ReasonIncapable
+	SkipConstraints    = ReasonConstraints
+	SkipAgentInactive  = ReasonAgentInactive
+)
 
 // Explanation says, for the latest allocation run, why a framework (or the
 // frameworks of a role) got what they got, role by role.
@@ -435,12 +448,12 @@ func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReas
 	// looked at on agents that still had something for it, even where
 	// one of its frameworks was offered something before the cap.
 	if (node.cappedRun == e.l.run || e.parked[node.path]) && !ag.available.AllocatableTo(node.path).IsEmpty() {
-		if node.cappedBy == SkipMinAllocatable {
+		if node.cappedBy == ReasonMinAllocatable {
 			ar.Offer = ag.available.AllocatableTo(node.path).Quantities()
 		} else {
 			ar.Offer = headroomOf(ag.available)
 		}
-		return reasonOf[node.cappedBy], ar
+		return node.cappedBy, ar
 	}
 	if e.offeredInRole(node, ag) {
 		// The walk of the role made an offer there.
@@ -485,7 +498,7 @@ func (e *explainer) sharpen(fw *framework, node *roleNode, ag *agent, reason *Re
 // fromPass is the reason of a logged pass; kept is the nobody entry the
 // pass comes from, if it does.
 func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobodyPasses, ar AgentReason) (Reason, AgentReason) {
-	reason := reasonOf[p.reason]
+	reason := p.reason
 	switch reason {
 	case ReasonFiltered:
 		ar.Until, _ = e.filterUntil(fw, p.node.path, ag, resources.Resources{}, true)

@@ -68,7 +68,7 @@ type passRecord struct {
 	fw     *framework
 	node   *roleNode
 	ag     *agent
-	reason SkipReason
+	reason Reason
 	stage  stage
 	// missing are the capabilities whose lack made an incapable pass.
 	missing uint16
@@ -128,7 +128,7 @@ func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uin
 }
 
 // pass logs that fw was passed over; detail, when not empty, is kept.
-func (l *explainLog) pass(fw *framework, ag *agent, node *roleNode, st stage, reason SkipReason, detail resources.Quantities) {
+func (l *explainLog) pass(fw *framework, ag *agent, node *roleNode, st stage, reason Reason, detail resources.Quantities) {
 	if len(l.passes) >= maxPasses {
 		return
 	}

@@ -82,7 +82,7 @@ func (m Metric) Path() string {
 //	allocator/mesos/allocation_runs                          counter
 //	allocator/mesos/allocation_run_ms                        timer (with a Stopwatch)
 //	allocator/mesos/allocation_run/{agents,skipped_agents,offers,inverse_offers,unchanged,refused,capped_roles}
-//	allocator/mesos/allocation_run/passed_over/<reason>      (SkipReason names)
+//	allocator/mesos/allocation_run/passed_over/<reason>      (Reason names)
 //	allocator/mesos/resources/<resource>/{total,offered_or_allocated,offered,allocated}
 //	allocator/mesos/roles/<role>/shares/dominant
 //	allocator/mesos/roles/<role>/weight
@@ -119,8 +119,8 @@ func (r Report) Metrics() []Metric {
 		add(p+"unchanged", Gauge, float64(s.Unchanged))
 		add(p+"refused", Gauge, float64(s.Refused))
 		add(p+"capped_roles", Gauge, float64(s.Capped))
-		for reason, n := range s.Skips {
-			add(p+"passed_over/<reason>", Gauge, float64(n), Label{"reason", SkipReason(reason).String()})
+		for _, reason := range skipReasons {
+			add(p+"passed_over/<reason>", Gauge, float64(s.Skips[reason]), Label{"reason", reason.String()})
 		}
 	}
 	c := r.Cluster

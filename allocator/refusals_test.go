@@ -28,7 +28,7 @@ func TestDeclineOffersLoopSkipsRefusers(t *testing.T) {
 				t.Fatalf("round %d: %d offers after every framework refused every agent", round, s.Offers)
 			}
 		default:
-			if s.Offers != 0 || s.Unchanged != agents || s.Refused != 0 || s.Skips[SkipFiltered] != 0 {
+			if s.Offers != 0 || s.Unchanged != agents || s.Refused != 0 || s.Skips[ReasonFiltered] != 0 {
 				t.Fatalf("round %d: %+v, want every agent skipped as unchanged", round, s)
 			}
 		}
@@ -39,7 +39,7 @@ func TestDeclineOffersLoopSkipsRefusers(t *testing.T) {
 			}
 			refused[key] = true
 		}
-		visited += s.Skips[SkipFiltered]
+		visited += s.Skips[ReasonFiltered]
 		declineAll(t, a, res)
 		clock.now = clock.now.Add(time.Second)
 	}

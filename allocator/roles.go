@@ -40,10 +40,10 @@ type roleNode struct {
 	epoch uint64
 	// cappedRun is the run in which the role was found unable to take any
 	// more resources anywhere (see Allocator.capped), and cappedBy why: a
-	// quota limit (SkipQuotaLimit), the headroom held for others
-	// (SkipHeadroom), or nothing scalar free at all (SkipMinAllocatable).
+	// quota limit (ReasonQuotaLimit), the headroom held for others
+	// (ReasonHeadroom), or nothing scalar free at all (ReasonMinAllocatable).
 	cappedRun uint64
-	cappedBy  SkipReason
+	cappedBy  Reason
 }
 
 type roleTree struct {

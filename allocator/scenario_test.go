@@ -439,7 +439,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			return "none"
 		}
 		var parts []string
-		for r := SkipReason(0); r < numSkipReasons; r++ {
+		for _, r := range skipReasons {
 			if n := skips[r]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%s=%d", r, n))
 			}
@@ -602,7 +602,7 @@ func formatResult(res Result, stats bool) string {
 		if res.Stats.Refused > 0 {
 			fmt.Fprintf(&b, " refused=%d", res.Stats.Refused)
 		}
-		for r := SkipReason(0); r < numSkipReasons; r++ {
+		for _, r := range skipReasons {
 			if n := res.Stats.Skips[r]; n > 0 {
 				fmt.Fprintf(&b, " %s=%d", r, n)
 			}

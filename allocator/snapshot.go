@@ -664,12 +664,12 @@ func (s *snapshotReader) read(with RestoreOptions) (*Allocator, error) {
 	saved := map[string]bool{}
 	for i := range s.count("roles") {
 		path := s.key("role", &prev, i)
-		epoch, cappedRun, cappedBy := r.Uvarint(), r.Uvarint(), SkipReason(r.Byte())
+		epoch, cappedRun, cappedBy := r.Uvarint(), r.Uvarint(), Reason(r.Byte())
 		q := Quota{Guarantees: s.q(), Limits: s.limits()}
 		if r.Err() != nil {
 			break
 		}
-		if cappedBy >= numSkipReasons {
+		if cappedBy >= numReasons {
 			s.fail("role %q: capped for reason %d", path, cappedBy)
 			break
 		}

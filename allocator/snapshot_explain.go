@@ -138,12 +138,12 @@ func (s *snapshotReader) readPasses(x *refs) *nobodyPasses {
 	n := s.count("passes")
 	for range n {
 		p := passRecord{fw: x.framework(r.String()), node: x.node(r.String()), ag: x.agent(r.String())}
-		p.reason, p.stage = SkipReason(r.Byte()), stage(r.Byte())
+		p.reason, p.stage = Reason(r.Byte()), stage(r.Byte())
 		p.missing, p.detail = uint16(r.Uvarint()), int32(r.Varint())
 		if r.Err() != nil {
 			return np
 		}
-		if p.reason >= numSkipReasons || p.stage > stageFairShare {
+		if p.reason >= numReasons || p.stage > stageFairShare {
 			s.fail("a pass for reason %d in stage %d", p.reason, p.stage)
 			return np
 		}

@@ -215,16 +215,16 @@ func (a *Allocator) Filters() []FilterView {
 func (a *Allocator) LastRun() RunStats { return a.last }
 
 // Skips returns why a framework was passed over in the latest allocation
-// run, per reason. Agents skipped for the whole run (SkipAgentInactive) are
+// run, per reason. Agents skipped for the whole run (ReasonAgentInactive) are
 // counted once per agent for every framework; a framework of a role capped
 // for the run is counted once, for the quota limit or the headroom. An
 // (agent, role) pair skipped because nothing changed since all the role's
 // frameworks were passed over there is counted only in RunStats.Unchanged,
 // not per framework: the reasons were counted when it was first seen.
 // Explain gives every agent's reason, those pairs' included.
-func (a *Allocator) Skips(fwID string) map[SkipReason]int {
+func (a *Allocator) Skips(fwID string) map[Reason]int {
 	a.ready()
-	out := map[SkipReason]int{}
+	out := map[Reason]int{}
 	fw, ok := a.frameworks[fwID]
 	if !ok {
 		return out
@@ -232,12 +232,12 @@ func (a *Allocator) Skips(fwID string) map[SkipReason]int {
 	if fw.skipsRun == a.runs && a.runs > 0 {
 		for r, n := range fw.skips {
 			if n > 0 {
-				out[SkipReason(r)] = n
+				out[Reason(r)] = n
 			}
 		}
 	}
-	if n := a.last.Skips[SkipAgentInactive]; n > 0 {
-		out[SkipAgentInactive] = n
+	if n := a.last.Skips[ReasonAgentInactive]; n > 0 {
+		out[ReasonAgentInactive] = n
 	}
 	return out
 }

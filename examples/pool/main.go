@@ -162,7 +162,7 @@ type hostOutcome struct {
 	Offers [][]offered
 	// AdhocSkips are why adhoc was passed over in the run of step 3 that
 	// brought it to its limit.
-	AdhocSkips map[allocator.SkipReason]int
+	AdhocSkips map[allocator.Reason]int
 	// IdleOffers is how many offers the run of step 6 made.
 	IdleOffers int
 	// Preempted is the task adhoc preempted in step 7, PreemptedOn its
@@ -332,7 +332,7 @@ func settle(h *host, w io.Writer) error {
 			return err
 		}
 		if _, ok := h.fws["adhoc"]; ok && h.out.AdhocSkips == nil {
-			if skips := h.a.Skips("adhoc"); skips[allocator.SkipQuotaLimit] > 0 {
+			if skips := h.a.Skips("adhoc"); skips[allocator.ReasonQuotaLimit] > 0 {
 				h.out.AdhocSkips = skips
 				fmt.Fprintf(w, "          then adhoc is at its limit: %s\n", describeSkips(skips))
 			}
@@ -689,9 +689,9 @@ func offeredTo(recs []offered) string {
 	return strings.Join(names, " and ")
 }
 
-func describeSkips(skips map[allocator.SkipReason]int) string {
+func describeSkips(skips map[allocator.Reason]int) string {
 	var parts []string
-	for r := allocator.SkipFiltered; r <= allocator.SkipAgentInactive; r++ {
+	for r := allocator.ReasonFiltered; r <= allocator.ReasonAgentInactive; r++ {
 		if n := skips[r]; n > 0 {
 			parts = append(parts, fmt.Sprintf("passed over %s (%s)", plural(n, "time"), r))
 		}

@@ -134,7 +134,7 @@ func TestPool(t *testing.T) {
 	checkOffers("pool", 3, p.Offers[2], offers{"adhoc", "cpus:10;mem:40960", 4, 10, 0}, offers{"adhoc", "cpus:8;mem:32768", 1, 8, 0})
 	for _, h := range []named{{"mesos", m}, {"pool", p}} {
 		checkRole(h.name, 3, h.o.Steps[2], "adhoc", 0.25, cpus(48), cpus(48), 48)
-		if n := h.o.AdhocSkips[allocator.SkipQuotaLimit]; n != 1 {
+		if n := h.o.AdhocSkips[allocator.ReasonQuotaLimit]; n != 1 {
 			t.Errorf("%s: adhoc passed over %d times for its limit, want once (skips %v)", h.name, n, h.o.AdhocSkips)
 		}
 		if n := reservedOffers(h.o.Offers[2]); n != 0 {

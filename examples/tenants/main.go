@@ -70,7 +70,7 @@ type outcome struct {
 	Refused error
 	// LegacySkips are why a framework of tenant1/private without
 	// RESERVATION_REFINEMENT was passed over.
-	LegacySkips map[allocator.SkipReason]int
+	LegacySkips map[allocator.Reason]int
 	// Reoffer is what a new framework of tenant1/private/analytics is
 	// offered at the end.
 	Reoffer []offer.Offer
@@ -305,8 +305,8 @@ func describe(rs resources.Resources) string {
 
 // describeSkips prints why a framework was passed over, reasons in their
 // order: "incapable 1".
-func describeSkips(skips map[allocator.SkipReason]int) string {
-	reasons := make([]allocator.SkipReason, 0, len(skips))
+func describeSkips(skips map[allocator.Reason]int) string {
+	reasons := make([]allocator.Reason, 0, len(skips))
 	for r := range skips {
 		reasons = append(reasons, r)
 	}

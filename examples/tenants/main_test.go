@@ -66,7 +66,7 @@ func TestTenants(t *testing.T) {
 
 	// Without RESERVATION_REFINEMENT a framework of tenant1/private is
 	// passed over as incapable.
-	if out.LegacySkips[allocator.SkipIncapable] == 0 {
+	if out.LegacySkips[allocator.ReasonIncapable] == 0 {
 		t.Errorf("legacy framework skips %v, want incapable", out.LegacySkips)
 	}
 
