@@ -1479,7 +1479,7 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 	if err != nil {
 		return err
 	}
-	if status != Accept && status != Decline {
+	if status != InverseAccepted && status != InverseDeclined {
 		return fmt.Errorf("%w: %d", ErrInvalidStatus, status)
 	}
 	st := ag.inverseState(fwID)

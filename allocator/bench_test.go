@@ -418,7 +418,7 @@ func runWorkload(b *testing.B, opts Options, agents, tasksPerRole int, decline *
 		var used resources.Quantities
 		for _, r := range a.Roles() {
 			lo, hi = min(lo, r.Share), max(hi, r.Share)
-			used.Add(r.Allocated)
+			used.Add(r.OfferedOrAllocated)
 		}
 		spread = hi - lo
 		cpuUse = used.Float64("cpus") / (16 * float64(agents))

@@ -135,7 +135,7 @@ func unknownFrameworkCalls() []badCall {
 			return a.Accept(id, "a1", held, nil, &allocator.Filter{Refuse: time.Hour})
 		}, e},
 		{"UpdateInverseOffer", func(_ *testing.T, a *allocator.Allocator) error {
-			return a.UpdateInverseOffer("a1", id, allocator.Accept, nil)
+			return a.UpdateInverseOffer("a1", id, allocator.InverseAccepted, nil)
 		}, e},
 	}
 }
@@ -162,7 +162,7 @@ func unknownAgentCalls() []badCall {
 			return a.UpdateUnavailability(id, &offer.Unavailability{Start: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)})
 		}, e},
 		{"UpdateInverseOffer", func(_ *testing.T, a *allocator.Allocator) error {
-			return a.UpdateInverseOffer(id, "web", allocator.Decline, nil)
+			return a.UpdateInverseOffer(id, "web", allocator.InverseDeclined, nil)
 		}, e},
 		{"RecoverResources", func(_ *testing.T, a *allocator.Allocator) error { return a.RecoverResources("web", id, held, nil) }, e},
 		{"UpdateAllocation", func(_ *testing.T, a *allocator.Allocator) error { return a.UpdateAllocation("web", id, held, nil) }, e},

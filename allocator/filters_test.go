@@ -88,7 +88,7 @@ func TestInverseOfferFilterAtExpiry(t *testing.T) {
 	must(t, a.UpdateUnavailability("a1", unavailableFrom(start.Add(time.Hour))))
 	inverse := a.Allocate().InverseOffers
 	require.Len(t, inverse, 1)
-	must(t, a.UpdateInverseOffer("a1", "f", allocator.Decline, &allocator.Filter{Refuse: 10 * time.Second}))
+	must(t, a.UpdateInverseOffer("a1", "f", allocator.InverseDeclined, &allocator.Filter{Refuse: 10 * time.Second}))
 	clock.Advance(10*time.Second - time.Nanosecond)
 	require.Empty(t, a.Allocate().InverseOffers, "inverse offer made before the filter's expiry")
 	clock.Advance(time.Nanosecond)

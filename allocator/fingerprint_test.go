@@ -163,7 +163,7 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 		{"filter expires", filtersPart, func(_ *allocator.Allocator, c *allocator.ManualClock) error { c.Advance(2 * time.Minute); return nil }},
 		{"task ends", agentPart | restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error { return a.EndTask("web", "t1") }},
 		{"inverse offer answered", restPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error {
-			return a.UpdateInverseOffer("a1", "web", allocator.Accept, nil)
+			return a.UpdateInverseOffer("a1", "web", allocator.InverseAccepted, nil)
 		}},
 		{"usage of a framework not added yet", agentPart, func(a *allocator.Allocator, _ *allocator.ManualClock) error {
 			return a.AddResourceProvider("a2", res("disk:100"), map[string]resources.Resources{"later": res("disk:100").Allocate("web")})

@@ -93,7 +93,7 @@ func TestHoldsEndWithFrameworkAndAgent(t *testing.T) {
 	must(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), time.Minute))
 	must(t, a.RemoveAgent("a1"))
 	r, _ := a.Role("a")
-	require.True(t, r.Allocated.IsEmpty(), "role a still charged %s", r.Allocated)
+	require.True(t, r.OfferedOrAllocated.IsEmpty(), "role a still charged %s", r.OfferedOrAllocated)
 	require.NoError(t, a.CheckInvariants())
 
 	a, _ = holdCluster(t)

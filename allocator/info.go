@@ -241,18 +241,26 @@ func (q Quota) IsZero() bool { return q.Guarantees.IsEmpty() && q.Limits.IsEmpty
 type InverseOfferStatus uint8
 
 const (
-	// Accept: the framework will release the agent in time.
-	Accept InverseOfferStatus = iota + 1
-	// Decline: the framework will not.
-	Decline
+	// InverseAccepted: the framework will release the agent in time.
+	InverseAccepted InverseOfferStatus = iota + 1
+	// InverseDeclined: the framework will not.
+	InverseDeclined
+)
+
+// The inverse-offer answers' earlier names.
+const (
+	// Deprecated: use InverseAccepted; Accept is the method that launches.
+	Accept = InverseAccepted
+	// Deprecated: use InverseDeclined.
+	Decline = InverseDeclined
 )
 
 // String returns "ACCEPT" or "DECLINE".
 func (s InverseOfferStatus) String() string {
 	switch s {
-	case Accept:
+	case InverseAccepted:
 		return "ACCEPT"
-	case Decline:
+	case InverseDeclined:
 		return "DECLINE"
 	}
 	return "UNKNOWN"

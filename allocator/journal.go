@@ -249,7 +249,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		j.Limits = e.Quota.Limits.String()
 	}
 	if info := e.FrameworkInfo; info != nil {
-		ji := &jsonFrameworkInfo{Roles: info.Roles, Principal: info.Principal, Capabilities: capabilityNames(info.Capabilities), SuppressedRoles: info.SuppressedRoles}
+		ji := &jsonFrameworkInfo{Roles: info.Roles, Principal: info.Principal, Capabilities: info.Capabilities.Names(), SuppressedRoles: info.SuppressedRoles}
 		if info.MinAllocatable != nil {
 			ji.MinAllocatable = map[string][]string{}
 			for role, list := range info.MinAllocatable {
@@ -281,7 +281,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		j.FrameworkInfo = ji
 	}
 	if info := e.AgentInfo; info != nil {
-		j.AgentInfo = &jsonAgentInfo{Hostname: info.Hostname, Attributes: info.Attributes, Region: info.Region, Capabilities: capabilityNames(info.Capabilities)}
+		j.AgentInfo = &jsonAgentInfo{Hostname: info.Hostname, Attributes: info.Attributes, Region: info.Region, Capabilities: info.Capabilities.Names()}
 		if u := info.Unavailability; u != nil {
 			j.AgentInfo.Unavailability = &jsonUnavailable{u.Start, u.Duration}
 		}
@@ -307,7 +307,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	}
 	if e.Status != 0 {
 		j.Status = e.Status.String()
-		if e.Status > Decline {
+		if e.Status > InverseDeclined {
 			j.Status = strconv.Itoa(int(e.Status))
 		}
 	}
@@ -424,9 +424,9 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	switch j.Status {
 	case "":
 	case "ACCEPT":
-		out.Status = Accept
+		out.Status = InverseAccepted
 	case "DECLINE":
-		out.Status = Decline
+		out.Status = InverseDeclined
 	default:
 		n, err := strconv.ParseUint(j.Status, 10, 8)
 		field("status", err)
@@ -464,21 +464,6 @@ func parseText(s string) (resources.Resources, error) {
 		return resources.Resources{}, nil
 	}
 	return resources.Parse(s, "*")
-}
-
-func capabilityNames(c offer.Capabilities) []string {
-	var out []string
-	for bit := offer.Capabilities(1); bit != 0; bit <<= 1 {
-		if c&bit == 0 {
-			continue
-		}
-		if name := bit.String(); name != "none" {
-			out = append(out, name)
-		} else {
-			out = append(out, "0x"+strconv.FormatUint(uint64(bit), 16))
-		}
-	}
-	return out
 }
 
 func parseCapabilities(names []string) (offer.Capabilities, error) {

@@ -75,7 +75,7 @@ func TestJournalRoundTrip(t *testing.T) {
 		{Event: allocator.EventUpdateWhitelist},
 		{Event: allocator.EventUpdateQuota, Role: "r", Quota: allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1"), Limits: resources.MustParseLimits("cpus:2;mem:0")}},
 		{Event: allocator.EventUpdateWeights, Weights: map[string]float64{"r": 2.5}},
-		{Event: allocator.EventUpdateInverseOffer, Agent: "a1", Framework: "f", Status: allocator.Decline, Filter: &allocator.Filter{Refuse: -1}},
+		{Event: allocator.EventUpdateInverseOffer, Agent: "a1", Framework: "f", Status: allocator.InverseDeclined, Filter: &allocator.Filter{Refuse: -1}},
 		{Event: allocator.EventAccept, At: at, Framework: "f", Agent: "a1", Resources: res, Filter: &allocator.Filter{}, Operations: []offer.Operation{
 			offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: res}}, Executor: res},
 			&offer.Reserve{Resources: res, Source: res}, offer.Unreserve{Resources: res},

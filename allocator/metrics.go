@@ -29,8 +29,13 @@ func (k MetricKind) String() string {
 	return "gauge"
 }
 
-// Label is the value of one placeholder of a metric's name.
-type Label struct{ Name, Value string }
+// MetricLabel is the value of one placeholder of a metric's name.
+type MetricLabel struct{ Name, Value string }
+
+// Label is MetricLabel's earlier name.
+//
+// Deprecated: use MetricLabel; reservation.Label is a reservation's label.
+type Label = MetricLabel
 
 // Metric is one figure of a Report, named as Mesos's allocator names it.
 // Name keeps the placeholders (<role>, <framework>, <resource>, <reason>),
@@ -57,7 +62,7 @@ type Label struct{ Name, Value string }
 // list.
 type Metric struct {
 	Name   string
-	Labels []Label
+	Labels []MetricLabel
 	Kind   MetricKind
 	Value  float64
 }
@@ -102,7 +107,7 @@ func (m Metric) Path() string {
 // shares only when the sorter reports them.
 func (r Report) Metrics() []Metric {
 	var out []Metric
-	add := func(name string, kind MetricKind, v float64, labels ...Label) {
+	add := func(name string, kind MetricKind, v float64, labels ...MetricLabel) {
 		out = append(out, Metric{Name: name, Labels: labels, Kind: kind, Value: v})
 	}
 	if run := r.Run; run != nil {
@@ -120,65 +125,65 @@ func (r Report) Metrics() []Metric {
 		add(p+"refused", Gauge, float64(s.Refused))
 		add(p+"capped_roles", Gauge, float64(s.Capped))
 		for _, reason := range skipReasons {
-			add(p+"passed_over/<reason>", Gauge, float64(s.Skips[reason]), Label{"reason", reason.String()})
+			add(p+"passed_over/<reason>", Gauge, float64(s.Skips[reason]), MetricLabel{"reason", reason.String()})
 		}
 	}
 	c := r.Cluster
 	for name, v := range c.Total.All() {
-		res := Label{"resource", name}
+		res := MetricLabel{"resource", name}
 		add("allocator/mesos/resources/<resource>/total", Gauge, v.Float64(), res)
 		add("allocator/mesos/resources/<resource>/offered_or_allocated", Gauge, c.Offered.Float64(name)+c.Allocated.Float64(name), res)
 		add("allocator/mesos/resources/<resource>/offered", Gauge, c.Offered.Float64(name), res)
 		add("allocator/mesos/resources/<resource>/allocated", Gauge, c.Allocated.Float64(name), res)
 	}
 	for _, m := range r.Roles {
-		role := Label{"role", m.Role}
+		role := MetricLabel{"role", m.Role}
 		if m.Share >= 0 {
 			add("allocator/mesos/roles/<role>/shares/dominant", Gauge, m.Share, role)
 		}
 		add("allocator/mesos/roles/<role>/weight", Gauge, m.Weight, role)
 		for name, v := range m.Offered.All() {
-			add("allocator/mesos/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), role, Label{"resource", name})
+			add("allocator/mesos/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 		}
 		for name, v := range m.Allocated.All() {
-			add("allocator/mesos/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), role, Label{"resource", name})
+			add("allocator/mesos/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 		}
 		add("allocator/mesos/roles/<role>/frameworks/count", Gauge, float64(m.Frameworks), role)
 		add("allocator/mesos/roles/<role>/frameworks/suppressed", Gauge, float64(m.Suppressed), role)
 		if !m.Guarantee.IsEmpty() || !m.Limit.IsEmpty() {
 			const q = "allocator/mesos/quota/roles/<role>/resources/<resource>/"
 			for name, v := range m.Guarantee.All() {
-				add(q+"guarantee", Gauge, v.Float64(), role, Label{"resource", name})
+				add(q+"guarantee", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 			}
 			for _, name := range m.Limit.Names() {
 				v, _ := m.Limit.Get(name)
-				add(q+"limit", Gauge, v.Float64(), role, Label{"resource", name})
+				add(q+"limit", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 			}
 			for name, v := range m.Consumed.All() {
-				add(q+"consumed", Gauge, v.Float64(), role, Label{"resource", name})
+				add(q+"consumed", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 			}
 			for name, v := range m.OfferedOrAllocated.All() {
-				add(q+"offered_or_allocated", Gauge, v.Float64(), role, Label{"resource", name})
+				add(q+"offered_or_allocated", Gauge, v.Float64(), role, MetricLabel{"resource", name})
 			}
 		}
 		add("allocator/mesos/offer_filters/roles/<role>/active", Gauge, float64(m.Filters), role)
 	}
 	for _, m := range r.Frameworks {
-		fw := Label{"framework", m.Framework}
+		fw := MetricLabel{"framework", m.Framework}
 		add("allocator/mesos/frameworks/<framework>/active", Gauge, boolValue(m.Active), fw)
 		add("allocator/mesos/frameworks/<framework>/offers/sent", Counter, float64(m.Offers), fw)
 		add("allocator/mesos/frameworks/<framework>/inverse_offers/sent", Counter, float64(m.InverseOffers), fw)
 		for _, rm := range m.Roles {
-			role := Label{"role", rm.Role}
+			role := MetricLabel{"role", rm.Role}
 			add("allocator/mesos/frameworks/<framework>/roles/<role>/suppressed", Gauge, boolValue(rm.Suppressed), fw, role)
 			if rm.Share >= 0 {
 				add("allocator/mesos/frameworks/<framework>/roles/<role>/shares/dominant", Gauge, rm.Share, fw, role)
 			}
 			for name, v := range rm.Offered.All() {
-				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), fw, role, Label{"resource", name})
+				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), fw, role, MetricLabel{"resource", name})
 			}
 			for name, v := range rm.Allocated.All() {
-				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), fw, role, Label{"resource", name})
+				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), fw, role, MetricLabel{"resource", name})
 			}
 			add("allocator/mesos/frameworks/<framework>/offer_filters/roles/<role>/active", Gauge, float64(rm.Filters), fw, role)
 		}

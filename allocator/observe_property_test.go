@@ -133,8 +133,8 @@ func (l *latest) check(a *allocator.Allocator) error {
 			return fmt.Errorf("role %s: reported weight %v, is %v", rv.Role, m.Weight, rv.Weight)
 		case !m.Guarantee.Equal(rv.Quota.Guarantees) || !m.Limit.Equal(rv.Quota.Limits):
 			return fmt.Errorf("role %s: reported quota %s %s, is %s %s", rv.Role, m.Guarantee, m.Limit, rv.Quota.Guarantees, rv.Quota.Limits)
-		case !m.Consumed.Equal(rv.Consumed) || !m.OfferedOrAllocated.Equal(rv.Allocated):
-			return fmt.Errorf("role %s: reported consumed %s (%s), is %s (%s)", rv.Role, m.Consumed, m.OfferedOrAllocated, rv.Consumed, rv.Allocated)
+		case !m.Consumed.Equal(rv.Consumed) || !m.OfferedOrAllocated.Equal(rv.OfferedOrAllocated):
+			return fmt.Errorf("role %s: reported consumed %s (%s), is %s (%s)", rv.Role, m.Consumed, m.OfferedOrAllocated, rv.Consumed, rv.OfferedOrAllocated)
 		case m.Frameworks != len(rv.Frameworks):
 			return fmt.Errorf("role %s: reported %d frameworks, has %d", rv.Role, m.Frameworks, len(rv.Frameworks))
 		case !m.Offered.Equal(h[0]) || !m.Allocated.Equal(h[1]):

@@ -951,7 +951,7 @@ func (s *snapshotReader) agent(id string) *agent {
 	for i := range s.count("inverse-offer states") {
 		fw := s.key("inverse-offer state of framework", &prev, i)
 		st := &inverseState{outstanding: r.Bool(), status: InverseOfferStatus(r.Byte())}
-		if st.status > Decline {
+		if st.status > InverseDeclined {
 			s.fail("inverse-offer status %d", st.status)
 		}
 		if ag.inverse == nil {

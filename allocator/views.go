@@ -96,9 +96,11 @@ type RoleView struct {
 	Quota  Quota
 	// Reserved: scalar reservations in the role's subtree, offered or not.
 	Reserved resources.Quantities
-	// Allocated: unreserved non-revocable scalars offered or allocated in
-	// the subtree.
-	Allocated resources.Quantities
+	// OfferedOrAllocated: unreserved non-revocable scalars offered or
+	// allocated in the subtree (Mesos's quota "offered_or_allocated"). An
+	// AgentView's or FrameworkView's Allocated is what is in use, apart
+	// from Offered.
+	OfferedOrAllocated resources.Quantities
 	// Consumed counts against quota: Reserved + Allocated.
 	Consumed resources.Quantities
 	// Share is the role's share as the role sorter reports it
@@ -144,7 +146,7 @@ func (a *Allocator) roleView(n *roleNode) RoleView {
 	return RoleView{
 		Role: n.path, Weight: w,
 		Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
-		Reserved: n.reserved.Clone(), Allocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
+		Reserved: n.reserved.Clone(), OfferedOrAllocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
 		Share: share, Frameworks: slices.Sorted(maps.Keys(n.frameworks)),
 	}
 }
@@ -282,7 +284,7 @@ func (a *Allocator) Describe() string {
 		if !r.Quota.IsZero() {
 			fmt.Fprintf(&b, "    quota: guarantees %s; limits %s\n", r.Quota.Guarantees, r.Quota.Limits)
 		}
-		fmt.Fprintf(&b, "    reserved: %s; allocated: %s\n", r.Reserved, r.Allocated)
+		fmt.Fprintf(&b, "    reserved: %s; allocated: %s\n", r.Reserved, r.OfferedOrAllocated)
 	}
 	b.WriteString("frameworks:\n")
 	for _, f := range a.Frameworks() {

@@ -41,7 +41,7 @@ func Example_hostLoop() {
 		for _, fw := range []string{"batch", "web"} {
 			placed, err := placement.Place(placement.Input{Tasks: pending[fw], Offers: res.OffersTo(fw)})
 			check(err)
-			for _, acc := range placed.Accepts {
+			for _, acc := range placed.Launches {
 				check(a.Accept(fw, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), decline))
 				fmt.Println(interval, fw, "launched", len(acc.Launch.Tasks), "on", acc.Offer.AgentID)
 			}

@@ -1,6 +1,9 @@
 package offer
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Capabilities is a set of framework or agent capabilities, as Mesos's
 // FrameworkInfo and AgentInfo declare them. The zero value has none.
@@ -48,6 +51,34 @@ func (c Capabilities) String() string {
 		return "none"
 	}
 	return strings.Join(parts, "|")
+}
+
+// Names lists the capabilities one by one, by their Mesos names, lowest
+// bit first; a bit without a name is written in hexadecimal ("0x100").
+// It returns nil for none.
+func (c Capabilities) Names() []string {
+	var out []string
+	for bit := Capabilities(1); bit != 0; bit <<= 1 {
+		if c&bit == 0 {
+			continue
+		}
+		if i := bits(bit); i < len(capabilityNames) {
+			out = append(out, capabilityNames[i])
+		} else {
+			out = append(out, "0x"+strconv.FormatUint(uint64(bit), 16))
+		}
+	}
+	return out
+}
+
+// bits returns the position of the one bit set in bit.
+func bits(bit Capabilities) int {
+	i := 0
+	for bit > 1 {
+		bit >>= 1
+		i++
+	}
+	return i
 }
 
 // ParseCapability returns the capability with the given Mesos name.

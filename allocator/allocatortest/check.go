@@ -14,22 +14,27 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// Snapshot is what an allocator shows through its views at one moment:
+// Views is what an allocator shows through its views at one moment:
 // agents, roles, frameworks and the refusal filters in force.
-type Snapshot struct {
+type Views struct {
 	Agents     []allocator.AgentView
 	Roles      []allocator.RoleView
 	Frameworks []allocator.FrameworkView
 	Filters    []allocator.FilterView
 }
 
-// Take returns a snapshot of a's views.
-func Take(a *allocator.Allocator) Snapshot {
-	return Snapshot{Agents: a.Agents(), Roles: a.Roles(), Frameworks: a.Frameworks(), Filters: a.Filters()}
+// Snapshot is Views's earlier name.
+//
+// Deprecated: use Views; allocator.Snapshot is the allocator's saved state.
+type Snapshot = Views
+
+// Take returns a's views at this moment.
+func Take(a *allocator.Allocator) Views {
+	return Views{Agents: a.Agents(), Roles: a.Roles(), Frameworks: a.Frameworks(), Filters: a.Filters()}
 }
 
 // Agent returns the view of one agent of the snapshot.
-func (s Snapshot) Agent(id string) (allocator.AgentView, bool) {
+func (s Views) Agent(id string) (allocator.AgentView, bool) {
 	i, ok := slices.BinarySearchFunc(s.Agents, id, func(v allocator.AgentView, id string) int { return strings.Compare(v.ID, id) })
 	if !ok {
 		return allocator.AgentView{}, false
@@ -38,7 +43,7 @@ func (s Snapshot) Agent(id string) (allocator.AgentView, bool) {
 }
 
 // Framework returns the view of one framework of the snapshot.
-func (s Snapshot) Framework(id string) (allocator.FrameworkView, bool) {
+func (s Views) Framework(id string) (allocator.FrameworkView, bool) {
 	i, ok := slices.BinarySearchFunc(s.Frameworks, id, func(v allocator.FrameworkView, id string) int { return strings.Compare(v.ID, id) })
 	if !ok {
 		return allocator.FrameworkView{}, false
@@ -47,7 +52,7 @@ func (s Snapshot) Framework(id string) (allocator.FrameworkView, bool) {
 }
 
 // Role returns the view of one role of the snapshot.
-func (s Snapshot) Role(path string) (allocator.RoleView, bool) {
+func (s Views) Role(path string) (allocator.RoleView, bool) {
 	i, ok := slices.BinarySearchFunc(s.Roles, path, func(v allocator.RoleView, p string) int { return strings.Compare(v.Role, p) })
 	if !ok {
 		return allocator.RoleView{}, false
@@ -81,7 +86,7 @@ func Check(a *allocator.Allocator) error {
 	if err := a.CheckInvariants(); err != nil {
 		errs = append(errs, fmt.Errorf("invariants: %w", err))
 	}
-	errs = append(errs, checkSnapshot(Take(a))...)
+	errs = append(errs, checkViewsAll(Take(a))...)
 	return errors.Join(errs...)
 }
 
@@ -225,11 +230,11 @@ func hasAllocationRoles(rs resources.Resources) bool {
 	return false
 }
 
-func checkSnapshot(s Snapshot) []error { return checkViews(s, true) }
+func checkViewsAll(s Views) []error { return checkViews(s, true) }
 
 // checkViews is checkSnapshot; agents tells whether to run checkAgent on
 // every agent too (a Fast harness has checked each when it changed).
-func checkViews(s Snapshot, checkAgents bool) []error {
+func checkViews(s Views, checkAgents bool) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -336,10 +341,10 @@ func checkViews(s Snapshot, checkAgents bool) []error {
 		if want := subtree(reserved, r.Role); !r.Reserved.Equal(want) {
 			fail("role %s: reserved %s, agents say %s", r.Role, r.Reserved, want)
 		}
-		if want := subtree(allocated, r.Role); !r.Allocated.Equal(want) {
-			fail("role %s: allocated %s, agents say %s", r.Role, r.Allocated, want)
+		if want := subtree(allocated, r.Role); !r.OfferedOrAllocated.Equal(want) {
+			fail("role %s: allocated %s, agents say %s", r.Role, r.OfferedOrAllocated, want)
 		}
-		if want := r.Reserved.Plus(r.Allocated); !r.Consumed.Equal(want) {
+		if want := r.Reserved.Plus(r.OfferedOrAllocated); !r.Consumed.Equal(want) {
 			fail("role %s: consumed %s, reserved + allocated = %s", r.Role, r.Consumed, want)
 		}
 		if !r.Quota.Limits.Contains(r.Quota.Guarantees) {
@@ -404,7 +409,7 @@ func checkViews(s Snapshot, checkAgents bool) []error {
 //     with a maintenance window.
 //
 // The error joins every violation found, followed by Check's.
-func CheckRun(before Snapshot, res allocator.Result, a *allocator.Allocator) error {
+func CheckRun(before Views, res allocator.Result, a *allocator.Allocator) error {
 	after := Take(a)
 	errs := checkRun(before, res, after, nil)
 	if err := Check(a); err != nil {
@@ -416,7 +421,7 @@ func CheckRun(before Snapshot, res allocator.Result, a *allocator.Allocator) err
 // checkRun checks a run; with changed, only agents it names or the run
 // offered on are compared before and after (the others' views are the
 // same).
-func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map[string]bool) []error {
+func checkRun(before Views, res allocator.Result, after Views, changed map[string]bool) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -559,9 +564,9 @@ func checkRun(before Snapshot, res allocator.Result, after Snapshot, changed map
 		prev, _ := before.Role(r.Role)
 		for _, name := range r.Quota.Limits.Names() {
 			limit, _ := r.Quota.Limits.Get(name)
-			if r.Allocated.Scalar(name) > prev.Allocated.Scalar(name) && r.Consumed.Scalar(name) > limit {
+			if r.OfferedOrAllocated.Scalar(name) > prev.OfferedOrAllocated.Scalar(name) && r.Consumed.Scalar(name) > limit {
 				fail("role %s: the run raised %s to %s (allocated %s, was %s), above its limit %s",
-					r.Role, name, r.Consumed.Scalar(name), r.Allocated.Scalar(name), prev.Allocated.Scalar(name), limit)
+					r.Role, name, r.Consumed.Scalar(name), r.OfferedOrAllocated.Scalar(name), prev.OfferedOrAllocated.Scalar(name), limit)
 			}
 		}
 	}
@@ -617,7 +622,7 @@ func union(a, b, c map[string]resources.Resources) []string {
 
 // String renders the snapshot as text, one line per fact, in the order of
 // its views, as a failed check shows it.
-func (s Snapshot) String() string {
+func (s Views) String() string {
 	var b strings.Builder
 	for _, v := range s.Agents {
 		fmt.Fprintf(&b, "agent %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
@@ -636,7 +641,7 @@ func (s Snapshot) String() string {
 	for _, r := range s.Roles {
 		fmt.Fprintf(&b, "role %s weight=%g share=%.6f frameworks=%v\n", r.Role, r.Weight, r.Share, r.Frameworks)
 		fmt.Fprintf(&b, "  quota: guarantees %s; limits %s\n", r.Quota.Guarantees, r.Quota.Limits)
-		fmt.Fprintf(&b, "  reserved: %s; allocated: %s\n", r.Reserved, r.Allocated)
+		fmt.Fprintf(&b, "  reserved: %s; allocated: %s\n", r.Reserved, r.OfferedOrAllocated)
 	}
 	for _, f := range s.Frameworks {
 		fmt.Fprintf(&b, "framework %s active=%v roles=%v suppressed=%v capabilities=%s\n", f.ID, f.Active, f.Roles, f.Suppressed, f.Capabilities)

@@ -36,8 +36,8 @@ func agentView(offered string) allocator.AgentView {
 	return v
 }
 
-func snapshot(agent allocator.AgentView) Snapshot {
-	return Snapshot{
+func snapshot(agent allocator.AgentView) Views {
+	return Views{
 		Agents:     []allocator.AgentView{agent},
 		Frameworks: []allocator.FrameworkView{{ID: "f", Active: true, Roles: []string{"r"}, Offered: agent.Offered["f"]}},
 		Roles:      []allocator.RoleView{{Role: "r", Weight: 1, Frameworks: []string{"f"}}},
@@ -55,30 +55,30 @@ func wantViolation(t *testing.T, errs []error, fragment string) {
 func TestCheckSnapshotConservation(t *testing.T) {
 	v := agentView("cpus(allocated: r):1")
 	s := snapshot(v)
-	s.Roles[0].Allocated = resources.MustParseQuantities("cpus:1")
-	s.Roles[0].Consumed = s.Roles[0].Allocated
-	if errs := checkSnapshot(s); len(errs) > 0 {
+	s.Roles[0].OfferedOrAllocated = resources.MustParseQuantities("cpus:1")
+	s.Roles[0].Consumed = s.Roles[0].OfferedOrAllocated
+	if errs := checkViewsAll(s); len(errs) > 0 {
 		t.Fatalf("consistent snapshot: %v", errs)
 	}
 	s.Agents[0].Available = res("cpus:2;mem:4096") // a cpu lost
-	wantViolation(t, checkSnapshot(s), "available + offered + allocated")
+	wantViolation(t, checkViewsAll(s), "available + offered + allocated")
 	s.Roles[0].Consumed = resources.Quantities{}
-	wantViolation(t, checkSnapshot(s), "consumed {}, reserved + allocated = cpus:1")
+	wantViolation(t, checkViewsAll(s), "consumed {}, reserved + allocated = cpus:1")
 }
 
 func TestCheckSnapshotReservationOutsideSubtree(t *testing.T) {
 	v := agentView("cpus(allocated: r)(reservations: [(DYNAMIC,other,p)]):1")
 	v.Total = res("cpus:3;mem:4096;cpus(reservations: [(DYNAMIC,other,p)]):1")
 	v.Available = res("cpus:3;mem:4096")
-	wantViolation(t, checkSnapshot(snapshot(v)), "outside the reservation's subtree")
+	wantViolation(t, checkViewsAll(snapshot(v)), "outside the reservation's subtree")
 }
 
 func TestCheckSnapshotFilters(t *testing.T) {
 	s := snapshot(agentView(""))
 	s.Filters = []allocator.FilterView{{Framework: "gone", Role: "r", Agent: "a1", Refused: res("cpus:1")}}
-	wantViolation(t, checkSnapshot(s), "unknown framework gone")
+	wantViolation(t, checkViewsAll(s), "unknown framework gone")
 	s.Filters = []allocator.FilterView{{Framework: "f", Role: "r", Agent: "a9", Refused: res("cpus:1")}}
-	wantViolation(t, checkSnapshot(s), "unknown agent a9")
+	wantViolation(t, checkViewsAll(s), "unknown agent a9")
 }
 
 func run(offers ...offer.Offer) allocator.Result {
@@ -131,8 +131,8 @@ func TestCheckRunLimits(t *testing.T) {
 	limited := allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}
 	before.Roles[0].Quota = limited
 	after.Roles[0].Quota = limited
-	after.Roles[0].Allocated = resources.MustParseQuantities("cpus:3")
-	after.Roles[0].Consumed = after.Roles[0].Allocated
+	after.Roles[0].OfferedOrAllocated = resources.MustParseQuantities("cpus:3")
+	after.Roles[0].Consumed = after.Roles[0].OfferedOrAllocated
 	o := offer.Offer{ID: "o1", FrameworkID: "f", Role: "r", AgentID: "a1", Resources: res("cpus(allocated: r):3")}
 	wantViolation(t, checkRun(before, run(o), after, nil), "above its limit")
 
@@ -249,7 +249,7 @@ func TestShrinkSequence(t *testing.T) {
 }
 
 func TestMix(t *testing.T) {
-	only := Only(Decline, Advance)
+	only := Only(DeclineOffer, Advance)
 	p := gopter.DefaultGenParameters()
 	p.Rng = rand.New(rand.NewSource(4))
 	seen := map[Kind]int{}
@@ -257,7 +257,7 @@ func TestMix(t *testing.T) {
 		v, _ := GenEvent(only)(p).Retrieve()
 		seen[v.(Event).Kind]++
 	}
-	if len(seen) != 2 || seen[Decline] == 0 || seen[Advance] == 0 {
+	if len(seen) != 2 || seen[DeclineOffer] == 0 || seen[Advance] == 0 {
 		t.Fatalf("kinds drawn: %v", seen)
 	}
 	for k := range NumKinds {
@@ -293,7 +293,7 @@ func TestFastKeepsViews(t *testing.T) {
 				}
 				for j, v := range want {
 					if got := (Snapshot{Agents: h.agentList[j : j+1]}).String(); got != (Snapshot{Agents: []allocator.AgentView{v}}).String() {
-						t.Fatalf("%s: step %d (%s): agent kept as\n%s\nthe allocator shows\n%s", c.Name, i+1, ev, got, Snapshot{Agents: []allocator.AgentView{v}})
+						t.Fatalf("%s: step %d (%s): agent kept as\n%s\nthe allocator shows\n%s", c.Name, i+1, ev, got, Views{Agents: []allocator.AgentView{v}})
 					}
 				}
 			}

@@ -36,7 +36,7 @@ import (
 
 // checkConservation checks an AllocateAll that made res; before holds the
 // roles and the filters before it.
-func (h *Harness) checkConservation(res allocator.Result, before Snapshot) []error {
+func (h *Harness) checkConservation(res allocator.Result, before Views) []error {
 	if h.paused {
 		return nil
 	}

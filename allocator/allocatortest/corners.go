@@ -81,7 +81,7 @@ func corner(c Corner, x [4]uint8) []Event {
 		p := pairs[int(x[2])%len(pairs)]
 		return []Event{
 			ev(Allocate, 0, 0, 0, 0),
-			ev(Decline, x[0], 1, p[0], 0),
+			ev(DeclineOffer, x[0], 1, p[0], 0),
 			ev(Advance, p[1], 0, 0, 0),
 			ev(AllocateAll, 0, 0, 0, 0),
 			ev(Advance, 1, 0, 0, 0),
@@ -93,7 +93,7 @@ func corner(c Corner, x [4]uint8) []Event {
 		return []Event{
 			ev(SetQuota, x[0], 1+x[1]%3, 1, 1),
 			ev(AllocateAll, 0, 0, 0, 0),
-			ev(Accept, x[2], 3, 0, x[3]),
+			ev(AcceptOffer, x[2], 3, 0, x[3]),
 			ev(AllocateAll, 0, 0, 0, 0),
 		}
 	case SharedInUse:
@@ -101,7 +101,7 @@ func corner(c Corner, x [4]uint8) []Event {
 			ev(AddAgent, x[0], x[1], x[2]|0x80, x[3]),
 			ev(AddFramework, x[3], 0, 1|x[2]&0x1e, 0),
 			ev(Allocate, 0, 0, 0, 0),
-			ev(Accept, x[0], x[1], 1, 0),
+			ev(AcceptOffer, x[0], x[1], 1, 0),
 			ev(AllocateAll, 0, 0, 0, 0),
 			ev(Operate, x[0], 4, 0, 4),
 			ev(EndTask, x[3], 0, 0, 0),
@@ -110,7 +110,7 @@ func corner(c Corner, x [4]uint8) []Event {
 	case DeclinedAgain:
 		return []Event{
 			ev(Allocate, 0, 0, 0, 0),
-			ev(Decline, x[0], 1, x[1], 0),
+			ev(DeclineOffer, x[0], 1, x[1], 0),
 			ev(AcceptEach, 0, x[2], x[3], 8|x[3]&0xf7),
 			ev(AllocateAll, 0, 0, 0, 0),
 			ev(AcceptEach, 0, x[2], x[3], 8|x[3]&0xf7),
@@ -118,7 +118,7 @@ func corner(c Corner, x [4]uint8) []Event {
 	case EndedTwice:
 		return []Event{
 			ev(Allocate, 0, 0, 0, 0),
-			ev(Accept, x[0], x[1], 0, 0),
+			ev(AcceptOffer, x[0], x[1], 0, 0),
 			ev(EndTask, x[2], 0, 0, 0),
 			ev(EndTask, x[2], x[1], 6, 0),
 			ev(EndTask, x[2], 0, 7, 0),
@@ -130,7 +130,7 @@ func corner(c Corner, x [4]uint8) []Event {
 		return []Event{
 			ev(SetQuota, x[0], x[1], 3, 1),
 			ev(AllocateAll, 0, 0, 0, 0),
-			ev(Decline, x[2], 1, 7, 0),
+			ev(DeclineOffer, x[2], 1, 7, 0),
 			ev(AllocateAll, 0, 0, 0, 0),
 			ev(SetQuota, x[0], x[1], 5, 1),
 			ev(AllocateAll, 0, 0, 0, 0),
@@ -142,7 +142,7 @@ func corner(c Corner, x [4]uint8) []Event {
 	case RoleRecreated:
 		return []Event{
 			ev(AllocateAll, 0, 0, 0, 0),
-			ev(Decline, x[0], 1, 7, 0),
+			ev(DeclineOffer, x[0], 1, 7, 0),
 			ev(AllocateAll, 0, 0, 0, 0),
 			ev(RemoveFramework, x[1], 0, 0, 0),
 			ev(AddFramework, x[1], x[2], x[3], 0),
@@ -151,7 +151,7 @@ func corner(c Corner, x [4]uint8) []Event {
 	case HeldBesideFilter:
 		return []Event{
 			ev(AllocateAll, 0, 0, 0, 0),
-			ev(Accept, x[0], x[1], 0, 7),
+			ev(AcceptOffer, x[0], x[1], 0, 7),
 			ev(Preempt, x[2], x[3], 2, 0),
 			ev(Allocate, 0, 0, 0, 0),
 			ev(AllocateAll, 0, 0, 0, 0),
@@ -162,7 +162,7 @@ func corner(c Corner, x [4]uint8) []Event {
 			events = append(events, ev(AddFramework, x[0]+i, 1, x[2], 0))
 		}
 		for range 6 {
-			events = append(events, ev(AllocateAll, 0, 0, 0, 0), ev(Decline, x[1], 1, 7, 0))
+			events = append(events, ev(AllocateAll, 0, 0, 0, 0), ev(DeclineOffer, x[1], 1, 7, 0))
 		}
 		return append(events, ev(AllocateAll, 0, 0, 0, 0))
 	default:

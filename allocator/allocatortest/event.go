@@ -50,13 +50,13 @@ const (
 	// Allocate runs Allocate; AllocateAll runs AllocateAll.
 	Allocate
 	AllocateAll
-	// Decline gives back an outstanding offer (Args[0]), whole or in part
+	// DeclineOffer gives back an outstanding offer (Args[0]), whole or in part
 	// (Args[1]), with a refusal filter chosen by Args[2].
-	Decline
-	// Accept launches a task on part of an outstanding offer (Args[0],
+	DeclineOffer
+	// AcceptOffer launches a task on part of an outstanding offer (Args[0],
 	// amount Args[1], volumes by Args[2]) and gives back the rest with a
 	// filter (Args[3]).
-	Accept
+	AcceptOffer
 	// Operate applies a framework's operations to an outstanding offer
 	// (Args[0]) with UpdateAllocation: reserve, refine, unreserve, create
 	// (shared or not), destroy, grow, shrink, launch, or reserve and create
@@ -141,6 +141,15 @@ const (
 	NumKinds
 )
 
+// The kinds' earlier names.
+const (
+	// Deprecated: use DeclineOffer.
+	Decline = DeclineOffer
+	// Deprecated: use AcceptOffer; allocator.InverseAccepted answers an
+	// inverse offer.
+	Accept = AcceptOffer
+)
+
 var kindNames = [NumKinds]string{
 	AddAgent: "add-agent", RemoveAgent: "remove-agent", UpdateAgent: "update-agent",
 	ActivateAgent: "activate-agent", DeactivateAgent: "deactivate-agent",
@@ -149,7 +158,7 @@ var kindNames = [NumKinds]string{
 	ActivateFramework: "activate-framework", DeactivateFramework: "deactivate-framework",
 	UpdateFramework: "update-framework",
 	Allocate:        "allocate", AllocateAll: "allocate-all",
-	Decline: "decline", Accept: "accept", Operate: "operate", OperatorOperate: "operator-operate",
+	DeclineOffer: "decline", AcceptOffer: "accept", Operate: "operate", OperatorOperate: "operator-operate",
 	Recover: "recover", Suppress: "suppress", Revive: "revive",
 	SetQuota: "quota", SetWeights: "weights", Advance: "advance",
 	Maintenance: "maintenance", RespondInverse: "respond-inverse",

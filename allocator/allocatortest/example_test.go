@@ -69,7 +69,7 @@ allocate-all 0 0 0 0
 func ExampleProperty() {
 	mix := allocatortest.Mix{
 		allocatortest.AddAgent: 2, allocatortest.AddFramework: 2,
-		allocatortest.Allocate: 4, allocatortest.Decline: 4, allocatortest.Advance: 2,
+		allocatortest.Allocate: 4, allocatortest.DeclineOffer: 4, allocatortest.Advance: 2,
 		allocatortest.SetQuota: 1,
 	}
 	params := gopter.DefaultTestParametersWithSeed(1)

@@ -35,7 +35,7 @@ func DefaultMix() Mix {
 		AddFramework:        5, RemoveFramework: 2, ActivateFramework: 2, DeactivateFramework: 1,
 		UpdateFramework: 2,
 		Allocate:        10, AllocateAll: 6,
-		Decline: 14, Accept: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
+		DeclineOffer: 14, AcceptOffer: 10, Operate: 14, OperatorOperate: 5, Recover: 6,
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
 		EndTask: 6, AcceptEach: 6, Overflow: 1, Preempt: 3, SnapshotRestore: 1,
@@ -270,7 +270,7 @@ func Configs() []Config {
 	beyond := DefaultMix()
 	beyond[Preempt], beyond[SetQuota], beyond[Corners] = 8, 8, 5
 	many := DefaultMix()
-	many[AddFramework], many[Decline], many[AllocateAll], many[Corners] = 8, 20, 10, 5
+	many[AddFramework], many[DeclineOffer], many[AllocateAll], many[Corners] = 8, 20, 10, 5
 	return []Config{
 		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
 		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},

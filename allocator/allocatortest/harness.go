@@ -303,7 +303,7 @@ type effects struct {
 	// (it rescinded offers), and took the base fingerprint again; base is
 	// the snapshot then, without Fast.
 	rebased bool
-	base    *Snapshot
+	base    *Views
 	call    string
 	err     error
 	// want is the error a BadInput event must return.
@@ -381,7 +381,7 @@ func (h *Harness) Step(ev Event) error {
 		errs = append(errs, fmt.Errorf("invariants: %w", err))
 	}
 	after := Take(h.a)
-	errs = append(errs, checkSnapshot(after)...)
+	errs = append(errs, checkViewsAll(after)...)
 	if eff.run != nil {
 		h.logRun(*eff.run)
 		if h.next.Rest != h.base.Rest {
@@ -493,10 +493,10 @@ func (h *Harness) stepFast(ev Event) error {
 		}
 		h.fwStale = false
 	}
-	pre := Snapshot{Agents: h.agentList, Frameworks: h.fwList}
+	pre := Views{Agents: h.agentList, Frameworks: h.fwList}
 	eff := &h.eff
 	eff.reset()
-	var before Snapshot
+	var before Views
 	if ev.Kind == AllocateAll || ev.Kind == Allocate && h.limits {
 		// What the roles consumed before the run, against their limits
 		// and guarantees.
@@ -573,7 +573,7 @@ func (h *Harness) stepFast(ev Event) error {
 		if ev.Kind != AllocateAll && h.next.Filters != h.fp.Filters {
 			errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
 		}
-		after := Snapshot{Agents: h.agentList}
+		after := Views{Agents: h.agentList}
 		if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
 			before.Frameworks = h.a.Frameworks()
 			if before.Filters == nil {
@@ -623,7 +623,7 @@ func (h *Harness) wholeState() []error {
 	if err := h.a.CheckInvariants(); err != nil {
 		errs = append(errs, fmt.Errorf("invariants: %w", err))
 	}
-	s := Snapshot{Agents: h.agentList, Roles: h.a.Roles(), Frameworks: h.a.Frameworks(), Filters: h.a.Filters()}
+	s := Views{Agents: h.agentList, Roles: h.a.Roles(), Frameworks: h.a.Frameworks(), Filters: h.a.Filters()}
 	errs = append(errs, checkViews(s, false)...)
 	errs = append(errs, h.checkShares(s)...)
 	errs = append(errs, h.checkTasks(s)...)
@@ -643,7 +643,7 @@ func (h *Harness) Verify() error {
 	}
 	if !h.fast {
 		s := Take(h.a)
-		errs := checkSnapshot(s)
+		errs := checkViewsAll(s)
 		if err := h.a.CheckInvariants(); err != nil {
 			errs = append(errs, fmt.Errorf("invariants: %w", err))
 		}
@@ -803,7 +803,7 @@ func volumes(v allocator.AgentView) map[volumeKey]string {
 	return out
 }
 
-func checkVolumes(before, after Snapshot, eff *effects) []error {
+func checkVolumes(before, after Views, eff *effects) []error {
 	var errs []error
 	for _, v := range before.Agents {
 		if eff.volumesFree[v.ID] {
@@ -847,7 +847,7 @@ func agentVolumes(v, w allocator.AgentView, ops map[volumeKey]bool) []error {
 
 // checkShares compares the role sorter's shares with the holdings (beyond
 // the roles' allowances, with Options.ChargeBeyondAllowance).
-func (h *Harness) checkShares(s Snapshot) []error {
+func (h *Harness) checkShares(s Views) []error {
 	var errs []error
 	var totals resources.Quantities
 	held := map[string]resources.Quantities{}
@@ -898,7 +898,7 @@ func (h *Harness) checkShares(s Snapshot) []error {
 // checkTasks checks the ledger of launched tasks against the snapshot:
 // every task runs on a known agent, with resources allocated to its role,
 // and no task that ended is listed again.
-func (h *Harness) checkTasks(s Snapshot) []error {
+func (h *Harness) checkTasks(s Views) []error {
 	var errs []error
 	for _, f := range s.Frameworks {
 		ended := h.ended[f.ID]
@@ -919,7 +919,7 @@ func (h *Harness) checkTasks(s Snapshot) []error {
 
 // checkRunRules checks the offers of a run against what the harness told
 // the allocator.
-func (h *Harness) checkRunRules(before Snapshot, res allocator.Result) []error {
+func (h *Harness) checkRunRules(before Views, res allocator.Result) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if h.paused && (len(res.Offers) > 0 || len(res.InverseOffers) > 0) {

@@ -54,7 +54,7 @@ func (h *Harness) res(text string) resources.Resources {
 // templates holds parsed template texts, shared by every harness.
 var templates sync.Map
 
-func agentIDs(s Snapshot) []string {
+func agentIDs(s Views) []string {
 	out := make([]string, len(s.Agents))
 	for i, v := range s.Agents {
 		out[i] = v.ID
@@ -62,7 +62,7 @@ func agentIDs(s Snapshot) []string {
 	return out
 }
 
-func frameworkIDs(s Snapshot) []string {
+func frameworkIDs(s Views) []string {
 	out := make([]string, len(s.Frameworks))
 	for i, f := range s.Frameworks {
 		out[i] = f.ID
@@ -71,14 +71,14 @@ func frameworkIDs(s Snapshot) []string {
 }
 
 // existingAgent picks a known agent, or returns unknownAgent.
-func existingAgent(s Snapshot, b uint8) string {
+func existingAgent(s Views, b uint8) string {
 	if id, ok := pick(agentIDs(s), b); ok {
 		return id
 	}
 	return unknownAgent
 }
 
-func existingFramework(s Snapshot, b uint8) string {
+func existingFramework(s Views, b uint8) string {
 	if id, ok := pick(frameworkIDs(s), b); ok {
 		return id
 	}
@@ -169,7 +169,7 @@ func isPlainScalar(r resources.Resource) bool {
 	return r.Type == resources.ScalarType && !r.IsPersistentVolume() && !r.Shared
 }
 
-func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
+func (h *Harness) apply(ev Event, s Views, eff *effects) {
 	a := h.a
 	x := ev.Args
 	setf := func(err error, format string, args ...any) {
@@ -360,7 +360,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		setf(nil, "%s() = %d offers, %d inverse offers", name, len(res.Offers), len(res.InverseOffers))
 
-	case Decline:
+	case DeclineOffer:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
 			setf(nil, "no offer to decline")
@@ -378,7 +378,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		setf(err, "RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText{filter}, o.ID)
 
-	case Accept:
+	case AcceptOffer:
 		i, o, ok := h.outstanding(s, x[0])
 		if !ok {
 			setf(nil, "no offer to accept")
@@ -537,9 +537,9 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 		}
 		i := int(x[0]) % len(h.inverse)
 		io := h.inverse[i]
-		status := allocator.Decline
+		status := allocator.InverseDeclined
 		if x[1]&1 != 0 {
-			status = allocator.Accept
+			status = allocator.InverseAccepted
 		}
 		filter := refuse(x[2])
 		err := a.UpdateInverseOffer(io.AgentID, io.FrameworkID, status, filter)
@@ -634,7 +634,7 @@ func (h *Harness) apply(ev Event, s Snapshot, eff *effects) {
 
 // outstanding drops offers the allocator no longer holds for their
 // framework (rescinded by later events) and picks one.
-func (h *Harness) outstanding(s Snapshot, b uint8) (int, offer.Offer, bool) {
+func (h *Harness) outstanding(s Views, b uint8) (int, offer.Offer, bool) {
 	kept := h.offers[:0]
 	for _, o := range h.offers {
 		v, ok := s.Agent(o.AgentID)
@@ -866,7 +866,7 @@ func (h *Harness) refinable(b uint8) (string, string, bool) {
 // volumes that ops destroy out of every offer on the agent, except one copy
 // in keep (the offer of framework fw being operated on), as Mesos's master
 // rescinds such offers. It returns what it did, for the log.
-func (h *Harness) rescindShared(s Snapshot, agentID string, ops []offer.Operation, fw string, keep resources.Resources) string {
+func (h *Harness) rescindShared(s Views, agentID string, ops []offer.Operation, fw string, keep resources.Resources) string {
 	if !h.opts.RescindSharedVolumes {
 		return ""
 	}
@@ -1125,7 +1125,7 @@ func (h *Harness) operations(rs resources.Resources, role, principal string, sel
 
 // acceptEach accepts an offer with AcceptEach, mixing operations that
 // must be dropped with valid ones (see the AcceptEach kind).
-func (h *Harness) acceptEach(x [4]uint8, s Snapshot, eff *effects) {
+func (h *Harness) acceptEach(x [4]uint8, s Views, eff *effects) {
 	setf := func(err error, format string, args ...any) {
 		eff.err = err
 		if h.text {
@@ -1226,7 +1226,7 @@ func (h *Harness) notOffered(role, principal string) offer.Operation {
 
 // overflow sends an event that takes a sum the allocator keeps past
 // resources.MaxTotal, or exactly to it (see the Overflow kind).
-func (h *Harness) overflow(x [4]uint8, s Snapshot, eff *effects) {
+func (h *Harness) overflow(x [4]uint8, s Views, eff *effects) {
 	a := h.a
 	setf := func(err error, format string, args ...any) {
 		eff.err = err
@@ -1291,7 +1291,7 @@ var overflowTotal = sync.OnceValue(func() resources.Resources {
 
 // badInput makes a call that must fail with a named error; which one
 // depends on x[0] and on what exists.
-func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
+func (h *Harness) badInput(x [4]uint8, s Views, eff *effects) {
 	a := h.a
 	eff.bad = true
 	setf := func(want, err error, format string, args ...any) {
@@ -1325,9 +1325,9 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			{"Accept", func() error { return a.Accept(id, agentID, huge, nil, nil) }},
 			{"UpdateInverseOffer", func() error {
 				if !agentOK {
-					return a.UpdateInverseOffer(unknownAgent, id, allocator.Accept, nil)
+					return a.UpdateInverseOffer(unknownAgent, id, allocator.InverseAccepted, nil)
 				}
-				return a.UpdateInverseOffer(agentID, id, allocator.Accept, nil)
+				return a.UpdateInverseOffer(agentID, id, allocator.InverseAccepted, nil)
 			}},
 		}
 		c, _ := pick(calls, x[1])
@@ -1349,7 +1349,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 			{"AddResourceProvider", func() error { return a.AddResourceProvider(id, h.res("disk:10"), nil) }},
 			{"UpdateAvailable", func() error { return a.UpdateAvailable(id, nil) }},
 			{"UpdateUnavailability", func() error { return a.UpdateUnavailability(id, nil) }},
-			{"UpdateInverseOffer", func() error { return a.UpdateInverseOffer(id, fw, allocator.Accept, nil) }},
+			{"UpdateInverseOffer", func() error { return a.UpdateInverseOffer(id, fw, allocator.InverseAccepted, nil) }},
 			{"RecoverResources", func() error { return a.RecoverResources(fw, id, huge, nil) }},
 			{"UpdateAllocation", func() error { return a.UpdateAllocation(fw, id, huge, nil) }},
 		}
@@ -1464,7 +1464,7 @@ func (h *Harness) badInput(x [4]uint8, s Snapshot, eff *effects) {
 
 // preempt holds a task's resources (or part of what a framework uses on an
 // agent) for its framework.
-func (h *Harness) preempt(x [4]uint8, s Snapshot, eff *effects) {
+func (h *Harness) preempt(x [4]uint8, s Views, eff *effects) {
 	a := h.a
 	setf := func(err error, format string, args ...any) {
 		eff.err = err

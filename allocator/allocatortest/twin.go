@@ -237,14 +237,14 @@ func sameRoles(want, got []allocator.RoleView) error {
 		w, g := &want[i], &got[i]
 		same = w.Role == g.Role && w.Weight == g.Weight && w.Share == g.Share &&
 			w.Quota.Guarantees.Equal(g.Quota.Guarantees) && w.Quota.Limits.Equal(g.Quota.Limits) &&
-			w.Reserved.Equal(g.Reserved) && w.Allocated.Equal(g.Allocated) && slices.Equal(w.Frameworks, g.Frameworks)
+			w.Reserved.Equal(g.Reserved) && w.OfferedOrAllocated.Equal(g.OfferedOrAllocated) && slices.Equal(w.Frameworks, g.Frameworks)
 	}
 	if same {
 		return nil
 	}
 	line := func(r allocator.RoleView) string {
 		return fmt.Sprintf("role %s weight=%g share=%v quota=%s/%s reserved=%s allocated=%s frameworks=%v",
-			r.Role, r.Weight, r.Share, r.Quota.Guarantees, r.Quota.Limits, r.Reserved, r.Allocated, r.Frameworks)
+			r.Role, r.Weight, r.Share, r.Quota.Guarantees, r.Quota.Limits, r.Reserved, r.OfferedOrAllocated, r.Frameworks)
 	}
 	var w, g strings.Builder
 	for _, r := range want {

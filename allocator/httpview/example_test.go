@@ -44,7 +44,7 @@ func Example() {
 		return
 	}
 	defer resp.Body.Close()
-	var x httpview.Explanation
+	var x httpview.ExplanationJSON
 	_ = json.NewDecoder(resp.Body).Decode(&x)
 	fmt.Println(resp.StatusCode, x.Roles[0].Text)
 	// Output:

@@ -6,12 +6,19 @@
 //
 // # Usage
 //
-// The handler reads the allocator through its Runner (Runner.Do), so it is
-// safe to serve while the Runner runs; every request holds the Runner's
-// lock only while it copies the views, and encodes them after:
+// New reads the allocator through its Runner (Runner.Do), so it is safe
+// to serve while the Runner runs; every request holds the Runner's lock
+// only while it copies the views, and encodes them after:
 //
 //	r := allocator.NewRunner(a, allocator.RunnerOptions{...})
 //	http.Handle("/allocator/", http.StripPrefix("/allocator", httpview.New(r)))
+//
+// Serve reads any Source: Locked serves an allocator a program drives
+// itself (a simulation on a manual clock, a test) behind its own lock, and
+// a Source of one's own may lend any Viewer:
+//
+//	var mu sync.Mutex // held by the program around its own calls to a
+//	http.Handle("/allocator/", http.StripPrefix("/allocator", httpview.Serve(httpview.Locked(&mu, a))))
 //
 // Endpoints (GET only; other methods get 405):
 //
@@ -48,29 +55,31 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
-	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
 
-// New returns the handler of r's views.
-func New(r *allocator.Runner) http.Handler {
+// New returns the handler of r's views, read under the Runner's lock.
+func New(r *allocator.Runner) http.Handler { return Serve(FromRunner(r)) }
+
+// Serve returns the handler of the views src lends.
+func Serve(src Source) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /roles", func(w http.ResponseWriter, req *http.Request) { serve(w, r, rolesOf) })
-	mux.HandleFunc("GET /quota", func(w http.ResponseWriter, req *http.Request) { serve(w, r, quotaOf) })
-	mux.HandleFunc("GET /state", func(w http.ResponseWriter, req *http.Request) { serve(w, r, stateOf) })
+	mux.HandleFunc("GET /roles", func(w http.ResponseWriter, req *http.Request) { serve(w, src, rolesOf) })
+	mux.HandleFunc("GET /quota", func(w http.ResponseWriter, req *http.Request) { serve(w, src, quotaOf) })
+	mux.HandleFunc("GET /state", func(w http.ResponseWriter, req *http.Request) { serve(w, src, stateOf) })
 	mux.HandleFunc("GET /explain", func(w http.ResponseWriter, req *http.Request) {
 		fw, role := req.URL.Query().Get("framework"), req.URL.Query().Get("role")
 		if (fw == "") == (role == "") {
 			writeError(w, http.StatusBadRequest, errors.New("httpview: /explain needs framework= or role=, one of them"))
 			return
 		}
-		serve(w, r, func(a *allocator.Allocator) (any, error) {
+		serve(w, src, func(v Viewer) (any, error) {
 			var x allocator.Explanation
 			var err error
 			if fw != "" {
-				x, err = a.Explain(fw)
+				x, err = v.Explain(fw)
 			} else {
-				x, err = a.ExplainRole(role)
+				x, err = v.ExplainRole(role)
 			}
 			if err != nil {
 				return nil, err
@@ -81,12 +90,12 @@ func New(r *allocator.Runner) http.Handler {
 	return mux
 }
 
-// serve builds a view under the Runner's lock and writes it after.
-func serve(w http.ResponseWriter, r *allocator.Runner, view func(*allocator.Allocator) (any, error)) {
-	var v any
-	err := r.Do(func(a *allocator.Allocator) error {
+// serve builds a view while src lends its Viewer and writes it after.
+func serve(w http.ResponseWriter, src Source, view func(Viewer) (any, error)) {
+	var out any
+	err := src.View(func(v Viewer) error {
 		var err error
-		v, err = view(a)
+		out, err = view(v)
 		return err
 	})
 	if err != nil {
@@ -96,7 +105,7 @@ func serve(w http.ResponseWriter, r *allocator.Runner, view func(*allocator.Allo
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	_ = enc.Encode(out)
 }
 
 func statusOf(err error) int {
@@ -151,19 +160,19 @@ func modelOf(res resources.Resources) Model {
 	return m
 }
 
-// Quantities are scalar amounts by name.
-type Quantities map[string]float64
+// QuantitiesJSON are scalar amounts by name.
+type QuantitiesJSON map[string]float64
 
-func quantitiesOf(q resources.Quantities) Quantities {
-	out := Quantities{}
+func quantitiesOf(q resources.Quantities) QuantitiesJSON {
+	out := QuantitiesJSON{}
 	for name, v := range q.All() {
 		out[name] = v.Float64()
 	}
 	return out
 }
 
-func limitsOf(l resources.Limits) Quantities {
-	out := Quantities{}
+func limitsOf(l resources.Limits) QuantitiesJSON {
+	out := QuantitiesJSON{}
 	for _, name := range l.Names() {
 		v, _ := l.Get(name)
 		out[name] = v.Float64()
@@ -171,33 +180,33 @@ func limitsOf(l resources.Limits) Quantities {
 	return out
 }
 
-// Role is one role of /roles.
-type Role struct {
-	Name       string    `json:"name"`
-	Weight     float64   `json:"weight"`
-	Share      float64   `json:"share"`
-	Frameworks []string  `json:"frameworks"`
-	Resources  Model     `json:"resources"`
-	Allocated  Model     `json:"allocated"`
-	Offered    Model     `json:"offered"`
-	Reserved   Model     `json:"reserved"`
-	Quota      RoleQuota `json:"quota"`
+// RoleJSON is one role of /roles.
+type RoleJSON struct {
+	Name       string        `json:"name"`
+	Weight     float64       `json:"weight"`
+	Share      float64       `json:"share"`
+	Frameworks []string      `json:"frameworks"`
+	Resources  Model         `json:"resources"`
+	Allocated  Model         `json:"allocated"`
+	Offered    Model         `json:"offered"`
+	Reserved   Model         `json:"reserved"`
+	Quota      RoleQuotaJSON `json:"quota"`
 }
 
-// RoleQuota is a role's quota in /roles.
-type RoleQuota struct {
-	Role      string     `json:"role"`
-	Guarantee Quantities `json:"guarantee"`
-	Limit     Quantities `json:"limit"`
-	Consumed  Quantities `json:"consumed"`
+// RoleQuotaJSON is a role's quota in /roles.
+type RoleQuotaJSON struct {
+	Role      string         `json:"role"`
+	Guarantee QuantitiesJSON `json:"guarantee"`
+	Limit     QuantitiesJSON `json:"limit"`
+	Consumed  QuantitiesJSON `json:"consumed"`
 }
 
-// Roles is the answer of /roles.
-type Roles struct {
-	Roles []Role `json:"roles"`
+// RolesJSON is the answer of /roles.
+type RolesJSON struct {
+	Roles []RoleJSON `json:"roles"`
 }
 
-func rolesOf(a *allocator.Allocator) (any, error) {
+func rolesOf(a Viewer) (any, error) {
 	offered, allocated := map[string]resources.Resources{}, map[string]resources.Resources{}
 	for _, f := range a.Frameworks() {
 		for _, role := range f.Offered.AllocationRoles() {
@@ -211,51 +220,51 @@ func rolesOf(a *allocator.Allocator) (any, error) {
 			allocated[role] = cur
 		}
 	}
-	out := Roles{Roles: []Role{}}
+	out := RolesJSON{Roles: []RoleJSON{}}
 	for _, rv := range a.Roles() {
 		reserved := Model{}
 		for name, v := range rv.Reserved.All() {
 			reserved[name] = v.Float64()
 		}
-		out.Roles = append(out.Roles, Role{
+		out.Roles = append(out.Roles, RoleJSON{
 			Name: rv.Role, Weight: rv.Weight, Share: rv.Share, Frameworks: nonNil(rv.Frameworks),
 			Resources: modelOf(offered[rv.Role].Plus(allocated[rv.Role])),
 			Allocated: modelOf(allocated[rv.Role]), Offered: modelOf(offered[rv.Role]),
 			Reserved: reserved,
-			Quota: RoleQuota{Role: rv.Role, Guarantee: quantitiesOf(rv.Quota.Guarantees),
+			Quota: RoleQuotaJSON{Role: rv.Role, Guarantee: quantitiesOf(rv.Quota.Guarantees),
 				Limit: limitsOf(rv.Quota.Limits), Consumed: quantitiesOf(rv.Consumed)},
 		})
 	}
 	return out, nil
 }
 
-// QuotaConfig is one role's quota in /quota.
-type QuotaConfig struct {
-	Role       string     `json:"role"`
-	Guarantees Quantities `json:"guarantees"`
-	Limits     Quantities `json:"limits"`
-	Consumed   Quantities `json:"consumed"`
+// QuotaConfigJSON is one role's quota in /quota.
+type QuotaConfigJSON struct {
+	Role       string         `json:"role"`
+	Guarantees QuantitiesJSON `json:"guarantees"`
+	Limits     QuantitiesJSON `json:"limits"`
+	Consumed   QuantitiesJSON `json:"consumed"`
 }
 
-// Quota is the answer of /quota.
-type Quota struct {
-	Configs []QuotaConfig `json:"configs"`
+// QuotaJSON is the answer of /quota.
+type QuotaJSON struct {
+	Configs []QuotaConfigJSON `json:"configs"`
 }
 
-func quotaOf(a *allocator.Allocator) (any, error) {
-	out := Quota{Configs: []QuotaConfig{}}
+func quotaOf(a Viewer) (any, error) {
+	out := QuotaJSON{Configs: []QuotaConfigJSON{}}
 	for _, rv := range a.Roles() {
 		if rv.Quota.IsZero() {
 			continue
 		}
-		out.Configs = append(out.Configs, QuotaConfig{Role: rv.Role, Guarantees: quantitiesOf(rv.Quota.Guarantees),
+		out.Configs = append(out.Configs, QuotaConfigJSON{Role: rv.Role, Guarantees: quantitiesOf(rv.Quota.Guarantees),
 			Limits: limitsOf(rv.Quota.Limits), Consumed: quantitiesOf(rv.Consumed)})
 	}
 	return out, nil
 }
 
-// Agent is one agent of /state ("slaves" in Mesos).
-type Agent struct {
+// AgentJSON is one agent of /state ("slaves" in Mesos).
+type AgentJSON struct {
 	ID                  string           `json:"id"`
 	Hostname            string           `json:"hostname"`
 	Active              bool             `json:"active"`
@@ -266,20 +275,20 @@ type Agent struct {
 	ReservedResources   map[string]Model `json:"reserved_resources"`
 }
 
-// Framework is one framework of /state.
-type Framework struct {
-	ID               string   `json:"id"`
-	Roles            []string `json:"roles"`
-	SuppressedRoles  []string `json:"suppressed_roles"`
-	Active           bool     `json:"active"`
-	Capabilities     []string `json:"capabilities"`
-	UsedResources    Model    `json:"used_resources"`
-	OfferedResources Model    `json:"offered_resources"`
-	Offers           []Offer  `json:"offers"`
+// FrameworkJSON is one framework of /state.
+type FrameworkJSON struct {
+	ID               string      `json:"id"`
+	Roles            []string    `json:"roles"`
+	SuppressedRoles  []string    `json:"suppressed_roles"`
+	Active           bool        `json:"active"`
+	Capabilities     []string    `json:"capabilities"`
+	UsedResources    Model       `json:"used_resources"`
+	OfferedResources Model       `json:"offered_resources"`
+	Offers           []OfferJSON `json:"offers"`
 }
 
-// Offer is an outstanding offer in /state.
-type Offer struct {
+// OfferJSON is an outstanding offer in /state.
+type OfferJSON struct {
 	ID          string `json:"id"`
 	FrameworkID string `json:"framework_id"`
 	AgentID     string `json:"slave_id"`
@@ -287,14 +296,14 @@ type Offer struct {
 	Resources   Model  `json:"resources"`
 }
 
-// State is the answer of /state.
-type State struct {
-	Agents     []Agent     `json:"slaves"`
-	Frameworks []Framework `json:"frameworks"`
+// StateJSON is the answer of /state.
+type StateJSON struct {
+	Agents     []AgentJSON     `json:"slaves"`
+	Frameworks []FrameworkJSON `json:"frameworks"`
 }
 
-func stateOf(a *allocator.Allocator) (any, error) {
-	out := State{Agents: []Agent{}, Frameworks: []Framework{}}
+func stateOf(a Viewer) (any, error) {
+	out := StateJSON{Agents: []AgentJSON{}, Frameworks: []FrameworkJSON{}}
 	for _, v := range a.Agents() {
 		var used, offered resources.Resources
 		for _, r := range v.Allocated {
@@ -309,35 +318,25 @@ func stateOf(a *allocator.Allocator) (any, error) {
 				reserved[role] = modelOf(v.Total.Reserved(role))
 			}
 		}
-		out.Agents = append(out.Agents, Agent{
+		out.Agents = append(out.Agents, AgentJSON{
 			ID: v.ID, Hostname: v.Hostname, Active: v.Active,
 			Resources: modelOf(v.Total), UsedResources: modelOf(used), OfferedResources: modelOf(offered),
 			UnreservedResources: modelOf(v.Total.Unreserved()), ReservedResources: reserved,
 		})
 	}
-	offers := map[string][]Offer{}
+	offers := map[string][]OfferJSON{}
 	for _, o := range a.Offers() {
-		offers[o.FrameworkID] = append(offers[o.FrameworkID], Offer{ID: o.ID, FrameworkID: o.FrameworkID, AgentID: o.AgentID, Role: o.Role, Resources: modelOf(o.Resources)})
+		offers[o.FrameworkID] = append(offers[o.FrameworkID], OfferJSON{ID: o.ID, FrameworkID: o.FrameworkID, AgentID: o.AgentID, Role: o.Role, Resources: modelOf(o.Resources)})
 	}
 	for _, f := range a.Frameworks() {
-		out.Frameworks = append(out.Frameworks, Framework{
+		out.Frameworks = append(out.Frameworks, FrameworkJSON{
 			ID: f.ID, Roles: nonNil(f.Roles), SuppressedRoles: nonNil(f.Suppressed), Active: f.Active,
-			Capabilities:  capabilityNames(f.Capabilities),
+			Capabilities:  nonNil(f.Capabilities.Names()),
 			UsedResources: modelOf(f.Allocated), OfferedResources: modelOf(f.Offered),
 			Offers: nonNil(offers[f.ID]),
 		})
 	}
 	return out, nil
-}
-
-func capabilityNames(c offer.Capabilities) []string {
-	out := []string{}
-	for i := range 32 {
-		if one := offer.Capabilities(1) << i; c.Has(one) {
-			out = append(out, one.String())
-		}
-	}
-	return out
 }
 
 func nonNil[T any](s []T) []T {
@@ -347,81 +346,81 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Explanation is the answer of /explain.
-type Explanation struct {
-	Framework string            `json:"framework,omitempty"`
-	Run       uint64            `json:"run"`
-	Time      time.Time         `json:"time"`
-	Roles     []RoleExplanation `json:"roles"`
+// ExplanationJSON is the answer of /explain.
+type ExplanationJSON struct {
+	Framework string                `json:"framework,omitempty"`
+	Run       uint64                `json:"run"`
+	Time      time.Time             `json:"time"`
+	Roles     []RoleExplanationJSON `json:"roles"`
 }
 
-// RoleExplanation is one role of an explanation.
-type RoleExplanation struct {
-	Role    string        `json:"role"`
-	Text    string        `json:"text"`
-	Agents  int           `json:"agents"`
-	Offered int           `json:"offered"`
-	Reason  string        `json:"reason,omitempty"`
-	Reasons []ReasonGroup `json:"reasons"`
+// RoleExplanationJSON is one role of an explanation.
+type RoleExplanationJSON struct {
+	Role    string            `json:"role"`
+	Text    string            `json:"text"`
+	Agents  int               `json:"agents"`
+	Offered int               `json:"offered"`
+	Reason  string            `json:"reason,omitempty"`
+	Reasons []ReasonGroupJSON `json:"reasons"`
 }
 
-// ReasonGroup is one reason of a role's explanation, with its figures.
-type ReasonGroup struct {
-	Reason      string           `json:"reason"`
-	Count       int              `json:"count"`
-	Agents      []AgentReason    `json:"agents"`
-	State       string           `json:"state,omitempty"`
-	Missing     []string         `json:"missing,omitempty"`
-	Earliest    *time.Time       `json:"earliest,omitempty"`
-	Until       *time.Time       `json:"until,omitempty"`
-	QuotaRole   string           `json:"quota_role,omitempty"`
-	Limit       Quantities       `json:"limit,omitempty"`
-	Consumed    Quantities       `json:"consumed,omitempty"`
-	Unmet       []RoleQuantities `json:"unmet,omitempty"`
-	Left        Quantities       `json:"left,omitempty"`
-	Winner      string           `json:"winner,omitempty"`
-	WinnerRole  string           `json:"winner_role,omitempty"`
-	Share       *float64         `json:"share,omitempty"`
-	WinnerShare *float64         `json:"winner_share,omitempty"`
-	Winners     int              `json:"winners,omitempty"`
+// ReasonGroupJSON is one reason of a role's explanation, with its figures.
+type ReasonGroupJSON struct {
+	Reason      string               `json:"reason"`
+	Count       int                  `json:"count"`
+	Agents      []AgentReasonJSON    `json:"agents"`
+	State       string               `json:"state,omitempty"`
+	Missing     []string             `json:"missing,omitempty"`
+	Earliest    *time.Time           `json:"earliest,omitempty"`
+	Until       *time.Time           `json:"until,omitempty"`
+	QuotaRole   string               `json:"quota_role,omitempty"`
+	Limit       QuantitiesJSON       `json:"limit,omitempty"`
+	Consumed    QuantitiesJSON       `json:"consumed,omitempty"`
+	Unmet       []RoleQuantitiesJSON `json:"unmet,omitempty"`
+	Left        QuantitiesJSON       `json:"left,omitempty"`
+	Winner      string               `json:"winner,omitempty"`
+	WinnerRole  string               `json:"winner_role,omitempty"`
+	Share       *float64             `json:"share,omitempty"`
+	WinnerShare *float64             `json:"winner_share,omitempty"`
+	Winners     int                  `json:"winners,omitempty"`
 }
 
-// AgentReason is one agent of a reason.
-type AgentReason struct {
-	Agent      string     `json:"agent"`
-	Framework  string     `json:"framework,omitempty"`
-	Until      *time.Time `json:"until,omitempty"`
-	Missing    []string   `json:"missing,omitempty"`
-	Offer      Quantities `json:"offer,omitempty"`
-	Winner     string     `json:"winner,omitempty"`
-	WinnerRole string     `json:"winner_role,omitempty"`
+// AgentReasonJSON is one agent of a reason.
+type AgentReasonJSON struct {
+	Agent      string         `json:"agent"`
+	Framework  string         `json:"framework,omitempty"`
+	Until      *time.Time     `json:"until,omitempty"`
+	Missing    []string       `json:"missing,omitempty"`
+	Offer      QuantitiesJSON `json:"offer,omitempty"`
+	Winner     string         `json:"winner,omitempty"`
+	WinnerRole string         `json:"winner_role,omitempty"`
 }
 
-// RoleQuantities is a role and an amount.
-type RoleQuantities struct {
-	Role      string     `json:"role"`
-	Resources Quantities `json:"resources"`
+// RoleQuantitiesJSON is a role and an amount.
+type RoleQuantitiesJSON struct {
+	Role      string         `json:"role"`
+	Resources QuantitiesJSON `json:"resources"`
 }
 
-func explanationOf(x allocator.Explanation) Explanation {
-	out := Explanation{Framework: x.Framework, Run: x.Run, Time: x.Time, Roles: []RoleExplanation{}}
+func explanationOf(x allocator.Explanation) ExplanationJSON {
+	out := ExplanationJSON{Framework: x.Framework, Run: x.Run, Time: x.Time, Roles: []RoleExplanationJSON{}}
 	for _, r := range x.Roles {
-		re := RoleExplanation{Role: r.Role, Text: r.String(), Agents: r.Agents, Offered: r.Offered, Reasons: []ReasonGroup{}}
+		re := RoleExplanationJSON{Role: r.Role, Text: r.String(), Agents: r.Agents, Offered: r.Offered, Reasons: []ReasonGroupJSON{}}
 		if r.Reason != allocator.ReasonNone {
 			re.Reason = r.Reason.String()
 		}
 		for _, g := range r.Reasons {
-			rg := ReasonGroup{Reason: g.Reason.String(), Count: g.Count, Agents: []AgentReason{}, State: g.State,
+			rg := ReasonGroupJSON{Reason: g.Reason.String(), Count: g.Count, Agents: []AgentReasonJSON{}, State: g.State,
 				QuotaRole: g.QuotaRole, Winner: g.Winner, WinnerRole: g.WinnerRole, Winners: g.Winners}
 			if g.Missing != 0 {
-				rg.Missing = capabilityNames(g.Missing)
+				rg.Missing = nonNil(g.Missing.Names())
 			}
 			rg.Earliest, rg.Until = timeOrNil(g.Earliest), timeOrNil(g.Until)
 			if g.Reason == allocator.ReasonQuotaLimit {
 				rg.Limit, rg.Consumed = limitsOf(g.Limit), quantitiesOf(g.Consumed)
 			}
 			for _, u := range g.Unmet {
-				rg.Unmet = append(rg.Unmet, RoleQuantities{Role: u.Role, Resources: quantitiesOf(u.Quantities)})
+				rg.Unmet = append(rg.Unmet, RoleQuantitiesJSON{Role: u.Role, Resources: quantitiesOf(u.Quantities)})
 			}
 			if g.Reason == allocator.ReasonMinAllocatable {
 				rg.Left = quantitiesOf(g.Left)
@@ -431,10 +430,10 @@ func explanationOf(x allocator.Explanation) Explanation {
 				rg.Share, rg.WinnerShare = &share, &winner
 			}
 			for _, ar := range g.Agents {
-				ja := AgentReason{Agent: ar.Agent, Framework: ar.Framework, Until: timeOrNil(ar.Until),
+				ja := AgentReasonJSON{Agent: ar.Agent, Framework: ar.Framework, Until: timeOrNil(ar.Until),
 					Winner: ar.Winner, WinnerRole: ar.WinnerRole}
 				if ar.Missing != 0 {
-					ja.Missing = capabilityNames(ar.Missing)
+					ja.Missing = nonNil(ar.Missing.Names())
 				}
 				if !ar.Offer.IsEmpty() {
 					ja.Offer = quantitiesOf(ar.Offer)

@@ -320,7 +320,7 @@ func TestConcurrentReads(t *testing.T) {
 // consistent checks that a /state answer's frameworks hold what its agents
 // say is offered and used.
 func consistent(body []byte) error {
-	var st httpview.State
+	var st httpview.StateJSON
 	if err := json.Unmarshal(body, &st); err != nil {
 		return err
 	}

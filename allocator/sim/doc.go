@@ -97,7 +97,7 @@
 // whose duration is over end (allocator.EndTask); tasks submitted by now
 // join their framework's backlog; the allocator makes its periodic run
 // (AllocateAll); each framework places the head of its backlog on its
-// offers with offer/placement, accepts with the launches (allocator.Accept)
+// offers with offer/placement, accepts with the launches (Allocator.Accept)
 // and declines the rest with a refusal filter (Framework.Refuse, 5 s by
 // default); frameworks answer inverse offers with Accept; frameworks left
 // with nothing to run suppress their offers; then the interval's Sample is

@@ -178,7 +178,7 @@ func (r *run) launchOn(fw *simFramework, window []placement.Task) error {
 	if err != nil {
 		return fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, fw.spec.ID, err)
 	}
-	for _, acc := range res.Accepts {
+	for _, acc := range res.Launches {
 		if err := r.a.Accept(fw.spec.ID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), fw.filter); err != nil {
 			return fmt.Errorf("%w: accept of %s: %w", ErrAllocator, acc.Offer.ID, err)
 		}

@@ -197,7 +197,7 @@ func (r *run) step(i int) error {
 		return err
 	}
 	for _, io := range res.InverseOffers {
-		if err := r.a.UpdateInverseOffer(io.AgentID, io.FrameworkID, allocator.Accept, nil); err != nil {
+		if err := r.a.UpdateInverseOffer(io.AgentID, io.FrameworkID, allocator.InverseAccepted, nil); err != nil {
 			return fmt.Errorf("%w: inverse offer %s: %w", ErrAllocator, io.ID, err)
 		}
 	}

@@ -142,7 +142,7 @@ func run(w io.Writer) (outcome, error) {
 			if err != nil {
 				return out, err
 			}
-			for _, acc := range res.Accepts {
+			for _, acc := range res.Launches {
 				if err := a.Accept(fw, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), refuse); err != nil {
 					return out, err
 				}

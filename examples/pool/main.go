@@ -526,9 +526,9 @@ func table(h *host, w io.Writer) snapshot {
 	}
 	fmt.Fprintf(w, "   %-8s %6s  %-20s %-20s %-20s %5s\n", "role", "share", "allocated", "reserved", "consumed", "tasks")
 	for _, r := range h.a.Roles() {
-		row := row{Share: r.Share, Allocated: r.Allocated, Reserved: r.Reserved, Consumed: r.Consumed, Tasks: tasks[r.Role]}
+		row := row{Share: r.Share, Allocated: r.OfferedOrAllocated, Reserved: r.Reserved, Consumed: r.Consumed, Tasks: tasks[r.Role]}
 		s.Roles[r.Role] = row
-		fmt.Fprintf(w, "   %-8s %6.3f  %-20s %-20s %-20s %5d\n", r.Role, r.Share, orNone(r.Allocated.String()),
+		fmt.Fprintf(w, "   %-8s %6.3f  %-20s %-20s %-20s %5d\n", r.Role, r.Share, orNone(r.OfferedOrAllocated.String()),
 			orNone(r.Reserved.String()), orNone(r.Consumed.String()), row.Tasks)
 		s.Unmet.Add(r.Quota.Guarantees.Minus(r.Consumed))
 	}

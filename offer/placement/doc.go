@@ -49,7 +49,7 @@
 //	if err != nil {
 //		return err // errors.Is(err, placement.ErrDuplicateTask), ...
 //	}
-//	for _, acc := range res.Accepts { // one LAUNCH per offer
+//	for _, acc := range res.Launches { // one LAUNCH per offer
 //		err := a.Accept(acc.Offer.FrameworkID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), filter)
 //	}
 //	for _, o := range res.Unused { // decline

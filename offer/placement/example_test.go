@@ -73,7 +73,7 @@ func ExampleBinPack() {
 		Offers:  offers,
 		Rankers: []placement.Ranker{placement.BinPack("cpus", "mem")},
 	})
-	for _, acc := range res.Accepts {
+	for _, acc := range res.Launches {
 		fmt.Println(acc.Offer.AgentID, acc.Launch)
 	}
 	for _, o := range res.Unused {
@@ -143,14 +143,14 @@ func ExampleUnassigned() {
 	// db: o3 on agent-3: zone in {"a","b"}: zone is "c"
 }
 
-// The operations of an Accept go to the allocator's Accept as they are.
+// The operations of an OfferLaunch go to the allocator's Accept as they are.
 func ExampleAccept_Operations() {
 	offers, _ := offersIn("cpus:4;cpus(web):1;mem:4096", "a")
 	res, _ := placement.Place(placement.Input{
 		Tasks:  []placement.Task{{ID: "t1", Resources: resources.MustParseQuantities("cpus:2;mem:1024")}},
 		Offers: offers,
 	})
-	for _, acc := range res.Accepts {
+	for _, acc := range res.Launches {
 		var kinds []string
 		for _, op := range acc.Operations() {
 			kinds = append(kinds, op.String())

@@ -241,12 +241,12 @@ func checkResult(in Input, res Result) string {
 	if ai != len(res.Assignments) || ui != len(res.Unassigned) {
 		return "more assignments or unassigned tasks than tasks"
 	}
-	// Accepts and Unused cover the offers, in order.
+	// Launches and Unused cover the offers, in order.
 	var seen []string
 	ia, iu := 0, 0
 	for _, o := range sorted {
 		switch {
-		case ia < len(res.Accepts) && res.Accepts[ia].Offer.ID == o.ID:
+		case ia < len(res.Launches) && res.Launches[ia].Offer.ID == o.ID:
 			ia++
 		case iu < len(res.Unused) && res.Unused[iu].ID == o.ID:
 			iu++
@@ -260,7 +260,7 @@ func checkResult(in Input, res Result) string {
 	for _, a := range res.Assignments {
 		tasksOn[a.OfferID] = append(tasksOn[a.OfferID], offer.Task{ID: a.TaskID, Resources: a.Resources})
 	}
-	for _, acc := range res.Accepts {
+	for _, acc := range res.Launches {
 		if _, err := offer.ApplyAll(acc.Offer.Resources, acc.Operations()...); err != nil {
 			return fmt.Sprintf("offer %s: %v: %v", acc.Offer.ID, acc.Launch, err)
 		}

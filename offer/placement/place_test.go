@@ -441,8 +441,8 @@ t3 unassigned:
 	if got := res.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if n := len(res.Accepts); n != 2 || res.Accepts[0].Launch.String() != "LAUNCH [t1: cpus(allocated: web):3; mem(allocated: web):1024]" {
-		t.Errorf("accepts: %v", res.Accepts)
+	if n := len(res.Launches); n != 2 || res.Launches[0].Launch.String() != "LAUNCH [t1: cpus(allocated: web):3; mem(allocated: web):1024]" {
+		t.Errorf("accepts: %v", res.Launches)
 	}
 }
 

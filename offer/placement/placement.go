@@ -109,9 +109,9 @@ type Input struct {
 type Result struct {
 	// Assignments are the placed tasks, in the order of Input.Tasks.
 	Assignments []Assignment
-	// Accepts are the offers that got tasks, by agent id then offer id,
+	// Launches are the offers that got tasks, by agent id then offer id,
 	// each with one LAUNCH of its tasks in the order they were placed.
-	Accepts []Accept
+	Launches []OfferLaunch
 	// Unused are the offers that got no task, by agent id then offer id:
 	// the host declines them.
 	Unused []offer.Offer
@@ -136,8 +136,8 @@ type Assignment struct {
 	Score float64
 }
 
-// Accept is what to do with one offer: launch the tasks placed on it.
-type Accept struct {
+// OfferLaunch is what to do with one offer: launch the tasks placed on it.
+type OfferLaunch struct {
 	Offer  offer.Offer
 	Launch offer.Launch
 }
@@ -145,7 +145,12 @@ type Accept struct {
 // Operations returns the operations to pass to the allocator's Accept:
 //
 //	err := a.Accept(acc.Offer.FrameworkID, acc.Offer.AgentID, acc.Offer.Resources, acc.Operations(), filter)
-func (a Accept) Operations() []offer.Operation { return []offer.Operation{a.Launch} }
+func (a OfferLaunch) Operations() []offer.Operation { return []offer.Operation{a.Launch} }
+
+// Accept is OfferLaunch's earlier name.
+//
+// Deprecated: use OfferLaunch; the allocator's Accept is the call it feeds.
+type Accept = OfferLaunch
 
 // Unassigned is a task no offer took, with one reason per offer, by agent
 // id then offer id, as the offers stand at the end of the call: every

@@ -481,7 +481,7 @@ func (p *placer) explain(c *class) []Reason {
 }
 
 // result gathers the outcome: the assignments and unassigned tasks made
-// by run, and one Accept per used offer.
+// by run, and one OfferLaunch per used offer.
 func (p *placer) result() Result {
 	for i, ti := range p.failed {
 		p.out.Unassigned[i].Reasons = p.explain(p.classes[p.taskClass[ti]])
@@ -505,7 +505,7 @@ func (p *placer) result() Result {
 		launched[next[si]] = offer.Task{ID: a.TaskID, Resources: a.Resources}
 		next[si]++
 	}
-	r.Accepts = make([]Accept, 0, used)
+	r.Launches = make([]OfferLaunch, 0, used)
 	r.Unused = make([]offer.Offer, 0, len(p.slots)-used)
 	for i := range p.slots {
 		s := &p.slots[i]
@@ -513,7 +513,7 @@ func (p *placer) result() Result {
 			r.Unused = append(r.Unused, *s.offer)
 			continue
 		}
-		r.Accepts = append(r.Accepts, Accept{Offer: *s.offer, Launch: offer.Launch{Tasks: launched[start[i]:start[i+1]:start[i+1]]}})
+		r.Launches = append(r.Launches, OfferLaunch{Offer: *s.offer, Launch: offer.Launch{Tasks: launched[start[i]:start[i+1]:start[i+1]]}})
 	}
 	return r
 }

@@ -95,7 +95,7 @@ func TestValidation(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "placement: ") || !strings.Contains(err.Error(), tc.text) {
 				t.Errorf("error %q should start with %q and hold %q", err, "placement: ", tc.text)
 			}
-			if res.Assignments != nil || res.Accepts != nil || res.Unused != nil || res.Unassigned != nil {
+			if res.Assignments != nil || res.Launches != nil || res.Unused != nil || res.Unassigned != nil {
 				t.Errorf("a result with an error: %s", res)
 			}
 		})
@@ -119,7 +119,7 @@ func TestNoCustomCallOnError(t *testing.T) {
 
 func TestEmptyInput(t *testing.T) {
 	res, err := Place(Input{})
-	if err != nil || len(res.Assignments)+len(res.Accepts)+len(res.Unused)+len(res.Unassigned) != 0 {
+	if err != nil || len(res.Assignments)+len(res.Launches)+len(res.Unused)+len(res.Unassigned) != 0 {
 		t.Errorf("got %v, %s", err, res)
 	}
 	res, err = Place(Input{Tasks: tasks(1, "t", "", "cpus:1")})
