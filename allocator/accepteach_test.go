@@ -18,8 +18,8 @@ import (
 func TestAcceptEachDropsInvalidOperations(t *testing.T) {
 	build := func() (*allocator.Allocator, offer.Offer) {
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)).Now})
-		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;disk:1000"), nil))
-		must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops"}, nil, allocator.Active))
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;disk:1000"), nil))
+		require.NoError(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops"}, nil, allocator.Active))
 		return a, a.Allocate().Offers[0]
 	}
 	reserve := func(o offer.Offer, principal string) offer.Operation {

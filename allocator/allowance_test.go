@@ -18,13 +18,13 @@ func TestChargeBeyondAllowance(t *testing.T) {
 	next := func(charge bool) (string, float64) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: charge})
-		must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
-		must(t, a.AddFramework("fo", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
-		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096"), nil))
+		require.NoError(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
+		require.NoError(t, a.AddFramework("fo", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096"), nil))
 		require.Equal(t, "fp", a.Allocate().Offers[0].FrameworkID)
-		must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
+		require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
 		require.Equal(t, "fo", a.Allocate().Offers[0].FrameworkID)
-		must(t, a.AddAgent("a3", allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
+		require.NoError(t, a.AddAgent("a3", allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
 		offers := a.Allocate().Offers
 		require.Len(t, offers, 1)
 		v, _ := a.Role("pool")
@@ -45,15 +45,15 @@ func TestChargeBeyondAllowance(t *testing.T) {
 func TestAllowanceCountsPoolReservationOnce(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096;cpus:2;mem:2048"), nil))
-	must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.UpdateQuota("pool", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096")}))
-	must(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus(pool):4;mem(pool):4096;cpus:2;mem:2048"), nil))
+	require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.UpdateQuota("pool", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096")}))
+	require.NoError(t, a.AddFramework("fp", allocator.FrameworkInfo{Roles: []string{"pool"}}, nil, allocator.Active))
 	for _, o := range a.Allocate().Offers {
 		if o.AgentID == "a1" {
-			must(t, a.Accept("fp", "a1", o.Resources, launchOps("all", o.Resources), nil))
+			require.NoError(t, a.Accept("fp", "a1", o.Resources, launchOps("all", o.Resources), nil))
 		} else {
-			must(t, a.RecoverResources("fp", o.AgentID, o.Resources, &allocator.Filter{Refuse: time.Hour}))
+			require.NoError(t, a.RecoverResources("fp", o.AgentID, o.Resources, &allocator.Filter{Refuse: time.Hour}))
 		}
 	}
 	v, ok := a.Role("pool")
@@ -67,12 +67,12 @@ func TestAllowanceCountsPoolReservationOnce(t *testing.T) {
 func TestNoHeadroomReasonWithoutUnmetGuarantees(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
-	must(t, a.UpdateQuota("c", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
+	require.NoError(t, a.UpdateQuota("c", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
+	require.NoError(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
-	must(t, a.Accept("fa", "a1", o.Resources, launchOps("t", o.Resources), nil))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
+	require.NoError(t, a.Accept("fa", "a1", o.Resources, launchOps("t", o.Resources), nil))
+	require.NoError(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers)
 	require.Zero(t, a.Skips("fb")[allocator.ReasonHeadroom])

@@ -13,6 +13,7 @@ import (
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // catalogueTotal is agent a1 of the catalogue's cluster: unreserved
@@ -43,25 +44,25 @@ func catalogueCluster(t *testing.T) *allocator.Allocator {
 	t.Helper()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := newAllocator(t, allocator.Options{Seed: 3, Clock: func() time.Time { return now }})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, res(catalogueTotal), nil))
-	must(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096;disk:1000"), nil))
-	must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db", "db/replica"}, Principal: "ops",
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, res(catalogueTotal), nil))
+	require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096;disk:1000"), nil))
+	require.NoError(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db", "db/replica"}, Principal: "ops",
 		Capabilities: offer.SharedResources | offer.ReservationRefinement}, nil, true))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
-	must(t, a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1"), Limits: resources.MustParseLimits("cpus:6")}))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1"), Limits: resources.MustParseLimits("cpus:6")}))
 	a.Allocate()
 	vols := heldAs(t, a, "db", "a1", pgVolume).Plus(heldAs(t, a, "db", "a1", sharedVolume))
 	role := vols.AllocationRoles()[0]
 	offered := offeredTo(a, "db", "a1").AllocatedTo(role)
 	task := offer.Launch{Tasks: []offer.Task{{ID: "pg-1", Resources: vols}}}
-	must(t, a.Accept("db", "a1", offered, []offer.Operation{task}, nil))
+	require.NoError(t, a.Accept("db", "a1", offered, []offer.Operation{task}, nil))
 	a.AllocateAll()
 	// The shared volume stays available while in use, so db is offered it
 	// again; it declines that copy and holds one, the task's.
 	if again := offeredTo(a, "db", "a1").Shared(); !again.IsEmpty() {
-		must(t, a.RecoverResources("db", "a1", again, nil))
+		require.NoError(t, a.RecoverResources("db", "a1", again, nil))
 	}
-	must(t, allocatortest.Check(a))
+	require.NoError(t, allocatortest.Check(a))
 	return a
 }
 
@@ -97,7 +98,7 @@ func dynamic(role, principal string) reservation.Reservation {
 func push(t *testing.T, r resources.Resources, res reservation.Reservation) resources.Resources {
 	t.Helper()
 	out, err := r.PushReservation(res)
-	must(t, err)
+	require.NoError(t, err)
 	return out
 }
 
@@ -409,14 +410,14 @@ func catalogue() []badCall {
 		{"limit below a descendant's guarantee", func(t *testing.T, a *allocator.Allocator) error {
 			// The guarantee is set in another cluster's history; here the
 			// limit comes second.
-			must(t, a.UpdateQuota("db/replica", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
+			require.NoError(t, a.UpdateQuota("db/replica", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
 			before := a.Describe()
 			err := a.UpdateQuota("db", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")})
 			if after := a.Describe(); after != before {
 				t.Fatalf("state changed:\n%s\nwas:\n%s", after, before)
 			}
 			// Undo the guarantee so the row leaves the catalogue's state.
-			must(t, a.UpdateQuota("db/replica", allocator.Quota{}))
+			require.NoError(t, a.UpdateQuota("db/replica", allocator.Quota{}))
 			return err
 		}, []error{allocator.ErrInvalidQuota}},
 
@@ -564,7 +565,7 @@ func TestCatalogueOfBadInput(t *testing.T) {
 			if after := a.Describe(); after != before {
 				t.Fatalf("state changed:\n%s\nwas:\n%s", after, before)
 			}
-			must(t, allocatortest.Check(a))
+			require.NoError(t, allocatortest.Check(a))
 
 			// Later runs are those of a cluster that never saw the call.
 			fresh := catalogueCluster(t)
@@ -604,7 +605,8 @@ func TestCatalogueClusterIsUsable(t *testing.T) {
 
 // The catalogue's cluster is the same every time, so rows compare states.
 func TestCatalogueClusterIsDeterministic(t *testing.T) {
-	if catalogueCluster(t).Describe() != catalogueCluster(t).Describe() {
+	first, second := catalogueCluster(t).Describe(), catalogueCluster(t).Describe()
+	if first != second {
 		t.Fatal("two builds of the catalogue's cluster differ")
 	}
 }

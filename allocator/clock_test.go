@@ -13,12 +13,12 @@ import (
 // time passes, and the declined resources are offered again.
 func TestNilClockIsSystemClock(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, AllocationInterval: 10 * time.Millisecond})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.AllocateAll().Offers
 	require.Len(t, offers, 1)
 	start := time.Now()
-	must(t, a.RecoverResources("web", "a1", offers[0].Resources, &allocator.Filter{Refuse: 50 * time.Millisecond}))
+	require.NoError(t, a.RecoverResources("web", "a1", offers[0].Resources, &allocator.Filter{Refuse: 50 * time.Millisecond}))
 	filters := a.Filters()
 	require.Len(t, filters, 1)
 	require.WithinDuration(t, start.Add(50*time.Millisecond), filters[0].Expires, time.Second,

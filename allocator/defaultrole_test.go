@@ -17,10 +17,10 @@ import (
 func TestQuotaOnDefaultRole(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.UpdateQuota("*", allocator.Quota{Limits: resources.MustParseLimits("cpus:1;mem:512;disk:512")}))
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:2048;disk:2048"), nil))
-	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
-	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateQuota("*", allocator.Quota{Limits: resources.MustParseLimits("cpus:1;mem:512;disk:512")}))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:2048;disk:2048"), nil))
+	require.NoError(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 	got := map[string]string{}
 	for _, o := range a.Allocate().Offers {
 		got[o.FrameworkID] = o.Resources.Unallocate().String()
@@ -36,8 +36,8 @@ func TestQuotaOnDefaultRole(t *testing.T) {
 
 	// Removing the quota lets "*" grow beyond the former limit: once
 	// "other" declines the rest, "*" is offered it.
-	must(t, a.UpdateQuota("*", allocator.Quota{}))
-	must(t, a.RecoverResources("other", "a1", a.Frameworks()[1].Offered, &allocator.Filter{Refuse: time.Hour}))
+	require.NoError(t, a.UpdateQuota("*", allocator.Quota{}))
+	require.NoError(t, a.RecoverResources("other", "a1", a.Frameworks()[1].Offered, &allocator.Filter{Refuse: time.Hour}))
 	offers := a.AllocateAll().Offers
 	require.Len(t, offers, 1)
 	require.Equal(t, "default", offers[0].FrameworkID)
@@ -47,13 +47,13 @@ func TestQuotaOnDefaultRole(t *testing.T) {
 func TestWeightOnDefaultRole(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.UpdateWeights(map[string]float64{"*": 2}))
-	must(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
-	must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateWeights(map[string]float64{"*": 2}))
+	require.NoError(t, a.AddFramework("default", allocator.FrameworkInfo{Roles: []string{"*"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 	// Six one-CPU agents: with weight 2, "*" ends with twice the agents of
 	// "other" (each framework keeps what it is offered).
 	for _, id := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {
-		must(t, a.AddAgent(id, allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
+		require.NoError(t, a.AddAgent(id, allocator.AgentInfo{}, res("cpus:1;mem:1024"), nil))
 	}
 	count := map[string]int{}
 	for _, o := range a.Allocate().Offers {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/leanovate/gopter"
+	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/allocator/allocatortest"
 )
@@ -36,7 +37,7 @@ func replay(t *testing.T, opts allocatortest.Options, s allocatortest.Sequence, 
 	opts.Allocator.Seed = s.Seed
 	opts.Fast, opts.Log = fast, fast
 	h, err := allocatortest.New(opts)
-	must(t, err)
+	require.NoError(t, err)
 	if err := h.Run(s.Events); err != nil {
 		t.Fatalf("%v\nsequence:\n%s", err, s)
 	}
@@ -79,7 +80,7 @@ func TestDeterminismReplay(t *testing.T) {
 				}
 
 				parsed, err := allocatortest.ParseSequence(s.String())
-				must(t, err)
+				require.NoError(t, err)
 				if log3, desc3 := replay(t, c.Options, parsed, true); log3 != log1 || desc3 != desc1 {
 					t.Fatalf("sequence %d: replay from text differs: %s", i, firstDifference(log1, log3))
 				}
@@ -150,7 +151,7 @@ allocate-all 0 0 0 0
 // Describe output, and the log shows the events did what they say.
 func TestDeterminismRecordedLog(t *testing.T) {
 	s, err := allocatortest.ParseSequence(recorded)
-	must(t, err)
+	require.NoError(t, err)
 	opts := propertyConfigs[0].Options
 	log1, desc1 := replay(t, opts, s, false)
 	log2, desc2 := replay(t, opts, s, true)

@@ -15,8 +15,8 @@ import (
 // would have another number is refused before it runs.
 func TestApplyRefusedRunChangesNothing(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: allocator.NewManualClock(livenessStart).Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	before := a.Describe()
 	_, err := a.Apply(allocator.Entry{Event: allocator.EventAllocateAll, Run: 7})
 	require.ErrorIs(t, err, allocator.ErrReplay)
@@ -33,8 +33,8 @@ func TestApplyRefusedRunChangesNothing(t *testing.T) {
 // the entry, before the others launch or the filter is made.
 func TestApplyRefusedAcceptEachChangesNothing(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: allocator.NewManualClock(livenessStart).Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
 	good := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: res("cpus:1;mem:1024").Allocate("r")}}}
 	bad := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: res("cpus:1;mem:1024").Allocate("r")}}} // the same id again
@@ -54,8 +54,8 @@ func TestApplyRefusedAcceptEachChangesNothing(t *testing.T) {
 	var journaled []allocator.Entry
 	b := newAllocator(t, allocator.Options{Seed: 1, Clock: allocator.NewManualClock(livenessStart).Now,
 		Journal: func(e allocator.Entry) { journaled = append(journaled, e) }})
-	must(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, b.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, b.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o = b.Allocate().Offers[0]
 	each, err := b.AcceptEach("f", "a1", o.Resources, []offer.Operation{good, bad}, nil)
 	require.NoError(t, err)

@@ -19,12 +19,12 @@ func TestRefusalSurvivesOneBatch(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := allocator.NewManualClock(start)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Minute})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	offers := a.AllocateAll().Offers
 	require.Len(t, offers, 1)
 	clock.Advance(3 * time.Second) // the decline comes in between two batches
-	must(t, a.RecoverResources("f", "a1", offers[0].Resources, &allocator.Filter{Refuse: time.Second}))
+	require.NoError(t, a.RecoverResources("f", "a1", offers[0].Resources, &allocator.Filter{Refuse: time.Second}))
 	filters := a.Filters()
 	require.Len(t, filters, 1)
 	require.Equal(t, start.Add(63*time.Second), filters[0].Expires, "the filter lasts one interval, not the refusal's 1 s")
@@ -46,15 +46,15 @@ func TestRefusalAtExpiryForTheFirstBatchOnly(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := allocator.NewManualClock(start)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Second})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
-	must(t, a.RecoverResources("f", "a1", o.Resources, &allocator.Filter{Refuse: time.Second}))
+	require.NoError(t, a.RecoverResources("f", "a1", o.Resources, &allocator.Filter{Refuse: time.Second}))
 	clock.Advance(time.Second) // the filter's expiry; no batch since it was made
 	require.Len(t, a.Filters(), 1, "at its expiry the filter waits for the first batch")
 
 	// A run that is not periodic: the filter does not apply.
-	must(t, a.UpdateAgent("a1", allocator.AgentInfo{Hostname: "h1"}, nil)) // triggers a run of the agent
+	require.NoError(t, a.UpdateAgent("a1", allocator.AgentInfo{Hostname: "h1"}, nil)) // triggers a run of the agent
 	got := a.Allocate().Offers
 	require.Len(t, got, 1)
 	require.Equal(t, "f", got[0].FrameworkID)
@@ -63,10 +63,10 @@ func TestRefusalAtExpiryForTheFirstBatchOnly(t *testing.T) {
 	// batch at its expiry and to no second one.
 	clock.Set(start)
 	b := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Second})
-	must(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, b.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, b.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o = b.Allocate().Offers[0]
-	must(t, b.RecoverResources("f", "a1", o.Resources, &allocator.Filter{Refuse: time.Second}))
+	require.NoError(t, b.RecoverResources("f", "a1", o.Resources, &allocator.Filter{Refuse: time.Second}))
 	clock.Advance(time.Second)
 	require.Empty(t, b.AllocateAll().Offers, "the first batch at the expiry: filtered")
 	require.Empty(t, b.Filters(), "the filter ends with that batch")
@@ -78,17 +78,17 @@ func TestInverseOfferFilterAtExpiry(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := allocator.NewManualClock(start)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o := a.AllocateAll().Offers[0]
-	must(t, a.Accept("f", "a1", o.Resources, nil, nil)) // keeps nothing
+	require.NoError(t, a.Accept("f", "a1", o.Resources, nil, nil)) // keeps nothing
 	o = a.AllocateAll().Offers[0]
 	task := res("cpus:1").Allocate("r")
-	must(t, a.Accept("f", "a1", o.Resources, launchOps("t1", task), nil))
-	must(t, a.UpdateUnavailability("a1", unavailableFrom(start.Add(time.Hour))))
+	require.NoError(t, a.Accept("f", "a1", o.Resources, launchOps("t1", task), nil))
+	require.NoError(t, a.UpdateUnavailability("a1", unavailableFrom(start.Add(time.Hour))))
 	inverse := a.Allocate().InverseOffers
 	require.Len(t, inverse, 1)
-	must(t, a.UpdateInverseOffer("a1", "f", allocator.InverseDeclined, &allocator.Filter{Refuse: 10 * time.Second}))
+	require.NoError(t, a.UpdateInverseOffer("a1", "f", allocator.InverseDeclined, &allocator.Filter{Refuse: 10 * time.Second}))
 	clock.Advance(10*time.Second - time.Nanosecond)
 	require.Empty(t, a.Allocate().InverseOffers, "inverse offer made before the filter's expiry")
 	clock.Advance(time.Nanosecond)

@@ -168,14 +168,6 @@ func (h *fpHash) stack(st reservation.Stack) {
 	}
 }
 
-func (h *fpHash) quantities(q resources.Quantities) {
-	h.u(uint64(q.Len()))
-	for name, v := range q.All() {
-		h.s(name)
-		h.u(uint64(v))
-	}
-}
-
 func (h *fpHash) held(m map[string]resources.Resources, tag uint64) {
 	var sum uint64
 	for fwID, rs := range m {

@@ -24,8 +24,8 @@ func fingerprintStates(t testing.TB) []*allocator.Allocator {
 		opts := c.Options
 		opts.Allocator.Seed = s.Seed
 		h, err := allocatortest.New(opts)
-		must(t, err)
-		must(t, h.Run(s.Events))
+		require.NoError(t, err)
+		require.NoError(t, h.Run(s.Events))
 		out = append(out, h.Allocator())
 	}
 	return out
@@ -49,16 +49,16 @@ func TestFingerprintFollowsState(t *testing.T) {
 			opts := c.Options
 			opts.Allocator.Seed = s.Seed
 			h1, err := allocatortest.New(opts)
-			must(t, err)
+			require.NoError(t, err)
 			h2, err := allocatortest.New(opts)
-			must(t, err)
+			require.NoError(t, err)
 			var fp1, fp2, prev allocator.Fingerprint
 			h1.Allocator().Fingerprint(&prev)
 			prevDesc := h1.Allocator().Describe()
 			prevAgents := h1.Allocator().Agents()
 			for i, ev := range s.Events {
-				must(t, h1.Step(ev))
-				must(t, h2.Step(ev))
+				require.NoError(t, h1.Step(ev))
+				require.NoError(t, h2.Step(ev))
 				h1.Allocator().Fingerprint(&fp1)
 				h2.Allocator().Fingerprint(&fp2)
 				if !fp1.Equal(&fp2) {
@@ -114,16 +114,16 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 	setup := func(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-		must(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, res("cpus:4;mem:4096;disk(reservations: [(DYNAMIC,web,ops)])[id:s1,principal:ops,path:data]<SHARED>:100"), nil))
-		must(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096"), nil))
-		must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}, Capabilities: offer.SharedResources}, nil, allocator.Active))
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, res("cpus:4;mem:4096;disk(reservations: [(DYNAMIC,web,ops)])[id:s1,principal:ops,path:data]<SHARED>:100"), nil))
+		require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, res("cpus:4;mem:4096"), nil))
+		require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}, Capabilities: offer.SharedResources}, nil, allocator.Active))
 		offers := a.Allocate().Offers
 		require.Len(t, offers, 2)
 		o := offers[0]
 		task := offer.Task{ID: "t1", Resources: res("cpus:1").Allocate("web")}
-		must(t, a.UpdateAllocation("web", o.AgentID, res("cpus:1").Allocate("web"), []offer.Operation{offer.Launch{Tasks: []offer.Task{task}}}))
-		must(t, a.RecoverResources("web", offers[1].AgentID, offers[1].Resources, &allocator.Filter{Refuse: time.Minute}))
-		must(t, a.UpdateUnavailability("a1", &offer.Unavailability{Start: clock.Now().Add(time.Hour), Duration: time.Hour}))
+		require.NoError(t, a.UpdateAllocation("web", o.AgentID, res("cpus:1").Allocate("web"), []offer.Operation{offer.Launch{Tasks: []offer.Task{task}}}))
+		require.NoError(t, a.RecoverResources("web", offers[1].AgentID, offers[1].Resources, &allocator.Filter{Refuse: time.Minute}))
+		require.NoError(t, a.UpdateUnavailability("a1", &offer.Unavailability{Start: clock.Now().Add(time.Hour), Duration: time.Hour}))
 		a.AllocateAll()
 		return a, clock
 	}
@@ -174,7 +174,7 @@ func TestFingerprintCoversEveryChange(t *testing.T) {
 			a, clock := setup(t)
 			var before, after allocator.Fingerprint
 			a.Fingerprint(&before)
-			must(t, c.do(a, clock))
+			require.NoError(t, c.do(a, clock))
 			a.Fingerprint(&after)
 			agentsMoved := !slices.Equal(before.Agents, after.Agents)
 			if got := agentsMoved; got != (c.parts&agentPart != 0) {

@@ -19,11 +19,11 @@ func holdCluster(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
 	t.Helper()
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
+	require.NoError(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
 	o := a.Allocate().Offers[0]
-	must(t, a.Accept("fa", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}}, nil))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
+	require.NoError(t, a.Accept("fa", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}}, nil))
+	require.NoError(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	require.Empty(t, a.Allocate().Offers)
 	return a, clock
 }
@@ -34,7 +34,7 @@ func holdCluster(t *testing.T) (*allocator.Allocator, *allocator.ManualClock) {
 func TestPreemptTaskHoldsForTheFramework(t *testing.T) {
 	a, clock := holdCluster(t)
 	shareBefore, _ := a.Role("a")
-	must(t, a.PreemptTask("fa", "t1", 10*time.Second))
+	require.NoError(t, a.PreemptTask("fa", "t1", 10*time.Second))
 	require.Empty(t, a.Tasks("fa"))
 	v, _ := a.Agent("a1")
 	require.True(t, v.Held["fa"].Equal(res("cpus:2;mem:2048").Allocate("a")), "held: %v", v.Held)
@@ -50,7 +50,7 @@ func TestPreemptTaskHoldsForTheFramework(t *testing.T) {
 
 	// Declined, the resources go back to the pool: fb, with the lower
 	// share, is offered them.
-	must(t, a.RecoverResources("fa", "a1", res1.Offers[0].Resources, nil))
+	require.NoError(t, a.RecoverResources("fa", "a1", res1.Offers[0].Resources, nil))
 	clock.Advance(time.Second)
 	res2 := a.AllocateAll()
 	require.Len(t, res2.Offers, 1)
@@ -62,8 +62,8 @@ func TestPreemptTaskHoldsForTheFramework(t *testing.T) {
 // the expiry instant still holds, the first run after gives it back.
 func TestHoldExpires(t *testing.T) {
 	a, clock := holdCluster(t)
-	must(t, a.PreemptTask("fa", "t1", 10*time.Second))
-	must(t, a.DeactivateFramework("fa"))
+	require.NoError(t, a.PreemptTask("fa", "t1", 10*time.Second))
+	require.NoError(t, a.DeactivateFramework("fa"))
 	require.Empty(t, a.Allocate().Offers, "nobody else is offered what is held")
 	clock.Advance(10 * time.Second)
 	require.Empty(t, a.AllocateAll().Offers)
@@ -82,16 +82,16 @@ func TestHoldExpires(t *testing.T) {
 // nothing.
 func TestHoldsEndWithFrameworkAndAgent(t *testing.T) {
 	a, _ := holdCluster(t)
-	must(t, a.RecoverHeld("fa", "a1", res("cpus:1;mem:1024").Allocate("a"), time.Minute))
-	must(t, a.RemoveFramework("fa"))
+	require.NoError(t, a.RecoverHeld("fa", "a1", res("cpus:1;mem:1024").Allocate("a"), time.Minute))
+	require.NoError(t, a.RemoveFramework("fa"))
 	v, _ := a.Agent("a1")
 	require.Empty(t, v.Held)
 	require.True(t, v.Available.Equal(res("cpus:2;mem:2048")), "available %s", v.Available)
 	require.NoError(t, a.CheckInvariants())
 
 	a, _ = holdCluster(t)
-	must(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), time.Minute))
-	must(t, a.RemoveAgent("a1"))
+	require.NoError(t, a.RecoverHeld("fa", "a1", res("cpus:1").Allocate("a"), time.Minute))
+	require.NoError(t, a.RemoveAgent("a1"))
 	r, _ := a.Role("a")
 	require.True(t, r.OfferedOrAllocated.IsEmpty(), "role a still charged %s", r.OfferedOrAllocated)
 	require.NoError(t, a.CheckInvariants())
@@ -115,15 +115,15 @@ func TestHoldsSnapshotAndJournal(t *testing.T) {
 	opts := allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true, ReservedFirst: true,
 		Journal: func(e allocator.Entry) { journal = append(journal, e) }}
 	a := newAllocator(t, opts)
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048;cpus(a):1"), nil))
-	must(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:2;mem:2048;cpus(a):1"), nil))
+	require.NoError(t, a.AddFramework("fa", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
 	for _, o := range a.Allocate().Offers {
 		if o.FrameworkID == "fa" {
-			must(t, a.Accept("fa", "a1", o.Resources, launchOps("t1", res("cpus:1;mem:1024").Allocate("a")), nil))
+			require.NoError(t, a.Accept("fa", "a1", o.Resources, launchOps("t1", res("cpus:1;mem:1024").Allocate("a")), nil))
 		}
 	}
-	must(t, a.PreemptTask("fa", "t1", time.Minute))
+	require.NoError(t, a.PreemptTask("fa", "t1", time.Minute))
 	v, _ := a.Agent("a1")
 	require.NotEmpty(t, v.Held, "the preempted task's resources are held")
 
@@ -154,8 +154,8 @@ func TestHoldsSnapshotAndJournal(t *testing.T) {
 // the agent when it holds nothing else there.
 func TestExpiredHoldLeavesNothingBehind(t *testing.T) {
 	a, clock := holdCluster(t)
-	must(t, a.PreemptTask("fa", "t1", time.Second))
-	must(t, a.DeactivateFramework("fa"))
+	require.NoError(t, a.PreemptTask("fa", "t1", time.Second))
+	require.NoError(t, a.DeactivateFramework("fa"))
 	clock.Advance(2 * time.Second)
 	a.AllocateAll()
 	require.NoError(t, a.CheckInvariants(), "the framework still lists the agent, or holds something there")

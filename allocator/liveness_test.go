@@ -24,7 +24,7 @@ func hourFilter() *allocator.Filter { return &allocator.Filter{Refuse: time.Hour
 // launchAll accepts an offer launching one task on all of it.
 func launchAll(t *testing.T, a *allocator.Allocator, o offer.Offer, task string) {
 	t.Helper()
-	must(t, a.Accept(o.FrameworkID, o.AgentID, o.Resources,
+	require.NoError(t, a.Accept(o.FrameworkID, o.AgentID, o.Resources,
 		[]offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: task, Resources: o.Resources}}}}, nil))
 }
 
@@ -45,20 +45,20 @@ func offersTo(res allocator.Result, fw string) []offer.Offer {
 func TestLivenessQuotaRemovedAfterCappedRun(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1})
 	q := resources.MustParseQuantities("cpus:2;mem:1024")
-	must(t, a.UpdateQuota("quota-role", allocator.Quota{Guarantees: q, Limits: resources.LimitsOf(q)}))
-	must(t, a.AddFramework("framework1", allocator.FrameworkInfo{Roles: []string{"quota-role"}}, nil, allocator.Active))
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
-	must(t, a.AddAgent("agent2", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
+	require.NoError(t, a.UpdateQuota("quota-role", allocator.Quota{Guarantees: q, Limits: resources.LimitsOf(q)}))
+	require.NoError(t, a.AddFramework("framework1", allocator.FrameworkInfo{Roles: []string{"quota-role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
+	require.NoError(t, a.AddAgent("agent2", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
 	first := a.Allocate()
 	require.Len(t, first.Offers, 2)
 	for i, o := range first.Offers {
 		launchAll(t, a, o, "t"+string(rune('1'+i)))
 	}
-	must(t, a.AddFramework("framework2", allocator.FrameworkInfo{Roles: []string{"no-quota-role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("framework2", allocator.FrameworkInfo{Roles: []string{"no-quota-role"}}, nil, allocator.Active))
 	require.Empty(t, a.Allocate().Offers) // the run that parks no-quota-role
 
-	must(t, a.UpdateQuota("quota-role", allocator.Quota{}))
-	must(t, a.RecoverAllocated("framework1", "agent1", res("cpus:1;mem:512").Allocate("quota-role"), nil))
+	require.NoError(t, a.UpdateQuota("quota-role", allocator.Quota{}))
+	require.NoError(t, a.RecoverAllocated("framework1", "agent1", res("cpus:1;mem:512").Allocate("quota-role"), nil))
 	got := offersTo(a.AllocateAll(), "framework2")
 	require.Len(t, got, 1, "agent1's resources are free and framework2 holds nothing")
 	require.Equal(t, "agent1", got[0].AgentID)
@@ -70,17 +70,17 @@ func TestLivenessQuotaRemovedAfterCappedRun(t *testing.T) {
 func TestLivenessLimitRaised(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.UpdateQuota("r", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateQuota("r", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")}))
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	first := a.AllocateAll()
 	require.Len(t, first.Offers, 1)
 	require.True(t, first.Offers[0].Resources.Unallocate().Equal(res("cpus:1;mem:4096")), "%s", first.Offers[0].Resources)
-	must(t, a.RecoverResources("f1", "agent1", first.Offers[0].Resources, hourFilter()))
+	require.NoError(t, a.RecoverResources("f1", "agent1", first.Offers[0].Resources, hourFilter()))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers) // the filter covers the cut offer
 
-	must(t, a.UpdateQuota("r", allocator.Quota{Limits: resources.MustParseLimits("cpus:4")}))
+	require.NoError(t, a.UpdateQuota("r", allocator.Quota{Limits: resources.MustParseLimits("cpus:4")}))
 	clock.Advance(time.Second)
 	got := a.AllocateAll()
 	require.Len(t, got.Offers, 1, "the filter covers cpus:1;mem:4096 only")
@@ -93,16 +93,16 @@ func TestLivenessLimitRaised(t *testing.T) {
 func TestLivenessRoleLeavesAndComesBack(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
-	must(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
+	require.NoError(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	first := a.AllocateAll()
 	require.Len(t, first.Offers, 1)
-	must(t, a.RecoverResources("f1", "agent1", first.Offers[0].Resources, hourFilter()))
+	require.NoError(t, a.RecoverResources("f1", "agent1", first.Offers[0].Resources, hourFilter()))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers)
 
-	must(t, a.RemoveFramework("f1"))
-	must(t, a.AddFramework("f2", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.RemoveFramework("f1"))
+	require.NoError(t, a.AddFramework("f2", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	clock.Advance(time.Second)
 	got := offersTo(a.AllocateAll(), "f2")
 	require.Len(t, got, 1, "f2 refused nothing")
@@ -114,13 +114,13 @@ func TestLivenessRoleLeavesAndComesBack(t *testing.T) {
 func TestLivenessHeldNotCoveredByFilter(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	o := a.AllocateAll().Offers[0]
 	task := res("cpus:1;mem:4096").Allocate("r")
-	must(t, a.Accept("f1", "agent1", o.Resources,
+	require.NoError(t, a.Accept("f1", "agent1", o.Resources,
 		[]offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: task}}}}, hourFilter()))
-	must(t, a.PreemptTask("f1", "t1", time.Hour))
+	require.NoError(t, a.PreemptTask("f1", "t1", time.Hour))
 	clock.Advance(time.Second)
 	got := offersTo(a.Allocate(), "f1")
 	require.Len(t, got, 1, "the held resources are offered to f1; its filter refuses cpus:3 only")
@@ -133,21 +133,21 @@ func TestLivenessRestoreKeepsAllowances(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	opts := allocator.Options{Seed: 1, Clock: clock.Now, ChargeBeyondAllowance: true}
 	a := newAllocator(t, opts)
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.UpdateQuota("r", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
-	must(t, a.AddFramework("fr", allocator.FrameworkInfo{Roles: []string{"r"}}, map[string]resources.Resources{
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.UpdateQuota("r", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
+	require.NoError(t, a.AddFramework("fr", allocator.FrameworkInfo{Roles: []string{"r"}}, map[string]resources.Resources{
 		"agent1": res("cpus:2;mem:1024").Allocate("r")}, allocator.Active))
-	must(t, a.AddFramework("fs", allocator.FrameworkInfo{Roles: []string{"s"}}, map[string]resources.Resources{
+	require.NoError(t, a.AddFramework("fs", allocator.FrameworkInfo{Roles: []string{"s"}}, map[string]resources.Resources{
 		"agent1": res("cpus:1;mem:1536").Allocate("s")}, allocator.Active))
 	for _, o := range a.Allocate().Offers {
-		must(t, a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil))
+		require.NoError(t, a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil))
 	}
 	data, err := a.Snapshot()
-	must(t, err)
+	require.NoError(t, err)
 	b, err := allocator.Restore(data, allocator.RestoreOptions{Clock: clock.Now})
-	must(t, err)
+	require.NoError(t, err)
 	for _, x := range []*allocator.Allocator{a, b} {
-		must(t, x.UpdateQuota("r", allocator.Quota{}))
+		require.NoError(t, x.UpdateQuota("r", allocator.Quota{}))
 	}
 	clock.Advance(time.Second)
 	saved, restored := a.AllocateAll(), b.AllocateAll()
@@ -165,11 +165,11 @@ func TestLivenessRestoreKeepsAllowances(t *testing.T) {
 func TestLivenessOfferFilterAtTwoIntervals(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Second})
-	must(t, a.AddFramework("framework", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
-	must(t, a.AddAgent("agent", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
+	require.NoError(t, a.AddFramework("framework", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
 	first := a.Allocate()
 	require.Len(t, first.Offers, 1)
-	must(t, a.RecoverResources("framework", "agent", first.Offers[0].Resources, &allocator.Filter{Refuse: 2 * time.Second}))
+	require.NoError(t, a.RecoverResources("framework", "agent", first.Offers[0].Resources, &allocator.Filter{Refuse: 2 * time.Second}))
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Offers, "the batch one interval on: filtered")
 	clock.Advance(time.Second)
@@ -185,23 +185,23 @@ func TestLivenessOfferFilterAtTwoIntervals(t *testing.T) {
 func TestLivenessSmallOfferFilterTimeout(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, AllocationInterval: time.Minute})
-	must(t, a.AddFramework("framework1", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
-	must(t, a.AddFramework("framework2", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), map[string]resources.Resources{
+	require.NoError(t, a.AddFramework("framework1", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("framework2", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{}, res("cpus:1;mem:512"), map[string]resources.Resources{
 		"framework1": res("cpus:1;mem:512").Allocate("role")}))
 	require.Empty(t, a.Allocate().Offers)
-	must(t, a.AddAgent("agent2", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
+	require.NoError(t, a.AddAgent("agent2", allocator.AgentInfo{}, res("cpus:1;mem:512"), nil))
 	first := a.Allocate()
 	require.Len(t, first.Offers, 1)
 	require.Equal(t, "framework2", first.Offers[0].FrameworkID, "framework2's share is lower")
-	must(t, a.RecoverResources("framework2", "agent2", first.Offers[0].Resources, &allocator.Filter{Refuse: time.Second}))
+	require.NoError(t, a.RecoverResources("framework2", "agent2", first.Offers[0].Resources, &allocator.Filter{Refuse: time.Second}))
 
 	clock.Advance(time.Second)                // the refusal's own time passes
 	clock.Set(livenessStart.Add(time.Minute)) // the next batch: the filter's expiry, the first batch since
 	second := a.AllocateAll()
 	require.Len(t, second.Offers, 1)
 	require.Equal(t, "framework1", second.Offers[0].FrameworkID, "the filter still applies in the first batch")
-	must(t, a.RecoverResources("framework1", "agent2", second.Offers[0].Resources, nil))
+	require.NoError(t, a.RecoverResources("framework1", "agent2", second.Offers[0].Resources, nil))
 
 	clock.Advance(time.Minute)
 	third := a.AllocateAll()
@@ -216,10 +216,10 @@ func TestLivenessAgentWithUnknownFrameworkAndMaintenance(t *testing.T) {
 	clock := allocator.NewManualClock(livenessStart)
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
 	total := res("cpus:2;mem:1024")
-	must(t, a.AddAgent("agent1", allocator.AgentInfo{Unavailability: &offer.Unavailability{Start: livenessStart.Add(365 * 24 * time.Hour)}},
+	require.NoError(t, a.AddAgent("agent1", allocator.AgentInfo{Unavailability: &offer.Unavailability{Start: livenessStart.Add(365 * 24 * time.Hour)}},
 		total, map[string]resources.Resources{"unknown": total.Allocate("role")}))
-	must(t, a.AddFramework("framework", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
-	must(t, a.AddAgent("agent2", allocator.AgentInfo{}, total, nil))
+	require.NoError(t, a.AddFramework("framework", allocator.FrameworkInfo{Roles: []string{"role"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("agent2", allocator.AgentInfo{}, total, nil))
 	first := a.Allocate()
 	require.Len(t, first.Offers, 1, "agent1 is in use by the unknown framework: %v", first.Offers)
 	require.Equal(t, "agent2", first.Offers[0].AgentID)
@@ -227,7 +227,7 @@ func TestLivenessAgentWithUnknownFrameworkAndMaintenance(t *testing.T) {
 	v, _ := a.Agent("agent1")
 	require.True(t, v.Available.IsEmpty(), "agent1's resources are in use: available %s", v.Available)
 
-	must(t, a.UpdateUnavailability("agent2", &offer.Unavailability{Start: clock.Now().Add(time.Minute)}))
+	require.NoError(t, a.UpdateUnavailability("agent2", &offer.Unavailability{Start: clock.Now().Add(time.Minute)}))
 	second := a.Allocate()
 	require.Len(t, second.InverseOffers, 1)
 	require.Equal(t, "framework", second.InverseOffers[0].FrameworkID)

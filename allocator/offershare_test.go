@@ -15,9 +15,9 @@ import (
 func TestOfferShareSplitsAgents(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, OfferShare: 0.5})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:16;mem:65536;ports:[31000-31009]"), nil))
-	must(t, a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:16;mem:65536;ports:[31000-31009]"), nil))
+	require.NoError(t, a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	want := map[string]string{
 		"batch": "cpus:8; mem:32768; ports:[31000-31009]",
 		"web":   "cpus:8; mem:32768",
@@ -30,9 +30,9 @@ func TestOfferShareSplitsAgents(t *testing.T) {
 
 	// Mesos's behaviour without it: the first framework takes the agent.
 	b := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:16;mem:65536;ports:[31000-31009]"), nil))
-	must(t, b.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
-	must(t, b.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, b.AddAgent("a1", allocator.AgentInfo{}, res("cpus:16;mem:65536;ports:[31000-31009]"), nil))
+	require.NoError(t, b.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
+	require.NoError(t, b.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	require.Len(t, b.Allocate().Offers, 1)
 
 	for _, bad := range []float64{-0.5, 1, 2} {

@@ -23,9 +23,9 @@ func offerIDs(offers []offer.Offer) []string {
 func TestOutstandingOffers(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{}, res("cpus:2;mem:2048"), nil))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.Allocate().Offers
 	require.Len(t, offers, 2)
 	require.Equal(t, offerIDs(offers), offerIDs(a.Offers()))
@@ -34,7 +34,7 @@ func TestOutstandingOffers(t *testing.T) {
 	// outstanding under the same id.
 	o := offers[0]
 	task := res("cpus:1;mem:1024").Allocate(o.Role)
-	must(t, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, launchOps("t1", task)))
+	require.NoError(t, a.UpdateAllocation(o.FrameworkID, o.AgentID, o.Resources, launchOps("t1", task)))
 	now := a.Offers()
 	require.Equal(t, offerIDs(offers), offerIDs(now))
 	require.True(t, now[0].Resources.Equal(o.Resources.Minus(task)), "left outstanding: %s", now[0].Resources)
@@ -50,7 +50,7 @@ func TestOutstandingOffers(t *testing.T) {
 	require.ErrorIs(t, err, allocator.ErrUnknownAgent)
 
 	// Rescinding gives the resources back, with no filter.
-	must(t, a.RescindOffer(offers[1].ID))
+	require.NoError(t, a.RescindOffer(offers[1].ID))
 	require.Equal(t, []string{offers[0].ID}, offerIDs(a.Offers()))
 	v, _ := a.Agent("a2")
 	require.True(t, v.Offered["web"].IsEmpty())
@@ -58,7 +58,7 @@ func TestOutstandingOffers(t *testing.T) {
 	require.Empty(t, a.Filters())
 
 	// Declining the rest ends the first offer.
-	must(t, a.RecoverResources(o.FrameworkID, o.AgentID, now[0].Resources, nil))
+	require.NoError(t, a.RecoverResources(o.FrameworkID, o.AgentID, now[0].Resources, nil))
 	require.Empty(t, a.Offers())
 	require.NoError(t, a.CheckInvariants())
 }
@@ -69,9 +69,9 @@ func TestOutstandingOffers(t *testing.T) {
 func TestOffersHoldingSharedVolume(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
 	for _, id := range []string{"db1", "db2"} {
-		must(t, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
+		require.NoError(t, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
 	}
 	first := a.Allocate().Offers
 	require.Len(t, first, 1)
@@ -79,7 +79,7 @@ func TestOffersHoldingSharedVolume(t *testing.T) {
 	// half the cpus and memory, which the next run offers to the other
 	// with the volume again.
 	back := res("cpus:2;mem:2048").Allocate("db")
-	must(t, a.RecoverResources(first[0].FrameworkID, "a1", back, nil))
+	require.NoError(t, a.RecoverResources(first[0].FrameworkID, "a1", back, nil))
 	first[0].Resources = first[0].Resources.Minus(back)
 	second := a.AllocateAll().Offers
 	require.Len(t, second, 1)
@@ -88,11 +88,11 @@ func TestOffersHoldingSharedVolume(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{first[0].ID, second[0].ID}, offerIDs(holding))
 	for _, o := range holding {
-		must(t, a.RescindOffer(o.ID))
+		require.NoError(t, a.RescindOffer(o.ID))
 	}
 	require.Empty(t, a.Offers())
 	require.NoError(t, a.CheckInvariants())
 	// With no offer holding it, the operator's DESTROY goes through.
 	destroy := offer.Destroy{Volumes: res(sharedVolume)}
-	must(t, a.UpdateAvailable("a1", []offer.Operation{destroy}))
+	require.NoError(t, a.UpdateAvailable("a1", []offer.Operation{destroy}))
 }

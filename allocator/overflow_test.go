@@ -17,7 +17,7 @@ import (
 func TestClusterTotalsNeverWrap(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	total := res("cpus:1000000000000")
 	added := 0
 	var err error
@@ -44,7 +44,7 @@ func TestClusterTotalsNeverWrap(t *testing.T) {
 func TestHeldBeyondTotalsNeverWraps(t *testing.T) {
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 	max := res("cpus:1000000000000")
 	small := res("cpus:1")
 	var err error

@@ -3,6 +3,8 @@ package allocator
 import (
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Mesos's DeclineOffers loop, small: every round each agent goes to a
@@ -82,7 +84,7 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 	const frameworks = 12
 	t.Run("revive", func(t *testing.T) {
 		a, _ := refuseAll(t, frameworks, time.Hour)
-		must(t, a.ReviveOffers("f0005"))
+		require.NoError(t, a.ReviveOffers("f0005"))
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 || res.Offers[0].FrameworkID != "f0005" {
 			t.Fatalf("after f0005 revived: %v", res.Offers)
@@ -90,8 +92,8 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 	})
 	t.Run("deactivate and activate", func(t *testing.T) {
 		a, _ := refuseAll(t, frameworks, time.Hour)
-		must(t, a.DeactivateFramework("f0007"))
-		must(t, a.ActivateFramework("f0007"))
+		require.NoError(t, a.DeactivateFramework("f0007"))
+		require.NoError(t, a.ActivateFramework("f0007"))
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 || res.Offers[0].FrameworkID != "f0007" {
 			t.Fatalf("after f0007 came back: %v", res.Offers)
@@ -102,7 +104,7 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 		// The round-robin framework's task ends: the agent offers more
 		// than anybody refused.
 		ag := a.agents["agent-00000"]
-		must(t, a.RecoverAllocated("f0000", ag.id, ag.allocated["f0000"], nil))
+		require.NoError(t, a.RecoverAllocated("f0000", ag.id, ag.allocated["f0000"], nil))
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 {
 			t.Fatalf("after the agent grew: %v", res.Offers)
@@ -122,16 +124,9 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 	})
 	t.Run("agent attributes change", func(t *testing.T) {
 		a, _ := refuseAll(t, frameworks, time.Hour)
-		must(t, a.UpdateAgent("agent-00000", AgentInfo{Attributes: map[string]string{"rack": "r2"}}, nil))
+		require.NoError(t, a.UpdateAgent("agent-00000", AgentInfo{Attributes: map[string]string{"rack": "r2"}}, nil))
 		if res := a.AllocateAll(); len(res.Offers) != 1 {
 			t.Fatalf("after the attributes changed: %v", res.Offers)
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

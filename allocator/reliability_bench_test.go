@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkCheckedEvents runs generated sequences (seed 1, up to 80 events)
@@ -21,12 +22,12 @@ func BenchmarkCheckedEvents(b *testing.B) {
 				opts := c.Options
 				opts.Fast = checks == "fast"
 				for _, s := range seqs[:5] {
-					must(b, allocatortest.RunSequence(opts, s)) // warm the caches
+					require.NoError(b, allocatortest.RunSequence(opts, s)) // warm the caches
 				}
 				events := 0
 				for i := 0; b.Loop(); i++ {
 					s := seqs[i%len(seqs)]
-					must(b, allocatortest.RunSequence(opts, s))
+					require.NoError(b, allocatortest.RunSequence(opts, s))
 					events += len(s.Events)
 				}
 				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")

@@ -4,18 +4,12 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/stretchr/testify/require"
 )
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func newAllocator(t testing.TB, opts allocator.Options) *allocator.Allocator {
 	t.Helper()
 	a, err := allocator.New(opts)
-	must(t, err)
+	require.NoError(t, err)
 	return a
 }

@@ -11,25 +11,26 @@ import (
 	"github.com/allot-go/allot/allocator/allocatortest"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // An ancestor's limit binds the guarantees of its descendants: stage one
 // must not take "a" past cpus:2 to meet the guarantee of "a/c".
 func TestQuotaAncestorLimitBindsGuarantees(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1})
-	must(t, a.UpdateQuota("a", allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}))
-	must(t, a.UpdateQuota("a/c", allocator.Quota{
+	require.NoError(t, a.UpdateQuota("a", allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}))
+	require.NoError(t, a.UpdateQuota("a/c", allocator.Quota{
 		Guarantees: resources.MustParseQuantities("cpus:2"), Limits: resources.MustParseLimits("cpus:2")}))
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:8;mem:8192", ""), nil))
-	must(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"a/b"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:8;mem:8192", ""), nil))
+	require.NoError(t, a.AddFramework("fb", allocator.FrameworkInfo{Roles: []string{"a/b"}}, nil, allocator.Active))
 	before := allocatortest.Take(a)
-	must(t, allocatortest.CheckRun(before, a.Allocate(), a))
+	require.NoError(t, allocatortest.CheckRun(before, a.Allocate(), a))
 
 	// "a" is at its limit through a/b; a/c's guarantee must wait.
-	must(t, a.AddFramework("fc", allocator.FrameworkInfo{Roles: []string{"a/c"}}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("fc", allocator.FrameworkInfo{Roles: []string{"a/c"}}, nil, allocator.Active))
 	before = allocatortest.Take(a)
 	res := a.Allocate()
-	must(t, allocatortest.CheckRun(before, res, a))
+	require.NoError(t, allocatortest.CheckRun(before, res, a))
 	for _, o := range res.Offers {
 		if o.FrameworkID == "fc" {
 			t.Errorf("offer to fc beyond a's limit: %s", o.Resources)
@@ -41,7 +42,7 @@ func TestQuotaAncestorLimitBindsGuarantees(t *testing.T) {
 // as a guarantee may not exceed an ancestor's limit when it is set.
 func TestQuotaLimitBelowDescendantGuarantee(t *testing.T) {
 	a := newAllocator(t, allocator.Options{})
-	must(t, a.UpdateQuota("a/c", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4")}))
+	require.NoError(t, a.UpdateQuota("a/c", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4")}))
 	before := a.Describe()
 	err := a.UpdateQuota("a", allocator.Quota{Limits: resources.MustParseLimits("cpus:1")})
 	if !errors.Is(err, allocator.ErrInvalidQuota) {
@@ -56,9 +57,9 @@ func TestQuotaLimitBelowDescendantGuarantee(t *testing.T) {
 func sharedAgent(t *testing.T) *allocator.Allocator {
 	t.Helper()
 	a := newAllocator(t, allocator.Options{Seed: 1})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse(
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse(
 		"cpus:4;mem:4096;disk(reservations: [(DYNAMIC,db,ops)])[id:s1,principal:ops,path:data]<SHARED>:300", ""), nil))
-	must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Capabilities: offer.SharedResources}, nil, allocator.Active))
+	require.NoError(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Capabilities: offer.SharedResources}, nil, allocator.Active))
 	res := a.Allocate()
 	if len(res.Offers) != 1 || res.Offers[0].Resources.Shared().IsEmpty() {
 		t.Fatalf("want one offer with the shared volume, got %v", res.Offers)
@@ -79,7 +80,7 @@ func TestOperatorDestroyOfOfferedSharedVolume(t *testing.T) {
 	if after := a.Describe(); after != before {
 		t.Errorf("state changed:\n%s\nwas:\n%s", after, before)
 	}
-	must(t, allocatortest.Check(a))
+	require.NoError(t, allocatortest.Check(a))
 }
 
 // An agent whose new total lacks a shared volume a framework holds is
@@ -88,11 +89,11 @@ func TestOperatorDestroyOfOfferedSharedVolume(t *testing.T) {
 func TestAgentTotalWithoutHeldSharedVolume(t *testing.T) {
 	a := sharedAgent(t)
 	total := resources.MustParse("cpus:4;mem:4096", "")
-	must(t, a.UpdateAgent("a1", allocator.AgentInfo{}, &total))
+	require.NoError(t, a.UpdateAgent("a1", allocator.AgentInfo{}, &total))
 	if v, _ := a.Agent("a1"); !v.OverAllocated {
 		t.Errorf("agent not over-allocated: offered %s, total %s", v.Offered, v.Total)
 	}
-	must(t, allocatortest.Check(a))
+	require.NoError(t, allocatortest.Check(a))
 }
 
 // A shared volume in use by a task is offered again to the same framework;
@@ -103,13 +104,13 @@ func TestSharedVolumeInUseOfferedAgain(t *testing.T) {
 	v, _ := a.Agent("a1")
 	offered := v.Offered["db"]
 	task := offer.Launch{Tasks: []offer.Task{{ID: "t", Resources: offered.Shared()}}}
-	must(t, a.Accept("db", "a1", offered, []offer.Operation{task}, nil))
-	must(t, allocatortest.Check(a))
+	require.NoError(t, a.Accept("db", "a1", offered, []offer.Operation{task}, nil))
+	require.NoError(t, allocatortest.Check(a))
 	res := a.AllocateAll()
 	if len(res.Offers) != 1 || res.Offers[0].Resources.Shared().IsEmpty() {
 		t.Fatalf("want the shared volume offered again, got %v", res.Offers)
 	}
-	must(t, allocatortest.Check(a))
+	require.NoError(t, allocatortest.Check(a))
 }
 
 // Sequences eventcheck found, reduced by shrinking; each runs with every

@@ -18,8 +18,8 @@ func TestReservedFirst(t *testing.T) {
 	run := func(reservedFirst bool) (launched []offer.Operation, freeForOthers string, tasks []allocator.TaskView) {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now, ReservedFirst: reservedFirst})
-		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:8;mem:8192;cpus(r):4;mem(r):4096"), nil))
-		must(t, a.AddFramework("fr", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:8;mem:8192;cpus(r):4;mem(r):4096"), nil))
+		require.NoError(t, a.AddFramework("fr", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
 		o := a.Allocate().Offers[0]
 		var ts []offer.Task
 		for i := range 4 { // a framework that asks for unreserved resources
@@ -28,7 +28,7 @@ func TestReservedFirst(t *testing.T) {
 		applied, err := a.AcceptApplied("fr", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: ts}}, nil)
 		require.NoError(t, err)
 		require.NoError(t, a.CheckInvariants())
-		must(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
+		require.NoError(t, a.AddFramework("other", allocator.FrameworkInfo{Roles: []string{"other"}}, nil, allocator.Active))
 		for _, o := range a.Allocate().Offers {
 			if o.FrameworkID == "other" {
 				freeForOthers = o.Resources.Unallocate().String()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // stopTicker is a Ticker ticked by hand that records Stop.
@@ -53,7 +54,7 @@ func TestRunnerOnRun(t *testing.T) {
 		t.Fatalf("after an empty tick: %s with run %d and %d offers; want OnRun, run 1, no offers", got.hook, got.res.Stats.Run, len(got.res.Offers))
 	}
 
-	must(t, r.Do(func(a *allocator.Allocator) error {
+	require.NoError(t, r.Do(func(a *allocator.Allocator) error {
 		if err := a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active); err != nil {
 			return err
 		}

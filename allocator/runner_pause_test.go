@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // A paused Runner makes no offers, on ticks or after triggering events;
@@ -23,7 +24,7 @@ func TestRunnerPauseResume(t *testing.T) {
 	defer r.Close()
 
 	r.Pause()
-	must(t, r.Do(func(a *allocator.Allocator) error {
+	require.NoError(t, r.Do(func(a *allocator.Allocator) error {
 		if err := a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active); err != nil {
 			return err
 		}

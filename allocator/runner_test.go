@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leanovate/gopter"
+	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
@@ -28,7 +29,7 @@ func (m *manualTicker) Stop()               {}
 // -race.
 func TestRunnerConcurrentEvents(t *testing.T) {
 	h, err := allocatortest.New(allocatortest.Options{Allocator: allocator.Options{Seed: 11}})
-	must(t, err)
+	require.NoError(t, err)
 
 	ticker := &manualTicker{c: make(chan time.Time)}
 	stop := make(chan struct{})
@@ -129,12 +130,12 @@ func TestRunnerConcurrentEvents(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	must(t, r.Do(func(a *allocator.Allocator) error { return allocatortest.Check(a) }))
+	require.NoError(t, r.Do(func(a *allocator.Allocator) error { return allocatortest.Check(a) }))
 	r.Close()
 	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
 		t.Errorf("Do after Close = %v, want %v", err, allocator.ErrClosed)
 	}
-	must(t, allocatortest.Check(h.Allocator()))
+	require.NoError(t, allocatortest.Check(h.Allocator()))
 	for i, err := range violations {
 		if i == 5 {
 			t.Errorf("... and %d more", len(violations)-5)

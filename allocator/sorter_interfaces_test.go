@@ -6,6 +6,7 @@ import (
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
+	"github.com/stretchr/testify/require"
 )
 
 // plainSorter is a role sorter built on sorter.Accounting, in path order,
@@ -53,9 +54,9 @@ var (
 func roleSorterRun(t *testing.T, s sorter.Sorter) *allocator.Allocator {
 	t.Helper()
 	a := newAllocator(t, allocator.Options{Seed: 1, RoleSorter: func(sorter.Config) sorter.Sorter { return s }})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:1;mem:1024", "*"), nil))
-	must(t, a.AddAgent("a2", allocator.AgentInfo{}, resources.MustParse("cpus:3;mem:1024", "*"), nil))
-	must(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"eng/web"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:1;mem:1024", "*"), nil))
+	require.NoError(t, a.AddAgent("a2", allocator.AgentInfo{}, resources.MustParse("cpus:3;mem:1024", "*"), nil))
+	require.NoError(t, a.AddFramework("f", allocator.FrameworkInfo{Roles: []string{"eng/web"}}, nil, allocator.Active))
 	if n := len(a.Allocate().Offers); n != 2 {
 		t.Fatalf("%d offers, want 2", n)
 	}

@@ -18,8 +18,8 @@ func launchTasks(t *testing.T, ids ...string) *allocator.Allocator {
 	t.Helper()
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-	must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096"), nil))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	offers := a.Allocate().Offers
 	require.Len(t, offers, 1)
 	o := offers[0]
@@ -31,7 +31,7 @@ func launchTasks(t *testing.T, ids ...string) *allocator.Allocator {
 		tasks = append(tasks, task)
 		left = left.Minus(task.Resources)
 	}
-	must(t, a.Accept("web", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: tasks}}, nil))
+	require.NoError(t, a.Accept("web", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: tasks}}, nil))
 	return a
 }
 
@@ -89,13 +89,13 @@ func TestLaunchOfRunningTaskIDRefused(t *testing.T) {
 
 func TestTasksEndWithAgentAndFramework(t *testing.T) {
 	a := launchTasks(t, "t1", "t2")
-	must(t, a.RemoveAgent("a1"))
+	require.NoError(t, a.RemoveAgent("a1"))
 	require.Empty(t, a.Tasks("web"))
 	require.ErrorIs(t, a.EndTask("web", "t1"), allocator.ErrUnknownTask)
 
 	a = launchTasks(t, "t1")
-	must(t, a.RemoveFramework("web"))
-	must(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.RemoveFramework("web"))
+	require.NoError(t, a.AddFramework("web", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	require.Empty(t, a.Tasks("web"))
 	require.ErrorIs(t, a.EndTask("web", "t1"), allocator.ErrUnknownTask)
 }
@@ -106,19 +106,19 @@ func TestEndTaskKeepsSharedVolumeInUse(t *testing.T) {
 	for _, oneCall := range []bool{true, false} {
 		clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		a := newAllocator(t, allocator.Options{Seed: 1, Clock: clock.Now})
-		must(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
-		must(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, res("cpus:4;mem:4096;"+sharedVolume), nil))
+		require.NoError(t, a.AddFramework("db", allocator.FrameworkInfo{Roles: []string{"db"}, Principal: "ops", Capabilities: offer.SharedResources}, nil, allocator.Active))
 		o := a.Allocate().Offers[0]
 		vol := res(sharedVolume).Allocate("db")
 		cpu := res("cpus:1").Allocate("db")
 		t1 := offer.Task{ID: "t1", Resources: cpu.Plus(vol)}
 		t2 := offer.Task{ID: "t2", Resources: cpu.Plus(vol)}
 		if oneCall {
-			must(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t1, t2}}}, nil))
+			require.NoError(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t1, t2}}}, nil))
 		} else {
-			must(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t1}}}, nil))
+			require.NoError(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t1}}}, nil))
 			o = a.AllocateAll().Offers[0]
-			must(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t2}}}, nil))
+			require.NoError(t, a.Accept("db", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{t2}}}, nil))
 		}
 		require.NoError(t, allocatortest.Check(a))
 		require.NoError(t, a.EndTask("db", "t1"))
@@ -141,7 +141,7 @@ func TestTaskWithoutResourcesInLedger(t *testing.T) {
 	offered := v.Offered["web"]
 	// The task has no resources of its own; its executor has.
 	launch := []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "empty"}}, Executor: res("cpus:1").Allocate("web")}}
-	must(t, a.UpdateAllocation("web", "a1", offered, launch))
+	require.NoError(t, a.UpdateAllocation("web", "a1", offered, launch))
 	require.Len(t, a.Tasks("web"), 2)
 	v, _ = a.Agent("a1")
 	err := a.UpdateAllocation("web", "a1", v.Offered["web"], []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "empty"}}, Executor: res("cpus:1").Allocate("web")}})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 func TestKindString(t *testing.T) {
@@ -60,7 +61,7 @@ func TestConversions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			convs, err := Conversions(c.op)
-			must(t, err)
+			require.NoError(t, err)
 			if len(convs) != len(c.want) {
 				t.Fatalf("got %d, want %d", len(convs), len(c.want))
 			}
@@ -72,14 +73,14 @@ func TestConversions(t *testing.T) {
 		})
 	}
 	convs, err := Conversions(Launch{Tasks: []Task{{ID: "t", Resources: rs(webCPUs)}}})
-	must(t, err)
+	require.NoError(t, err)
 	expect(t, convs == nil, "want nil")
 }
 
 func TestConversionsShareNoStorage(t *testing.T) {
 	op := Reserve{Resources: rs(resCPUs)}
 	convs, err := Conversions(op)
-	must(t, err)
+	require.NoError(t, err)
 	convs[0].Converted.Add(rs(resCPUs))
 	eq(t, op.Resources.String(), rs(resCPUs).String())
 }
@@ -92,7 +93,7 @@ func TestApply(t *testing.T) {
 		Reserve{Resources: rs(resCPUs)},
 		Unreserve{Resources: rs(resCPUs)},
 	)
-	must(t, err)
+	require.NoError(t, err)
 	want := rs("cpus(allocated: web):4; mem(allocated: web):4096; disk(allocated: web):7168;" + webPorts + ";" + vol)
 	sameRes(t, got, want)
 	expect(t, offered.Equal(agent()), "Apply changed its argument: %s", offered)
@@ -130,7 +131,7 @@ func TestApplyErrorNamesRule(t *testing.T) {
 
 func TestApplyNoOperations(t *testing.T) {
 	got, err := Apply(agent())
-	must(t, err)
+	require.NoError(t, err)
 	sameRes(t, got, agent())
 }
 
@@ -156,7 +157,7 @@ func TestApplyDoesNotContain(t *testing.T) {
 	}
 	t.Run("ok", func(t *testing.T) {
 		_, err := Apply(offered, Create{Volumes: rs(mountVol)}, ShrinkVolume{Volume: one(t, vol), Subtract: resources.Units(1)})
-		must(t, err)
+		require.NoError(t, err)
 	})
 }
 
@@ -167,7 +168,7 @@ func TestApplyOperationConsumesOnlyWhatWasThere(t *testing.T) {
 	_, err := Apply(offered, Unreserve{Resources: rs(refinedCPUs + ";" + parentCPUs)})
 	wantErr(t, err, ErrDoesNotContain)
 	got, err := Apply(offered, Unreserve{Resources: rs(refinedCPUs)}, Unreserve{Resources: rs(parentCPUs)})
-	must(t, err)
+	require.NoError(t, err)
 	sameRes(t, got, rs("cpus(allocated: web/api):2"))
 }
 
@@ -190,7 +191,7 @@ func TestApplyLaunch(t *testing.T) {
 			Launch{Tasks: []Task{task("t1", "cpus(allocated: web):1; mem(allocated: web):128")}},
 			Launch{Tasks: []Task{task("t2", "cpus(allocated: web):3")}, Executor: rs("mem(allocated: web):32")},
 		)
-		must(t, err)
+		require.NoError(t, err)
 		sameRes(t, a.Resources, offered)
 		sameRes(t, a.Launched, rs("cpus(allocated: web):4; mem(allocated: web):160"))
 		sameRes(t, a.Unused, rs("mem(allocated: web):3936;"+webDisk+";"+webPorts))
@@ -223,7 +224,7 @@ func TestApplyLaunch(t *testing.T) {
 			Reserve{Resources: rs(resCPUs)},
 			Launch{Tasks: []Task{task("t1", resCPUs)}},
 		)
-		must(t, err)
+		require.NoError(t, err)
 		sameRes(t, a.Launched, rs(resCPUs))
 		sameRes(t, a.Unused, rs("cpus(allocated: web):2;"+webMem+";"+webDisk+";"+webPorts))
 	})
@@ -233,7 +234,7 @@ func TestApplyLaunch(t *testing.T) {
 			Launch{Tasks: []Task{task("t1", sharedVol), task("t2", sharedVol)}},
 			Launch{Tasks: []Task{task("t3", sharedVol)}},
 		)
-		must(t, err)
+		require.NoError(t, err)
 		eq(t, a.Launched.Copies(one(t, sharedVol)), 1)
 		expect(t, a.Resources.Contains(a.Launched), "want %s", `a.Resources.Contains(a.Launched)`)
 		sameRes(t, a.Unused, offered)
@@ -270,7 +271,7 @@ func TestKindOf(t *testing.T) {
 
 func TestApplyPointerOperations(t *testing.T) {
 	got, err := Apply(agent(), &Reserve{Resources: rs(resCPUs)})
-	must(t, err)
+	require.NoError(t, err)
 	expect(t, got.Contains(rs(resCPUs)), "want %s", `got.Contains(rs(resCPUs))`)
 }
 
@@ -281,7 +282,7 @@ func TestApplySharedCopiesRemain(t *testing.T) {
 
 	oneCopy := agent().Plus(rs(sharedVol))
 	got, err := Apply(oneCopy, Destroy{Volumes: rs(sharedVol)})
-	must(t, err)
+	require.NoError(t, err)
 	sameRes(t, got, agent().Plus(rs(resDisk)))
 }
 
@@ -292,7 +293,7 @@ func TestApplyPersistenceIDNotUnique(t *testing.T) {
 	_, err = Apply(offered, Create{Volumes: rs(sharedVol)})
 	wantErr(t, err, ErrPersistenceIDNotUnique)
 	_, err = Apply(offered, Create{Volumes: rs(strings.Replace(vol, "id:data", "id:logs", 1))})
-	must(t, err)
+	require.NoError(t, err)
 }
 
 func TestConserved(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
 
 	rgen "github.com/allot-go/allot/internal/gen"
 	"github.com/allot-go/allot/resources"
@@ -82,7 +83,7 @@ func TestPickLaunch(t *testing.T) {
 	sameRes(t, l.Tasks[1].Resources, rs("cpus(allocated: web):1; mem(allocated: web):256"))
 	sameRes(t, left, rs("cpus(allocated: web):3; mem(allocated: web):512"))
 	a, err := ApplyAll(offered, l)
-	must(t, err)
+	require.NoError(t, err)
 	sameRes(t, a.Unused, left)
 
 	_, left, ok = PickLaunch(offered, "web", TaskNeed{ID: "a", Need: need}, TaskNeed{ID: "b", Need: resources.MustParseQuantities("cpus:5")})

@@ -64,14 +64,6 @@ func expect(t testing.TB, cond bool, format string, args ...any) {
 	}
 }
 
-// must stops the test on an unexpected error.
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("unexpected error: %v", err)
-	}
-}
-
 // wantErr reports a failure unless errors.Is(err, target).
 func wantErr(t testing.TB, err, target error) {
 	t.Helper()

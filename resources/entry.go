@@ -236,16 +236,3 @@ func containsValue(a, b *entry) bool {
 	}
 	return false
 }
-
-// isEmpty reports whether e's value is zero.
-func (e *entry) isEmpty() bool {
-	switch e.m.typ {
-	case ScalarType:
-		return e.scalar == 0
-	case RangesType:
-		return len(e.ranges()) == 0
-	case SetType:
-		return len(e.set()) == 0
-	}
-	return true
-}

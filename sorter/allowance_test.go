@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // A client charged only beyond its allowance: while it holds no more than
@@ -15,24 +16,24 @@ func TestAllowanceChargesOnlyTheExcess(t *testing.T) {
 	d := NewDRF(Config{})
 	d.AddAgent("pool", resources.MustParseQuantities("cpus:100;mem:1000"))
 	for _, c := range []string{"pool-role", "other"} {
-		must(t, d.Add(c))
-		must(t, d.Activate(c))
+		require.NoError(t, d.Add(c))
+		require.NoError(t, d.Activate(c))
 	}
-	must(t, d.SetAllowance("pool-role", resources.MustParseQuantities("cpus:40;mem:200")))
-	must(t, d.Allocated("pool-role", "a1", resources.MustParse("cpus:40;mem:200", "")))
-	must(t, d.Allocated("other", "a2", resources.MustParse("cpus:1;mem:1", "")))
+	require.NoError(t, d.SetAllowance("pool-role", resources.MustParseQuantities("cpus:40;mem:200")))
+	require.NoError(t, d.Allocated("pool-role", "a1", resources.MustParse("cpus:40;mem:200", "")))
+	require.NoError(t, d.Allocated("other", "a2", resources.MustParse("cpus:1;mem:1", "")))
 	if got := d.ShareOf("pool-role"); got != 0 {
 		t.Fatalf("a role using exactly its allowance has share %v, want 0", got)
 	}
 	if got := d.Sort(); got[0] != "pool-role" {
 		t.Fatalf("order %v: the role within its allowance should come first", got)
 	}
-	must(t, d.Allocated("pool-role", "a3", resources.MustParse("cpus:10", "")))
+	require.NoError(t, d.Allocated("pool-role", "a3", resources.MustParse("cpus:10", "")))
 	if got := d.ShareOf("pool-role"); got != 0.1 {
 		t.Fatalf("share beyond the allowance = %v, want 0.1 (cpus:10 of 100)", got)
 	}
 	// Removing the allowance charges everything again.
-	must(t, d.SetAllowance("pool-role", resources.Quantities{}))
+	require.NoError(t, d.SetAllowance("pool-role", resources.Quantities{}))
 	if got := d.ShareOf("pool-role"); got != 0.5 {
 		t.Fatalf("share without the allowance = %v, want 0.5", got)
 	}
@@ -52,22 +53,22 @@ func TestAllowancePropertyWithinSortsFirst(t *testing.T) {
 		clients := []string{"a", "b", "c", "d/x", "d/y"}
 		allow := map[string]resources.Quantities{}
 		for _, c := range clients {
-			must(t, d.Add(c))
-			must(t, d.Activate(c))
+			require.NoError(t, d.Add(c))
+			require.NoError(t, d.Activate(c))
 			if rng.IntN(2) == 0 {
 				q := resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(20), rng.IntN(200)))
 				allow[c] = q
-				must(t, d.SetAllowance(c, q))
+				require.NoError(t, d.SetAllowance(c, q))
 			}
 			if rng.IntN(3) == 0 {
-				must(t, d.UpdateWeight(c, float64(1+rng.IntN(3))))
+				require.NoError(t, d.UpdateWeight(c, float64(1+rng.IntN(3))))
 			}
 		}
 		held := map[string]resources.Quantities{}
 		for range 20 {
 			c := clients[rng.IntN(len(clients))]
 			r := resources.MustParse(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(5), rng.IntN(50)), "")
-			must(t, d.Allocated(c, "pool", r))
+			require.NoError(t, d.Allocated(c, "pool", r))
 			h := held[c]
 			h.Add(r.Quantities())
 			held[c] = h

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // Charging quantities orders clients exactly as allocating the resources
@@ -35,24 +36,24 @@ func TestChargeMatchesAllocated(t *testing.T) {
 			switch op := rng.IntN(10); {
 			case !present[c]:
 				for _, s := range []Sorter{byRes, byQty} {
-					must(t, s.Add(c))
-					must(t, s.Activate(c))
+					require.NoError(t, s.Add(c))
+					require.NoError(t, s.Activate(c))
 				}
 				present[c] = true
 			case op < 5:
 				r := resources.MustParse(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(3)+1, rng.IntN(30)+1), "*")
-				must(t, byRes.Allocated(c, "pool", r))
-				must(t, charger.Charge(c, r.Quantities(), true))
+				require.NoError(t, byRes.Allocated(c, "pool", r))
+				require.NoError(t, charger.Charge(c, r.Quantities(), true))
 				held[c] = append(held[c], r)
 			case op < 8 && len(held[c]) > 0:
 				i := rng.IntN(len(held[c]))
 				r := held[c][i]
 				held[c] = slices.Delete(held[c], i, i+1)
-				must(t, byRes.Unallocated(c, "pool", r))
-				must(t, charger.Discharge(c, r.Quantities()))
+				require.NoError(t, byRes.Unallocated(c, "pool", r))
+				require.NoError(t, charger.Discharge(c, r.Quantities()))
 			case op == 9:
 				for _, s := range []Sorter{byRes, byQty} {
-					must(t, s.Remove(c))
+					require.NoError(t, s.Remove(c))
 				}
 				present[c], held[c] = false, nil
 			}
@@ -72,8 +73,8 @@ func TestChargeMatchesAllocated(t *testing.T) {
 
 func TestDischargeChecks(t *testing.T) {
 	d := NewDRF(Config{})
-	must(t, d.Add("a"))
-	must(t, d.Charge("a", resources.MustParseQuantities("cpus:2"), true))
+	require.NoError(t, d.Add("a"))
+	require.NoError(t, d.Charge("a", resources.MustParseQuantities("cpus:2"), true))
 	if err := d.Discharge("a", resources.MustParseQuantities("cpus:3")); !errors.Is(err, ErrNotAllocated) {
 		t.Fatalf("discharge beyond the charge: %v", err)
 	}

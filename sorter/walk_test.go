@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // walkAll collects a full walk.
@@ -145,9 +146,9 @@ func TestDRFWalkExceptMatchesWalk(t *testing.T) {
 				c = fmt.Sprintf("g%d/c%03d", i%3, i)
 			}
 			clients = append(clients, c)
-			must(t, d.Add(c))
+			require.NoError(t, d.Add(c))
 			if i%7 != 3 {
-				must(t, d.Activate(c))
+				require.NoError(t, d.Activate(c))
 			}
 		}
 		for step := range 300 {
@@ -170,7 +171,7 @@ func TestDRFWalkExceptMatchesWalk(t *testing.T) {
 				got = append(got, c)
 				if len(got) == stop {
 					r := resources.MustParse(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(3)+1, rng.IntN(30)+1), "*")
-					must(t, d.Allocated(c, "pool", r))
+					require.NoError(t, d.Allocated(c, "pool", r))
 					return false
 				}
 				return true
@@ -184,9 +185,9 @@ func TestDRFWalkExceptMatchesWalk(t *testing.T) {
 			// Clients come and go: numbers are reused.
 			if step%10 == 9 {
 				i := rng.IntN(len(clients))
-				must(t, d.Remove(clients[i]))
-				must(t, d.Add(clients[i]))
-				must(t, d.Activate(clients[i]))
+				require.NoError(t, d.Remove(clients[i]))
+				require.NoError(t, d.Add(clients[i]))
+				require.NoError(t, d.Activate(clients[i]))
 			}
 		}
 	}
@@ -209,12 +210,5 @@ func TestBitset(t *testing.T) {
 	b.Reset()
 	if b.Count() != 0 || b.Has(130) {
 		t.Fatalf("Reset: %b", b)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

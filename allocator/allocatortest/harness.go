@@ -239,10 +239,6 @@ func (h *Harness) Allocator() *allocator.Allocator { return h.a }
 // Now returns the virtual time; it is the allocator's clock.
 func (h *Harness) Now() time.Time { return h.now }
 
-// Offers returns the offers made and not yet answered (some may have been
-// rescinded by later events; the harness drops those when it next looks).
-func (h *Harness) Offers() []offer.Offer { return slices.Clone(h.offers) }
-
 // Log returns the record of every step: the event, the call it became and
 // its outcome, and the offers and inverse offers of every run. The same
 // events on the same options give the same log, byte for byte, with or

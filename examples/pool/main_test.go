@@ -12,8 +12,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-func q(text string) resources.Quantities { return resources.MustParseQuantities(text) }
-
 // cpus returns the quantities of n tasks: n CPUs and n times 4 GB.
 func cpus(n int) resources.Quantities {
 	var out resources.Quantities

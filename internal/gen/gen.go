@@ -25,7 +25,6 @@
 package gen
 
 import (
-	"flag"
 	"math/rand"
 	"os"
 	"strconv"
@@ -39,32 +38,28 @@ import (
 	"github.com/allot-go/allot/volume"
 )
 
-var (
-	countFlag = flag.Int("prop.count", envInt("ALLOT_PROP_COUNT", 100), "successful cases per gopter property (env ALLOT_PROP_COUNT)")
-	seedFlag  = flag.Int64("prop.seed", int64(envInt("ALLOT_PROP_SEED", 0)), "seed of the gopter properties; 0 picks one from the clock (env ALLOT_PROP_SEED)")
-)
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+// envInt reads an integer from the environment: the package registers no
+// flag, so importing it changes no process-wide state.
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
 		return v
 	}
 	return def
 }
 
-// Parameters returns gopter test parameters: -prop.count (or
-// ALLOT_PROP_COUNT) successful cases per property, 100 by default, and the
-// seed -prop.seed (or ALLOT_PROP_SEED), else one from the clock. The seed is
-// logged, and gopter prints it again when a property fails, so a failure can
-// be replayed with -prop.seed=N.
+// Parameters returns gopter test parameters: ALLOT_PROP_COUNT successful
+// cases per property, 100 by default, and the seed ALLOT_PROP_SEED, else
+// one from the clock. The seed is logged, and gopter prints it again when
+// a property fails, so a failure can be replayed with ALLOT_PROP_SEED=N.
 func Parameters(t testing.TB) *gopter.TestParameters {
 	t.Helper()
-	seed := *seedFlag
+	seed := envInt("ALLOT_PROP_SEED", 0)
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
-	t.Logf("gopter seed %d (replay with -prop.seed=%d or ALLOT_PROP_SEED=%d)", seed, seed, seed)
+	t.Logf("gopter seed %d (replay with ALLOT_PROP_SEED=%d)", seed, seed)
 	p := gopter.DefaultTestParametersWithSeed(seed)
-	p.MinSuccessfulTests = max(*countFlag, 1)
+	p.MinSuccessfulTests = int(max(envInt("ALLOT_PROP_COUNT", 100), 1))
 	p.MaxSize = 12
 	return p
 }

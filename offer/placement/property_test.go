@@ -12,11 +12,11 @@ import (
 	rgen "github.com/allot-go/allot/internal/gen"
 )
 
-// The properties run -prop.count cases each (100 by default) from the seed
-// -prop.seed (from the clock by default); the seed is logged, and printed
-// again when a property fails:
+// The properties run ALLOT_PROP_COUNT cases each (100 by default) from
+// the seed ALLOT_PROP_SEED (from the clock by default); the seed is
+// logged, and printed again when a property fails:
 //
-//	go test ./offer/placement -run TestProperties -prop.seed=42 -prop.count=5000
+//	ALLOT_PROP_SEED=42 ALLOT_PROP_COUNT=5000 go test ./offer/placement -run TestProperties
 
 // problem is a generated Input; it prints in full when a property fails.
 type problem struct{ In Input }
