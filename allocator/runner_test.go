@@ -21,8 +21,8 @@ type manualTicker struct{ c chan time.Time }
 func (m *manualTicker) C() <-chan time.Time { return m.c }
 func (m *manualTicker) Stop()               {}
 
-// TestRunnerConcurrentEvents drives a Runner from many goroutines for a
-// bounded time: some send random events (each checked by a Harness after
+// TestRunnerConcurrentEvents drives a Runner from many goroutines until
+// 400 events and 20 offers have gone through it: some send random events (each checked by a Harness after
 // it is applied), one answers the runner's offers, some read views and
 // check the invariants, and one ticks the interval as fast as it can.
 // Afterwards the allocator must still keep its accounting. Run it with
@@ -126,7 +126,16 @@ func TestRunnerConcurrentEvents(t *testing.T) {
 		}
 	})
 
-	time.Sleep(2 * time.Second)
+	// Run until enough has happened, however slow the machine: events
+	// from every sender, runs with offers. The deadline only stops a run
+	// that is stuck.
+	deadline := time.Now().Add(2 * time.Minute)
+	for events.Load() < 400 || offers.Load() < 20 {
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
 
@@ -144,7 +153,7 @@ func TestRunnerConcurrentEvents(t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("%d events, %d runs with offers, %d offers", events.Load(), runs.Load(), offers.Load())
-	if events.Load() < 100 || runs.Load() == 0 || offers.Load() == 0 {
+	if events.Load() < 400 || runs.Load() == 0 || offers.Load() < 20 {
 		t.Errorf("too little happened: %d events, %d runs, %d offers", events.Load(), runs.Load(), offers.Load())
 	}
 }

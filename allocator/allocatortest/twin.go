@@ -42,13 +42,14 @@ type twin struct {
 	// restored: a restored twin, compared in full (Describe, Explain).
 	restored bool
 	// since is the number of the last run the allocator had made when
-	// the twin was made: the twin knows only later runs.
-	since uint64
+	// the twin was made: the twin knows only later runs; dropped the
+	// number of the latest run dropped from runs unobserved.
+	since, dropped uint64
 }
 
 // maxTwinRuns bounds the runs a twin keeps for comparison: runs made by
-// a host's Runner that the harness never observes are compared through the
-// state alone.
+// a host's Runner that the harness never observes, or observes only after
+// this many later runs, are compared through the state alone.
 const maxTwinRuns = 64
 
 // maxRestoredTwins bounds the restored twins a harness keeps: a new one
@@ -69,6 +70,7 @@ func (h *Harness) journal(e allocator.Entry) {
 		}
 		if e.Event == allocator.EventAllocate || e.Event == allocator.EventAllocateAll {
 			if len(t.runs) == maxTwinRuns {
+				t.dropped = max(t.dropped, t.runs[0].Stats.Run)
 				t.runs = slices.Delete(t.runs, 0, 1)
 			}
 			t.runs = append(t.runs, res)
@@ -120,9 +122,10 @@ func (h *Harness) checkTwins(run *allocator.Result, fp *allocator.Fingerprint) [
 			t.err = nil
 			continue
 		}
-		if run != nil && (run.Stats.Run > t.since || run.Stats.Run == 0) {
-			// Runs made outside the harness and not observed are
-			// compared through the state only.
+		if run != nil && (run.Stats.Run > max(t.since, t.dropped) || run.Stats.Run == 0) {
+			// Runs made outside the harness and not observed, or
+			// observed after maxTwinRuns later runs, are compared
+			// through the state only.
 			i := slices.IndexFunc(t.runs, func(r allocator.Result) bool { return r.Stats.Run == run.Stats.Run })
 			if i < 0 {
 				errs = append(errs, fmt.Errorf("the %s twin made no run %d", t.name, run.Stats.Run))
