@@ -149,30 +149,30 @@ func Replay(a *Allocator, journal io.Reader) error {
 // jsonEntry is an Entry as JSON: resources in the text format, read back
 // with "*" as the default role, so that they round-trip exactly.
 type jsonEntry struct {
-	Event          EventKind          `json:"event"`
-	At             *time.Time         `json:"at,omitempty"`
-	Framework      string             `json:"framework,omitempty"`
-	Agent          string             `json:"agent,omitempty"`
-	FrameworkInfo  *jsonFrameworkInfo `json:"framework_info,omitempty"`
-	AgentInfo      *jsonAgentInfo     `json:"agent_info,omitempty"`
-	Active         bool               `json:"active,omitempty"`
-	Resources      string             `json:"resources,omitempty"`
-	Total          *string            `json:"total,omitempty"`
-	Used           map[string]string  `json:"used,omitempty"`
-	Roles          []string           `json:"roles,omitempty"`
-	Filter         *jsonFilter        `json:"filter,omitempty"`
-	Operations     []*jsonOperation   `json:"operations,omitempty"`
-	Weights        map[string]float64 `json:"weights,omitempty"`
-	Role           string             `json:"role,omitempty"`
-	Guarantees     string             `json:"guarantees,omitempty"`
-	Limits         string             `json:"limits,omitempty"`
-	Unavailability *jsonUnavailable   `json:"unavailability,omitempty"`
-	Status         string             `json:"status,omitempty"`
-	Hostnames      *[]string          `json:"hostnames,omitempty"`
-	Task           string             `json:"task,omitempty"`
-	Offer          string             `json:"offer,omitempty"`
-	Run            uint64             `json:"run,omitempty"`
-	Hold           time.Duration      `json:"hold_ns,omitempty"`
+	Event          EventKind              `json:"event"`
+	At             *time.Time             `json:"at,omitempty"`
+	Framework      string                 `json:"framework,omitempty"`
+	Agent          string                 `json:"agent,omitempty"`
+	FrameworkInfo  *jsonFrameworkInfo     `json:"framework_info,omitempty"`
+	AgentInfo      *jsonAgentInfo         `json:"agent_info,omitempty"`
+	Active         bool                   `json:"active,omitempty"`
+	Resources      string                 `json:"resources,omitempty"`
+	Total          *string                `json:"total,omitempty"`
+	Used           map[string]string      `json:"used,omitempty"`
+	Roles          []string               `json:"roles,omitempty"`
+	Filter         *jsonFilter            `json:"filter,omitempty"`
+	Operations     []*offer.OperationJSON `json:"operations,omitempty"`
+	Weights        map[string]float64     `json:"weights,omitempty"`
+	Role           string                 `json:"role,omitempty"`
+	Guarantees     string                 `json:"guarantees,omitempty"`
+	Limits         string                 `json:"limits,omitempty"`
+	Unavailability *jsonUnavailable       `json:"unavailability,omitempty"`
+	Status         string                 `json:"status,omitempty"`
+	Hostnames      *[]string              `json:"hostnames,omitempty"`
+	Task           string                 `json:"task,omitempty"`
+	Offer          string                 `json:"offer,omitempty"`
+	Run            uint64                 `json:"run,omitempty"`
+	Hold           time.Duration          `json:"hold_ns,omitempty"`
 }
 
 type jsonFilter struct {
@@ -205,23 +205,6 @@ type jsonAgentInfo struct {
 	Region         string            `json:"region,omitempty"`
 	Capabilities   []string          `json:"capabilities,omitempty"`
 	Unavailability *jsonUnavailable  `json:"unavailability,omitempty"`
-}
-
-type jsonTask struct {
-	ID        string `json:"id"`
-	Resources string `json:"resources"`
-}
-
-type jsonOperation struct {
-	Type      string     `json:"type"`
-	Tasks     []jsonTask `json:"tasks,omitempty"`
-	Executor  string     `json:"executor,omitempty"`
-	Resources string     `json:"resources,omitempty"`
-	Source    string     `json:"source,omitempty"`
-	Volumes   string     `json:"volumes,omitempty"`
-	Volume    string     `json:"volume,omitempty"`
-	Addition  string     `json:"addition,omitempty"`
-	Subtract  string     `json:"subtract,omitempty"`
 }
 
 var constraintOps = [...]string{OpExists: "EXISTS", OpNotExists: "NOT_EXISTS", OpEquals: "EQUALS", OpNotEquals: "NOT_EQUALS"}
@@ -300,7 +283,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		j.Filter = &jsonFilter{e.Filter.Refuse}
 	}
 	for _, op := range e.Operations {
-		j.Operations = append(j.Operations, operationJSON(op))
+		j.Operations = append(j.Operations, offer.OperationToJSON(op))
 	}
 	if u := e.Unavailability; u != nil {
 		j.Unavailability = &jsonUnavailable{u.Start, u.Duration}
@@ -414,7 +397,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 		out.Filter = &Filter{Refuse: j.Filter.Refuse}
 	}
 	for i, jo := range j.Operations {
-		op, err := operationFromJSON(jo)
+		op, err := jo.Operation()
 		field(fmt.Sprintf("operation %d", i), err)
 		out.Operations = append(out.Operations, op)
 	}
@@ -482,121 +465,4 @@ func parseCapabilities(names []string) (offer.Capabilities, error) {
 		return 0, fmt.Errorf("unknown capability %q", name)
 	}
 	return c, nil
-}
-
-func operationJSON(op offer.Operation) *jsonOperation {
-	switch o := deref(op).(type) {
-	case offer.Launch:
-		j := &jsonOperation{Type: "LAUNCH", Executor: text(o.Executor), Tasks: []jsonTask{}}
-		for _, t := range o.Tasks {
-			j.Tasks = append(j.Tasks, jsonTask{ID: t.ID, Resources: text(t.Resources)})
-		}
-		return j
-	case offer.Reserve:
-		return &jsonOperation{Type: "RESERVE", Resources: text(o.Resources), Source: text(o.Source)}
-	case offer.Unreserve:
-		return &jsonOperation{Type: "UNRESERVE", Resources: text(o.Resources)}
-	case offer.Create:
-		return &jsonOperation{Type: "CREATE", Volumes: text(o.Volumes)}
-	case offer.Destroy:
-		return &jsonOperation{Type: "DESTROY", Volumes: text(o.Volumes)}
-	case offer.GrowVolume:
-		return &jsonOperation{Type: "GROW_VOLUME", Volume: o.Volume.String(), Addition: text(o.Addition)}
-	case offer.ShrinkVolume:
-		return &jsonOperation{Type: "SHRINK_VOLUME", Volume: o.Volume.String(), Subtract: o.Subtract.String()}
-	}
-	return nil // a nil operation, which the allocator refuses
-}
-
-// deref returns the operation as a value of one of the operation types, or
-// nil for a nil operation or nil pointer.
-func deref(op offer.Operation) offer.Operation {
-	switch o := op.(type) {
-	case *offer.Launch:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.Reserve:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.Unreserve:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.Create:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.Destroy:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.GrowVolume:
-		if o != nil {
-			return *o
-		}
-		return nil
-	case *offer.ShrinkVolume:
-		if o != nil {
-			return *o
-		}
-		return nil
-	}
-	return op
-}
-
-func operationFromJSON(j *jsonOperation) (offer.Operation, error) {
-	if j == nil {
-		return nil, nil
-	}
-	var errs []error
-	res := func(s string) resources.Resources {
-		r, err := parseText(s)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return r
-	}
-	one := func(s string) resources.Resource {
-		r := res(s)
-		if r.Len() != 1 {
-			errs = append(errs, fmt.Errorf("volume %q is not one resource", s))
-			return resources.Resource{}
-		}
-		return r.Slice()[0]
-	}
-	var op offer.Operation
-	switch j.Type {
-	case "LAUNCH":
-		l := offer.Launch{Executor: res(j.Executor)}
-		for _, t := range j.Tasks {
-			l.Tasks = append(l.Tasks, offer.Task{ID: t.ID, Resources: res(t.Resources)})
-		}
-		op = l
-	case "RESERVE":
-		op = offer.Reserve{Resources: res(j.Resources), Source: res(j.Source)}
-	case "UNRESERVE":
-		op = offer.Unreserve{Resources: res(j.Resources)}
-	case "CREATE":
-		op = offer.Create{Volumes: res(j.Volumes)}
-	case "DESTROY":
-		op = offer.Destroy{Volumes: res(j.Volumes)}
-	case "GROW_VOLUME":
-		op = offer.GrowVolume{Volume: one(j.Volume), Addition: res(j.Addition)}
-	case "SHRINK_VOLUME":
-		q, err := resources.ParseQuantities("x:" + j.Subtract)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		op = offer.ShrinkVolume{Volume: one(j.Volume), Subtract: q.Scalar("x")}
-	default:
-		return nil, fmt.Errorf("unknown operation type %q", j.Type)
-	}
-	return op, errors.Join(errs...)
 }

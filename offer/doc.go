@@ -169,6 +169,11 @@
 // disks whole or not at all, and never takes reservations of other roles,
 // sub-roles included. PickTask and PickLaunch build tasks with it.
 //
+// # JSON
+//
+// OperationJSON is an operation as JSON, as the allocator's journal writes
+// it: OperationToJSON writes one, OperationJSON.Operation reads it back.
+//
 // # Implementation notes
 //
 // The package is a set of functions over values: it keeps no state, reads no
