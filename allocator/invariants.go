@@ -31,217 +31,254 @@ import (
 // violation found.
 func (a *Allocator) CheckInvariants() error {
 	a.ready()
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
+	c := &invariantCheck{a: a,
+		roleHeld: map[string]resources.Quantities{}, fwHeld: map[string]map[string]resources.Quantities{},
+		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
+		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
-	roleHeld := map[string]resources.Quantities{}
-	fwHeld := map[string]map[string]resources.Quantities{}
-	reserved := map[string]resources.Quantities{}
-	allocated := map[string]resources.Quantities{}
-	allocatedReserved := map[string]resources.Quantities{}
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
 		totals.Add(ag.total.Quantities())
 		headroom.Add(headroomOf(ag.available))
-		for r := range ag.total.Reserved("").All() {
-			if r.Type == resources.ScalarType {
-				q := reserved[r.Role()]
-				q.Add(quantityOf(r))
-				reserved[r.Role()] = q
-			}
-		}
-		used := resources.Resources{}
-		// Shared volumes count once per agent and role in the role
-		// sorter: they are summed per role before being counted; the rest
-		// is counted as it comes.
-		var sharedByRole map[string]resources.Resources
-		sharedOutside := false
-		fwIDs := ag.frameworkIDs()
-		for _, fwID := range fwIDs {
-			fw, ok := a.frameworks[fwID]
-			held := ag.offered[fwID]
-			if more := ag.allocated[fwID]; held.IsEmpty() {
-				held = more
-			} else if !more.IsEmpty() {
-				held = held.Plus(more)
-			}
-			if len(ag.holds) > 0 {
-				held = held.Plus(ag.heldFor(fwID))
-			}
-			if !ok {
-				fail("agent %s: resources held by unknown framework %s", id, fwID)
-				continue
-			}
-			if _, ok := fw.agents[id]; !ok {
-				fail("framework %s holds resources on %s but does not list the agent", fwID, id)
-			}
-			hasShared := held.HasShared()
-			if hasShared {
-				used.Add(held.NonShared().Unallocate())
-				for r := range held.Shared().Unallocate().All() {
-					sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
-				}
-			} else {
-				used.Add(held.Unallocate())
-			}
-			for r := range held.All() {
-				if !fw.tracked.has(r.AllocationRole) {
-					fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
-				}
-				if !r.Reservations.AllocatableTo(r.AllocationRole) {
-					fail("agent %s: framework %s holds %s outside the reservation's subtree", id, fwID, r)
-				}
-			}
-			roles := held.AllocationRoles()
-			for _, role := range roles {
-				part := held
-				if len(roles) > 1 {
-					part = held.AllocatedTo(role)
-				}
-				rq := roleHeld[role]
-				if hasShared {
-					if sharedByRole == nil {
-						sharedByRole = map[string]resources.Resources{}
-					}
-					sh := sharedByRole[role]
-					sh.Add(part.Shared())
-					sharedByRole[role] = sh
-					part.NonShared().AddQuantitiesTo(&rq)
-				} else {
-					part.AddQuantitiesTo(&rq)
-				}
-				roleHeld[role] = rq
-				if fwHeld[role] == nil {
-					fwHeld[role] = map[string]resources.Quantities{}
-				}
-				q := fwHeld[role][fwID]
-				part.AddQuantitiesTo(&q)
-				fwHeld[role][fwID] = q
-				aq := allocated[role]
-				hasReserved := part.AddUnreservedQuantitiesTo(&aq)
-				allocated[role] = aq
-				if !hasReserved {
-					continue
-				}
-				for r := range part.All() {
-					if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
-						q := allocatedReserved[r.Role()]
-						q.Add(quantityOf(r))
-						allocatedReserved[r.Role()] = q
-					}
-				}
-			}
-		}
-		for role, sh := range sharedByRole {
-			q := roleHeld[role]
-			sh.AddQuantitiesTo(&q)
-			roleHeld[role] = q
-		}
-		for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
-			if _, known := a.frameworks[fwID]; known {
-				fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
-			}
-			res := ag.unclaimed[fwID]
-			if res.IsEmpty() {
-				fail("agent %s: empty unclaimed usage of %s", id, fwID)
-			}
-			used.Add(res.NonShared().Unallocate())
-			for r := range res.Shared().Unallocate().All() {
-				sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
-			}
-		}
-		over := !ag.total.Contains(used) || sharedOutside
-		if over != ag.overAllocated {
-			fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
-		}
-		if !ag.overAllocated {
-			if sum := ag.available.Plus(used); !sum.Equal(ag.total) {
-				fail("agent %s: available + offered + allocated = %s, total %s", id, sum, ag.total)
-			}
-		}
+		c.agent(id, ag)
 	}
 	if !totals.Equal(a.totals) {
-		fail("cluster totals %s, recomputed %s", a.totals, totals)
+		c.fail("cluster totals %s, recomputed %s", a.totals, totals)
 	}
 	if !headroom.Equal(a.freeHeadroom) {
-		fail("free headroom %s, recomputed %s", a.freeHeadroom, headroom)
+		c.fail("free headroom %s, recomputed %s", a.freeHeadroom, headroom)
 	}
+	c.sorters()
+	c.roleTree()
+	c.filters()
+	c.outstanding()
+	c.parked()
+	return errors.Join(c.errs...)
+}
 
-	// Sorters.
+// invariantCheck is one run of CheckInvariants: the violations found, and
+// what the agents say each role and framework holds, recomputed.
+type invariantCheck struct {
+	a    *Allocator
+	errs []error
+	// roleHeld and fwHeld (by role, then framework) are the scalars held,
+	// as the sorters should be charged.
+	roleHeld map[string]resources.Quantities
+	fwHeld   map[string]map[string]resources.Quantities
+	// reserved, allocated and allocatedReserved are by role: scalar
+	// reservations, unreserved scalars held, reserved scalars held.
+	reserved, allocated, allocatedReserved map[string]resources.Quantities
+}
+
+func (c *invariantCheck) fail(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf(format, args...))
+}
+
+// agent checks one agent's holdings and adds them to the recomputed sums.
+func (c *invariantCheck) agent(id string, ag *agent) {
+	a := c.a
+	for r := range ag.total.Reserved("").All() {
+		if r.Type == resources.ScalarType {
+			q := c.reserved[r.Role()]
+			q.Add(quantityOf(r))
+			c.reserved[r.Role()] = q
+		}
+	}
+	used := resources.Resources{}
+	// Shared volumes count once per agent and role in the role
+	// sorter: they are summed per role before being counted; the rest
+	// is counted as it comes.
+	var sharedByRole map[string]resources.Resources
+	sharedOutside := false
+	for _, fwID := range ag.frameworkIDs() {
+		held := ag.offered[fwID]
+		if more := ag.allocated[fwID]; held.IsEmpty() {
+			held = more
+		} else if !more.IsEmpty() {
+			held = held.Plus(more)
+		}
+		if len(ag.holds) > 0 {
+			held = held.Plus(ag.heldFor(fwID))
+		}
+		fw, ok := a.frameworks[fwID]
+		if !ok {
+			c.fail("agent %s: resources held by unknown framework %s", id, fwID)
+			continue
+		}
+		if _, ok := fw.agents[id]; !ok {
+			c.fail("framework %s holds resources on %s but does not list the agent", fwID, id)
+		}
+		if held.HasShared() {
+			used.Add(held.NonShared().Unallocate())
+			for r := range held.Shared().Unallocate().All() {
+				sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+			}
+		} else {
+			used.Add(held.Unallocate())
+		}
+		for r := range held.All() {
+			if !fw.tracked.has(r.AllocationRole) {
+				c.fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
+			}
+			if !r.Reservations.AllocatableTo(r.AllocationRole) {
+				c.fail("agent %s: framework %s holds %s outside the reservation's subtree", id, fwID, r)
+			}
+		}
+		sharedByRole = c.held(fwID, held, sharedByRole)
+	}
+	for role, sh := range sharedByRole {
+		q := c.roleHeld[role]
+		sh.AddQuantitiesTo(&q)
+		c.roleHeld[role] = q
+	}
+	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
+		if _, known := a.frameworks[fwID]; known {
+			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
+		}
+		res := ag.unclaimed[fwID]
+		if res.IsEmpty() {
+			c.fail("agent %s: empty unclaimed usage of %s", id, fwID)
+		}
+		used.Add(res.NonShared().Unallocate())
+		for r := range res.Shared().Unallocate().All() {
+			sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+		}
+	}
+	over := !ag.total.Contains(used) || sharedOutside
+	if over != ag.overAllocated {
+		c.fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
+	}
+	if !ag.overAllocated {
+		if sum := ag.available.Plus(used); !sum.Equal(ag.total) {
+			c.fail("agent %s: available + offered + allocated = %s, total %s", id, sum, ag.total)
+		}
+	}
+}
+
+// held adds what a framework holds on an agent to the sums by role; its
+// shared volumes go to sharedByRole (returned), counted once per agent.
+func (c *invariantCheck) held(fwID string, held resources.Resources, sharedByRole map[string]resources.Resources) map[string]resources.Resources {
+	hasShared := held.HasShared()
+	roles := held.AllocationRoles()
+	for _, role := range roles {
+		part := held
+		if len(roles) > 1 {
+			part = held.AllocatedTo(role)
+		}
+		rq := c.roleHeld[role]
+		if hasShared {
+			if sharedByRole == nil {
+				sharedByRole = map[string]resources.Resources{}
+			}
+			sh := sharedByRole[role]
+			sh.Add(part.Shared())
+			sharedByRole[role] = sh
+			part.NonShared().AddQuantitiesTo(&rq)
+		} else {
+			part.AddQuantitiesTo(&rq)
+		}
+		c.roleHeld[role] = rq
+		if c.fwHeld[role] == nil {
+			c.fwHeld[role] = map[string]resources.Quantities{}
+		}
+		q := c.fwHeld[role][fwID]
+		part.AddQuantitiesTo(&q)
+		c.fwHeld[role][fwID] = q
+		aq := c.allocated[role]
+		hasReserved := part.AddUnreservedQuantitiesTo(&aq)
+		c.allocated[role] = aq
+		if !hasReserved {
+			continue
+		}
+		for r := range part.All() {
+			if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
+				q := c.allocatedReserved[r.Role()]
+				q.Add(quantityOf(r))
+				c.allocatedReserved[r.Role()] = q
+			}
+		}
+	}
+	return sharedByRole
+}
+
+// sorters checks the sorters' charges against the agents.
+func (c *invariantCheck) sorters() {
+	a := c.a
 	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
 		if !a.roleSorter.Contains(role) {
-			fail("role %s has a framework sorter but is not in the role sorter", role)
+			c.fail("role %s has a framework sorter but is not in the role sorter", role)
 		}
-		if got := a.roleSorter.AllocationQuantities(role); !got.Equal(roleHeld[role]) {
-			fail("role sorter: %s holds %s, agents say %s", role, got, roleHeld[role])
+		if got := a.roleSorter.AllocationQuantities(role); !got.Equal(c.roleHeld[role]) {
+			c.fail("role sorter: %s holds %s, agents say %s", role, got, c.roleHeld[role])
 		}
 		s := a.frameworkSorters[role]
-		for fwID, want := range fwHeld[role] {
+		for fwID, want := range c.fwHeld[role] {
 			if got := s.AllocationQuantities(fwID); !got.Equal(want) {
-				fail("framework sorter %s: %s holds %s, agents say %s", role, fwID, got, want)
+				c.fail("framework sorter %s: %s holds %s, agents say %s", role, fwID, got, want)
 			}
 		}
 	}
-	for role := range roleHeld {
+	for role := range c.roleHeld {
 		if _, ok := a.frameworkSorters[role]; !ok {
-			fail("resources held in role %s, which has no framework sorter", role)
+			c.fail("resources held in role %s, which has no framework sorter", role)
 		}
 	}
+}
 
-	// Role tree aggregates.
+// subtreeSum sums by-role quantities over path and its sub-roles.
+func subtreeSum(byRole map[string]resources.Quantities, path string) resources.Quantities {
+	var sum resources.Quantities
+	for role, q := range byRole {
+		if role == path || reservation.IsStrictSubrole(role, path) {
+			sum.Add(q)
+		}
+	}
+	return sum
+}
+
+// roleTree checks the role tree's aggregates.
+func (c *invariantCheck) roleTree() {
+	a := c.a
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
-		var wantReserved, wantAllocated, wantAllocatedReserved resources.Quantities
-		for role, q := range allocatedReserved {
-			if role == path || reservation.IsStrictSubrole(role, path) {
-				wantAllocatedReserved.Add(q)
-			}
+		if want := subtreeSum(c.allocatedReserved, path); !n.allocatedReserved.Equal(want) {
+			c.fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, want)
 		}
-		if !n.allocatedReserved.Equal(wantAllocatedReserved) {
-			fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, wantAllocatedReserved)
+		if want := subtreeSum(c.reserved, path); !n.reserved.Equal(want) {
+			c.fail("role %s: reserved %s, recomputed %s", path, n.reserved, want)
 		}
-		for role, q := range reserved {
-			if role == path || reservation.IsStrictSubrole(role, path) {
-				wantReserved.Add(q)
-			}
-		}
-		for role, q := range allocated {
-			if role == path || reservation.IsStrictSubrole(role, path) {
-				wantAllocated.Add(q)
-			}
-		}
-		if !n.reserved.Equal(wantReserved) {
-			fail("role %s: reserved %s, recomputed %s", path, n.reserved, wantReserved)
-		}
-		if !n.allocatedUnreserved.Equal(wantAllocated) {
-			fail("role %s: allocated %s, recomputed %s", path, n.allocatedUnreserved, wantAllocated)
+		if want := subtreeSum(c.allocated, path); !n.allocatedUnreserved.Equal(want) {
+			c.fail("role %s: allocated %s, recomputed %s", path, n.allocatedUnreserved, want)
 		}
 	}
-	for role, q := range reserved {
+	for role, q := range c.reserved {
 		if a.roles.get(role) == nil && !q.IsEmpty() {
-			fail("reservations for %s but no role node", role)
+			c.fail("reservations for %s but no role node", role)
 		}
 	}
+}
 
-	// Filters.
+// filters checks that refusal filters and framework agent lists name
+// known agents, and that listed agents hold something of the framework.
+func (c *invariantCheck) filters() {
+	a := c.a
 	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
 				if _, ok := a.agents[agentID]; !ok {
-					fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
+					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
 				}
 			}
 		}
 		for agentID := range fw.inverseFilters {
 			if _, ok := a.agents[agentID]; !ok {
-				fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
+				c.fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
 			}
 		}
 		for agentID := range fw.agents {
 			if _, ok := a.agents[agentID]; !ok {
-				fail("framework %s lists unknown agent %s", fwID, agentID)
+				c.fail("framework %s lists unknown agent %s", fwID, agentID)
 			}
 		}
 	}
@@ -250,23 +287,28 @@ func (a *Allocator) CheckInvariants() error {
 		for agentID := range fw.agents {
 			ag, ok := a.agents[agentID]
 			if !ok {
-				fail("framework %s lists agent %s, which is gone", fwID, agentID)
+				c.fail("framework %s lists agent %s, which is gone", fwID, agentID)
 				continue
 			}
 			if ag.held(fwID).IsEmpty() {
-				fail("framework %s lists agent %s, where it holds nothing", fwID, agentID)
+				c.fail("framework %s lists agent %s, where it holds nothing", fwID, agentID)
 			}
 		}
 	}
+}
+
+// outstanding checks the outstanding offers against what is offered.
+func (c *invariantCheck) outstanding() {
+	a := c.a
 	for _, id := range a.agentIDs {
 		ag := a.agents[id]
 		sums := map[string]resources.Resources{}
 		for _, o := range ag.outstanding {
 			if _, ok := a.frameworks[o.framework]; !ok {
-				fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
+				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
 			}
 			if role, ok := o.res.AllocationRole(); !ok || role != o.role {
-				fail("agent %s: outstanding offer %s of role %q holds %s", id, o.id, o.role, o.res)
+				c.fail("agent %s: outstanding offer %s of role %q holds %s", id, o.id, o.role, o.res)
 			}
 			s := sums[o.framework]
 			s.Add(o.res)
@@ -274,22 +316,28 @@ func (a *Allocator) CheckInvariants() error {
 		}
 		for fwID, s := range sums {
 			if !ag.offered[fwID].Contains(s) {
-				fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered[fwID])
+				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered[fwID])
 			}
 		}
 	}
-	if a.parkedEpoch == a.capEpoch && len(a.parked) > 0 {
-		required, names := a.requiredHeadroom(), a.totals.Names()
-		for _, role := range a.parked {
-			n := a.roles.get(role)
-			if n == nil || !a.unsatisfiedGuarantees(n).IsEmpty() {
-				fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
-				continue
-			}
-			if capped, _ := a.cappedNow(n, required, names); !capped {
-				fail("role %q is kept out of the role sorter, but could take more: an event that uncaps roles did not say so", role)
-			}
+}
+
+// parked checks that the roles kept out of the role sorter can still
+// take nothing.
+func (c *invariantCheck) parked() {
+	a := c.a
+	if a.parkedEpoch != a.capEpoch || len(a.parked) == 0 {
+		return
+	}
+	required, names := a.requiredHeadroom(), a.totals.Names()
+	for _, role := range a.parked {
+		n := a.roles.get(role)
+		if n == nil || !a.unsatisfiedGuarantees(n).IsEmpty() {
+			c.fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
+			continue
+		}
+		if capped, _ := a.cappedNow(n, required, names); !capped {
+			c.fail("role %q is kept out of the role sorter, but could take more: an event that uncaps roles did not say so", role)
 		}
 	}
-	return errors.Join(errs...)
 }

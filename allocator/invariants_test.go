@@ -1,0 +1,74 @@
+package allocator
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// invariantCluster is two agents, one with a reservation for web, and two
+// frameworks after a run: something offered, something refused.
+func invariantCluster(t *testing.T) *Allocator {
+	t.Helper()
+	a, err := New(Options{Seed: 1, Clock: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	require.NoError(t, err)
+	a2 := resources.MustParse("cpus:2;mem:1024", "*")
+	a2.Add(resources.MustParse("cpus:2;mem:1024", "web"))
+	require.NoError(t, a.AddAgent("a1", AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil))
+	require.NoError(t, a.AddAgent("a2", AgentInfo{}, a2, nil))
+	require.NoError(t, a.AddFramework("web", FrameworkInfo{Roles: []string{"web"}}, nil, Active))
+	require.NoError(t, a.AddFramework("batch", FrameworkInfo{Roles: []string{"batch"}}, nil, Active))
+	res := a.Allocate()
+	require.NotEmpty(t, res.Offers)
+	require.NoError(t, a.CheckInvariants())
+	return a
+}
+
+// Every part of the bookkeeping CheckInvariants recomputes is caught when
+// it is wrong.
+func TestCheckInvariantsFindsCorruption(t *testing.T) {
+	cpu := resources.MustParseQuantities("cpus:1")
+	cases := []struct {
+		name    string
+		corrupt func(a *Allocator)
+		want    string
+	}{
+		{"totals", func(a *Allocator) { a.totals.Add(cpu) }, "cluster totals"},
+		{"headroom", func(a *Allocator) { a.freeHeadroom.Add(cpu) }, "free headroom"},
+		{"available", func(a *Allocator) { a.agents["a1"].available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
+		{"over-allocated flag", func(a *Allocator) { a.agents["a1"].overAllocated = true }, "over-allocated flag"},
+		{"role sorter", func(a *Allocator) {
+			require.NoError(t, a.roleSorter.Allocated("web", "a1", resources.MustParse("cpus:1", "")))
+		}, "role sorter: web holds"},
+		{"framework sorter", func(a *Allocator) {
+			require.NoError(t, a.frameworkSorters["web"].Allocated("web", "a1", resources.MustParse("cpus:1", "")))
+		}, "framework sorter web: web holds"},
+		{"role tree reserved", func(a *Allocator) { a.roles.get("web").reserved.Add(cpu) }, "role web: reserved"},
+		{"role tree allocated", func(a *Allocator) { a.roles.get("batch").allocatedUnreserved.Add(cpu) }, "role batch: allocated"},
+		{"filter on unknown agent", func(a *Allocator) {
+			a.frameworks["batch"].filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
+		}, "filter in batch for unknown agent a9"},
+		{"agent list", func(a *Allocator) { a.frameworks["web"].agents["a9"] = struct{}{} }, "lists unknown agent a9"},
+		{"outstanding offer", func(a *Allocator) {
+			for _, id := range a.agentIDs {
+				if ag := a.agents[id]; len(ag.outstanding) > 0 {
+					ag.outstanding = append(ag.outstanding, ag.outstanding[0])
+					return
+				}
+			}
+		}, "more than it is offered"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := invariantCluster(t)
+			c.corrupt(a)
+			err := a.CheckInvariants()
+			require.Error(t, err)
+			require.True(t, strings.Contains(err.Error(), c.want), "got %v, want %q", err, c.want)
+		})
+	}
+}
