@@ -15,7 +15,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -226,7 +225,7 @@ func (h *host) walk() error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "   operator: RESERVE %s\n", describe(r))
+		fmt.Fprintf(w, "   operator: RESERVE %s\n", ordered.ByReservation(r))
 		if err := a.UpdateAvailable(agentID, []offer.Operation{offer.Reserve{Resources: r}}); err != nil {
 			return err
 		}
@@ -296,7 +295,7 @@ func (h *host) allocate(periodic bool) []offer.Offer {
 		fmt.Fprintln(h.w, "   no offers")
 	}
 	for _, o := range res.Offers {
-		fmt.Fprintf(h.w, "   offer to %s (role %s): %s\n", o.FrameworkID, o.Role, describe(o.Resources))
+		fmt.Fprintf(h.w, "   offer to %s (role %s): %s\n", o.FrameworkID, o.Role, ordered.ByReservation(o.Resources))
 		if o.FrameworkID == "web" {
 			h.out.WebOffers = append(h.out.WebOffers, o)
 		}
@@ -329,9 +328,9 @@ func (h *host) declineAll(offers []offer.Offer) error {
 
 func (h *host) printAgent() {
 	v, _ := h.a.Agent(agentID)
-	fmt.Fprintf(h.w, "   %s total: %s\n", agentID, describe(v.Total))
+	fmt.Fprintf(h.w, "   %s total: %s\n", agentID, ordered.ByReservation(v.Total))
 	for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
-		fmt.Fprintf(h.w, "   %s used by %s: %s\n", strings.Repeat(" ", len(agentID)), fw, describe(v.Allocated[fw]))
+		fmt.Fprintf(h.w, "   %s used by %s: %s\n", strings.Repeat(" ", len(agentID)), fw, ordered.ByReservation(v.Allocated[fw]))
 	}
 }
 
@@ -360,48 +359,19 @@ func step(w io.Writer, title string) { fmt.Fprintf(w, "\n%s\n", title) }
 func describeOp(op offer.Operation) string {
 	switch o := op.(type) {
 	case offer.Reserve:
-		return "RESERVE " + describe(o.Resources)
+		return "RESERVE " + ordered.ByReservation(o.Resources)
 	case offer.Unreserve:
-		return "UNRESERVE " + describe(o.Resources)
+		return "UNRESERVE " + ordered.ByReservation(o.Resources)
 	case offer.Create:
-		return "CREATE " + describe(o.Volumes)
+		return "CREATE " + ordered.ByReservation(o.Volumes)
 	case offer.Destroy:
-		return "DESTROY " + describe(o.Volumes)
+		return "DESTROY " + ordered.ByReservation(o.Volumes)
 	case offer.Launch:
 		var parts []string
 		for _, t := range o.Tasks {
-			parts = append(parts, t.ID+" with "+describe(t.Resources))
+			parts = append(parts, t.ID+" with "+ordered.ByReservation(t.Resources))
 		}
 		return "LAUNCH " + strings.Join(parts, ", ")
 	}
 	return op.String()
-}
-
-// describe prints resources grouped by reservation stack, without
-// allocation roles: "cpus:1; mem:1024 reserved [(DYNAMIC,db,db-ops)]".
-func describe(rs resources.Resources) string {
-	rs = rs.Unallocate()
-	var stacks []reservation.Stack
-	for r := range rs.All() {
-		if !slices.ContainsFunc(stacks, r.Reservations.Equal) {
-			stacks = append(stacks, r.Reservations)
-		}
-	}
-	// Unreserved first, then the stacks in the order of their text.
-	slices.SortStableFunc(stacks, func(a, b reservation.Stack) int {
-		return cmp.Or(cmp.Compare(min(len(a), 1), min(len(b), 1)), strings.Compare(a.String(), b.String()))
-	})
-	var parts []string
-	for _, s := range stacks {
-		group := ordered.Resources(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
-		if len(s) == 0 {
-			parts = append(parts, group.String()+" unreserved")
-		} else {
-			parts = append(parts, group.String()+" reserved "+s.String())
-		}
-	}
-	if len(parts) == 0 {
-		return "{}"
-	}
-	return strings.Join(parts, " + ")
 }

@@ -14,7 +14,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -188,7 +187,7 @@ func run(w io.Writer) (outcome, error) {
 		return out, err
 	}
 	view, _ := a.Agent(o.AgentID)
-	fmt.Fprintf(w, "   %s available: %s\n", view.ID, describe(view.Available))
+	fmt.Fprintf(w, "   %s available: %s\n", view.ID, ordered.ByReservation(view.Available))
 
 	step(w, "8. The framework unsubscribes: its reservation stays on agent-0")
 	if err := a.RemoveFramework(frameworkID); err != nil {
@@ -245,15 +244,15 @@ func printOffers(w io.Writer, offers []offer.Offer) {
 		fmt.Fprintln(w, "   no offers")
 	}
 	for _, o := range offers {
-		fmt.Fprintf(w, "   offer to %s (role %s) on %s: %s\n", o.FrameworkID, o.Role, o.AgentID, describe(o.Resources))
+		fmt.Fprintf(w, "   offer to %s (role %s) on %s: %s\n", o.FrameworkID, o.Role, o.AgentID, ordered.ByReservation(o.Resources))
 	}
 }
 
 func printAgents(w io.Writer, a *allocator.Allocator) {
 	for _, v := range a.Agents() {
-		fmt.Fprintf(w, "   %s total: %s\n", v.ID, describe(v.Total))
+		fmt.Fprintf(w, "   %s total: %s\n", v.ID, ordered.ByReservation(v.Total))
 		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
-			fmt.Fprintf(w, "   %s   used by %s: %s\n", strings.Repeat(" ", len(v.ID)), fw, describe(v.Allocated[fw]))
+			fmt.Fprintf(w, "   %s   used by %s: %s\n", strings.Repeat(" ", len(v.ID)), fw, ordered.ByReservation(v.Allocated[fw]))
 		}
 	}
 }
@@ -261,46 +260,17 @@ func printAgents(w io.Writer, a *allocator.Allocator) {
 func describeOp(op offer.Operation) string {
 	switch o := op.(type) {
 	case offer.Reserve:
-		return "RESERVE " + describe(o.Resources)
+		return "RESERVE " + ordered.ByReservation(o.Resources)
 	case offer.Unreserve:
-		return "UNRESERVE " + describe(o.Resources)
+		return "UNRESERVE " + ordered.ByReservation(o.Resources)
 	case offer.Launch:
 		var parts []string
 		for _, t := range o.Tasks {
-			parts = append(parts, t.ID+": "+describe(t.Resources))
+			parts = append(parts, t.ID+": "+ordered.ByReservation(t.Resources))
 		}
 		return "LAUNCH " + strings.Join(parts, ", ")
 	}
 	return op.String()
-}
-
-// describe prints resources grouped by reservation stack, without
-// allocation roles: "cpus:1; mem:1024 reserved [(DYNAMIC,tenant1,ops)]".
-func describe(rs resources.Resources) string {
-	rs = rs.Unallocate()
-	var stacks []reservation.Stack
-	for r := range rs.All() {
-		if !slices.ContainsFunc(stacks, r.Reservations.Equal) {
-			stacks = append(stacks, r.Reservations)
-		}
-	}
-	// Unreserved first, then the stacks in the order of their text.
-	slices.SortStableFunc(stacks, func(a, b reservation.Stack) int {
-		return cmp.Or(cmp.Compare(min(len(a), 1), min(len(b), 1)), strings.Compare(a.String(), b.String()))
-	})
-	var parts []string
-	for _, s := range stacks {
-		group := ordered.Resources(rs.Filter(func(r resources.Resource) bool { return r.Reservations.Equal(s) }).ToUnreserved())
-		if len(s) == 0 {
-			parts = append(parts, group.String()+" unreserved")
-		} else {
-			parts = append(parts, group.String()+" reserved "+s.String())
-		}
-	}
-	if len(parts) == 0 {
-		return "{}"
-	}
-	return strings.Join(parts, " + ")
 }
 
 // describeSkips prints why a framework was passed over, reasons in their
