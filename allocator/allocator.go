@@ -673,6 +673,21 @@ func (a *Allocator) framework(id string) (*framework, error) {
 	return fw, nil
 }
 
+// frameworkOn returns a framework and an agent of an event about the
+// framework on the agent, or the error that names the unknown one (the
+// framework first).
+func (a *Allocator) frameworkOn(fwID, agentID string) (*framework, *agent, error) {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fw, ag, nil
+}
+
 // heldInRole returns what a framework holds in a role over all agents.
 func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 	var out resources.Resources
@@ -1320,11 +1335,7 @@ func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resourc
 // recover is the handler of RecoverResources and RecoverAllocated (see
 // events.go), and how other events give resources back.
 func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return err
-	}
-	ag, err := a.agent(agentID)
+	fw, ag, err := a.frameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}

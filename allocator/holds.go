@@ -50,11 +50,7 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 
 // recoverHeld is RecoverHeld's handler (see events.go).
 func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return err
-	}
-	ag, err := a.agent(agentID)
+	fw, ag, err := a.frameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}

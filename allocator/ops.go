@@ -36,11 +36,7 @@ func (ag *agent) inUse() resources.Resources {
 // validate with it; a host validates ahead of them with the same.
 func (a *Allocator) OperationContext(fwID, agentID string) (offer.Context, error) {
 	a.ready()
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return offer.Context{}, err
-	}
-	ag, err := a.agent(agentID)
+	fw, ag, err := a.frameworkOn(fwID, agentID)
 	if err != nil {
 		return offer.Context{}, err
 	}
@@ -205,11 +201,7 @@ func (a *Allocator) plan(fw *framework, ctx offer.Context, role string, offered 
 // nothing. A replayed accept-each entry, which holds the operations that
 // were applied, must pass it.
 func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return err
-	}
-	ag, err := a.agent(agentID)
+	fw, ag, err := a.frameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}
@@ -264,11 +256,7 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 // updateAllocationOps applies ops as updateAllocation does and also returns
 // them as applied (see reservedFirst).
 func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Applied, []offer.Operation, error) {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return offer.Applied{}, nil, err
-	}
-	ag, err := a.agent(agentID)
+	fw, ag, err := a.frameworkOn(fwID, agentID)
 	if err != nil {
 		return offer.Applied{}, nil, err
 	}
