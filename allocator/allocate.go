@@ -209,7 +209,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 		}
 	}
 	if r.quota {
-		r.requiredHeadroom = a.requiredHeadroom()
+		r.requiredHeadroom = a.roles.requiredHeadroom()
 		r.names = a.totals.Names()
 	}
 	if r.quota && len(agents) > 0 && a.parksRoles() {
@@ -243,13 +243,13 @@ func (a *Allocator) allocate(candidates []string) Result {
 	// Offers of stage two to roles whose guarantees are unmet lower the
 	// headroom held for them, which may uncap roles parked with the
 	// headroom the run started with: the next run looks at them again.
-	if r.quota && !r.requiredHeadroom.IsEmpty() && !a.requiredHeadroom().Equal(r.requiredHeadroom) {
+	if r.quota && !r.requiredHeadroom.IsEmpty() && !a.roles.requiredHeadroom().Equal(r.requiredHeadroom) {
 		a.uncapped()
 	}
 	// Roles capped during the run stay parked with those capped from its
 	// start, unless a guarantee is unmet in their ancestry.
 	for _, role := range r.hidden {
-		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() {
+		if node := a.roles.get(role); node != nil && a.roles.unsatisfiedGuarantees(node).IsEmpty() {
 			a.parked = append(a.parked, role)
 			continue
 		}
@@ -368,79 +368,6 @@ func (a *Allocator) skip(r *run, fw *framework, reason Reason) {
 	r.stats.Skips[reason]++
 }
 
-// unmet returns a role's unmet guarantees, including what its subtree still
-// needs for descendants' guarantees: need(r) = max(guarantees(r) −
-// consumed(r), Σ need(children)).
-func (a *Allocator) unmet(n *roleNode) resources.Quantities {
-	var children resources.Quantities
-	for _, c := range n.children {
-		children.Add(a.unmet(c))
-	}
-	if n.quota.Guarantees.IsEmpty() {
-		return children
-	}
-	var own resources.Quantities
-	n.unmetInto(&own)
-	own.Max(children)
-	return own
-}
-
-// requiredHeadroom is the sum of the unmet guarantees of the top-level
-// roles' subtrees.
-func (a *Allocator) requiredHeadroom() resources.Quantities {
-	var q resources.Quantities
-	for _, path := range slices.Sorted(maps.Keys(a.roles.root.children)) {
-		q.Add(a.unmet(a.roles.root.children[path]))
-	}
-	return q
-}
-
-// unsatisfiedGuarantees is what a role may still receive as guarantee: the
-// largest unmet guarantee among the role and its ancestors, since an
-// ancestor's guarantee covers its whole subtree.
-func (a *Allocator) unsatisfiedGuarantees(n *roleNode) resources.Quantities {
-	var out resources.Quantities
-	a.unsatisfiedInto(n, &out)
-	return out
-}
-
-// unsatisfiedInto is unsatisfiedGuarantees into out's storage.
-func (a *Allocator) unsatisfiedInto(n *roleNode, out *resources.Quantities) {
-	out.Reset()
-	for q := range n.quotaAncestry {
-		if q.quota.Guarantees.IsEmpty() {
-			continue
-		}
-		q.unmetInto(&a.unmetBuf)
-		out.Max(a.unmetBuf)
-	}
-}
-
-// limitHeadroom is how much more unreserved, non-revocable scalar resources
-// the role may take before it or an ancestor reaches its limit; limited is
-// false when no limit applies. The result is valid until the next call.
-func (a *Allocator) limitHeadroom(n *roleNode) (resources.Limits, bool) {
-	out := &a.limitsBuf
-	limited := false
-	for q := range n.quotaAncestry {
-		if q.quota.Limits.IsEmpty() {
-			continue
-		}
-		if !limited {
-			out.CopyFrom(q.quota.Limits)
-			out.SubtractInPlace(q.reserved)
-			out.SubtractInPlace(q.allocatedUnreserved)
-			limited = true
-			continue
-		}
-		a.leftBuf.CopyFrom(q.quota.Limits)
-		a.leftBuf.SubtractInPlace(q.reserved)
-		a.leftBuf.SubtractInPlace(q.allocatedUnreserved)
-		out.Lower(a.leftBuf)
-	}
-	return *out, limited
-}
-
 // capped reports whether a role can take nothing more anywhere in this
 // run: no scalar resource of the cluster is left to it under its (and its
 // ancestors') limits and the headroom held for others, no reservation of
@@ -548,7 +475,7 @@ func (a *Allocator) parkCapped(r *run) {
 	a.unpark()
 	a.parkedEpoch = a.capEpoch
 	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
-		if node := a.roles.get(role); node != nil && a.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
+		if node := a.roles.get(role); node != nil && a.roles.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 			_ = a.roleSorter.Deactivate(role)
 			a.parked = append(a.parked, role)
 		}
@@ -648,7 +575,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if node == nil {
 		return true
 	}
-	a.unsatisfiedInto(node, &a.unsatBuf)
+	a.roles.unsatisfiedInto(node, &a.unsatBuf)
 	c.unsatisfied = a.unsatBuf
 	if c.unsatisfied.IsEmpty() {
 		// Guarantees only get met within a run: hide the role from the
@@ -857,7 +784,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	cutByLimit, cutByHeadroom, cutByShare := false, false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
-		limits, limited = a.limitHeadroom(node)
+		limits, limited = a.roles.limitHeadroom(node)
 	}
 	split := st == stageFairShare && a.opts.OfferShare > 0 && a.opts.OfferShare < 1
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {

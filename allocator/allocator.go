@@ -75,10 +75,8 @@ type Allocator struct {
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
 	ch      charge
-	// unmetBuf, limitsBuf and leftBuf hold quota figures worked out on the
-	// hot path.
-	unmetBuf, unsatBuf resources.Quantities
-	limitsBuf, leftBuf resources.Limits
+	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
+	unsatBuf resources.Quantities
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.

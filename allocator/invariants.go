@@ -329,10 +329,10 @@ func (c *invariantCheck) parked() {
 	if a.parkedEpoch != a.capEpoch || len(a.parked) == 0 {
 		return
 	}
-	required, names := a.requiredHeadroom(), a.totals.Names()
+	required, names := a.roles.requiredHeadroom(), a.totals.Names()
 	for _, role := range a.parked {
 		n := a.roles.get(role)
-		if n == nil || !a.unsatisfiedGuarantees(n).IsEmpty() {
+		if n == nil || !a.roles.unsatisfiedGuarantees(n).IsEmpty() {
 			c.fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
 			continue
 		}

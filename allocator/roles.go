@@ -54,6 +54,10 @@ type roleTree struct {
 	weights map[string]float64
 	// epochs is the last epoch handed out (newEpoch).
 	epochs uint64
+	// unmetBuf, limitsBuf and leftBuf hold quota figures worked out on
+	// the hot path (quota.go).
+	unmetBuf           resources.Quantities
+	limitsBuf, leftBuf resources.Limits
 }
 
 // newEpoch returns an epoch no node has had.
@@ -157,15 +161,6 @@ func (t *roleTree) trackAllocatedUnreserved(path string, q resources.Quantities,
 // offered or allocated in its subtree.
 func (n *roleNode) consumed() resources.Quantities {
 	return n.reserved.Plus(n.allocatedUnreserved)
-}
-
-// unmetInto sets out to the role's own unmet guarantees, guarantees −
-// consumed, reusing out's storage.
-func (n *roleNode) unmetInto(out *resources.Quantities) {
-	out.Reset()
-	out.Add(n.quota.Guarantees)
-	out.Subtract(n.reserved)
-	out.Subtract(n.allocatedUnreserved)
 }
 
 // quotaAncestry yields n and its ancestors that have quota, nearest first.
