@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/allot-go/allot/internal/wire"
 	"github.com/allot-go/allot/resources"
@@ -51,6 +53,8 @@ var (
 //	internal: count (path count){count}                    every inner node
 //	numbers:  slots count free-number{count}               free list in order
 //	Random only: the PCG source's MarshalBinary
+//
+// walk lays out these fields in code, for writing and reading alike.
 const snapshotVersion = 1
 
 // MarshalBinary saves the sorter's state (see Snapshotter).
@@ -97,287 +101,76 @@ func (r *Random) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
+// marshal writes the tree's state in the layout above; rng is a Random
+// sorter's random source, in its MarshalBinary form.
 func (t *tree) marshal(kind byte, rng []byte) []byte {
-	enc := resources.NewEncoder()
-	w := &wire.Writer{}
-	w.Byte('S')
-	w.Byte(snapshotVersion)
-	w.Byte(kind)
-
-	paths := make([]string, 0, len(t.weights))
-	for p := range t.weights {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	w.Int(len(paths))
-	for _, p := range paths {
-		w.String(p)
-		w.Float64(t.weights[p])
-	}
-	paths = paths[:0]
-	for p := range t.allowances {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	w.Int(len(paths))
-	for _, p := range paths {
-		w.String(p)
-		w.B = enc.AppendQuantities(w.B, t.allowances[p])
-	}
-
-	var agents []string
-	for name, a := range t.agents {
-		if a.added {
-			agents = append(agents, name)
-		}
-	}
-	slices.Sort(agents)
-	w.Int(len(agents))
-	for _, name := range agents {
-		w.String(name)
-		w.B = enc.AppendQuantities(w.B, t.agents[name].total)
-	}
-
-	clients := make([]string, 0, len(t.clients))
-	for c := range t.clients {
-		clients = append(clients, c)
-	}
-	slices.Sort(clients)
-	w.Int(len(clients))
-	for _, c := range clients {
-		l := t.clients[c]
-		w.String(c)
-		w.Int(l.index)
-		w.Bool(l.active)
-		w.Uvarint(l.count)
-		w.B = enc.AppendQuantities(w.B, l.charged)
-		held := make([]*agent, len(l.held))
-		copy(held, l.held)
-		slices.SortFunc(held, func(x, y *agent) int {
-			if x.name < y.name {
-				return -1
-			}
-			return 1
-		})
-		w.Int(len(held))
-		for _, a := range held {
-			h := a.holding(l)
-			all := h.res
-			for _, more := range h.more {
-				all = all.Plus(more)
-			}
-			w.String(a.name)
-			w.B = enc.AppendResources(w.B, all)
-		}
-	}
-
-	var inner []*node
-	var collect func(n *node)
-	collect = func(n *node) {
-		for _, k := range n.kids {
-			if !k.leaf {
-				inner = append(inner, k)
-				collect(k)
-			}
-		}
-	}
-	collect(t.root)
-	slices.SortFunc(inner, func(x, y *node) int {
-		if x.path < y.path {
-			return -1
-		}
-		return 1
-	})
-	w.Int(len(inner))
-	for _, n := range inner {
-		w.String(n.path)
-		w.Uvarint(n.count)
-	}
-
-	w.Int(len(t.byIndex))
-	w.Int(len(t.free))
-	for _, i := range t.free {
-		w.Int(i)
-	}
-	if kind == 'R' {
-		w.Bytes(rng)
-	}
-	return w.B
+	c := &codec{t: t, kind: kind, rng: rng, w: &wire.Writer{}, enc: resources.NewEncoder()}
+	_ = c.walk() // writing meets no problem
+	return c.w.B
 }
 
 // unmarshal builds a tree like t (which must be empty) from data; rng reads
-// the random source's bytes of a Random sorter.
+// the random source's bytes of a Random sorter. Everything is read into a
+// new tree, so on an error t and the caller's sorter are as they were.
 func (t *tree) unmarshal(kind byte, data []byte, rng func([]byte) error) (tree, error) {
 	if len(t.clients) > 0 || len(t.agents) > 0 || len(t.weights) > 0 {
 		return tree{}, fmt.Errorf("%w: the sorter is not empty", ErrInvalidSnapshot)
 	}
 	out := newTree(t.fair, t.excluded)
 	out.bind()
-	if err := out.read(kind, data, rng); err != nil {
+	c := &codec{t: &out, kind: kind, setRNG: rng, r: wire.NewReader(data), dec: resources.NewDecoder()}
+	if err := c.walk(); err != nil {
 		return tree{}, fmt.Errorf("%w: %w", ErrInvalidSnapshot, err)
 	}
 	out.markRebuild()
 	return out, nil
 }
 
-func (t *tree) read(kind byte, data []byte, rng func([]byte) error) error {
-	r := wire.NewReader(data)
-	dec := resources.NewDecoder()
-	quantities := func() resources.Quantities {
-		q, n, err := dec.ReadQuantities(r.Rest())
-		r.Skip(n)
-		r.Fail(err)
-		return q
+// walk is the snapshot's one description, run by the writer and by the
+// reader alike: it and the sections it calls lay out every field in order,
+// and the codec writes or reads each as it comes (see codec). A new field
+// is one line in its section, in both directions at once, so the two can
+// never disagree on the order.
+func (c *codec) walk() error {
+	if err := c.header(); err != nil {
+		return err
 	}
-	if magic, v, k := r.Byte(), r.Byte(), r.Byte(); r.Err() == nil {
-		if magic != 'S' || v != snapshotVersion {
-			return fmt.Errorf("not a sorter snapshot of version %d (starts %q %d)", snapshotVersion, magic, v)
-		}
-		if k != kind {
-			return fmt.Errorf("a snapshot of a %s sorter, not of a %s sorter", kindName(k), kindName(kind))
+	c.weights()
+	c.allowances()
+	c.agents()
+	c.clients()
+	c.innerNodes()
+	c.numbers()
+	if c.kind == 'R' {
+		c.bytes(&c.rng)
+		if c.loading() {
+			c.check(c.setRNG(c.rng))
 		}
 	}
-	check := func(err error) {
-		if err != nil {
-			r.Failf("%v", err)
-		}
+	if c.loading() && c.r.Left() > 0 {
+		c.fail("%d bytes after the end", c.r.Left())
 	}
+	return c.err()
+}
 
-	for range r.Count("weights") {
-		path, w := r.String(), r.Float64()
-		if r.Err() == nil {
-			check(t.updateWeight(path, w))
-		}
+// header: 'S', the format's version, and the kind of sorter. Its problems
+// are returned as they are, not as a problem at a byte: they say the bytes
+// are not this format at all.
+func (c *codec) header() error {
+	magic, version, kind := byte('S'), byte(snapshotVersion), c.kind
+	c.byte(&magic)
+	c.byte(&version)
+	c.byte(&kind)
+	if !c.loading() {
+		return nil
 	}
-	for range r.Count("allowances") {
-		path, q := r.String(), quantities()
-		if r.Err() == nil {
-			check(t.setAllowance(path, q))
-		}
+	if magic != 'S' || version != snapshotVersion {
+		return fmt.Errorf("not a sorter snapshot of version %d (starts %q %d)", snapshotVersion, magic, version)
 	}
-	prev := ""
-	for i := range r.Count("agents") {
-		name, total := r.String(), quantities()
-		if r.Err() != nil {
-			break
-		}
-		if i > 0 && name <= prev {
-			r.Failf("agent %q out of order", name)
-		}
-		prev = name
-		t.addAgent(name, total)
+	if kind != c.kind {
+		return fmt.Errorf("a snapshot of a %s sorter, not of a %s sorter", kindName(kind), kindName(c.kind))
 	}
-
-	n := r.Count("clients")
-	type saved struct {
-		leaf   *node
-		number int
-	}
-	clients := make([]saved, 0, n)
-	prev = ""
-	for i := range n {
-		c := r.String()
-		number := r.Int(1<<31, "client number")
-		active, count, charged := r.Bool(), r.Uvarint(), quantities()
-		if r.Err() != nil {
-			break
-		}
-		if i > 0 && c <= prev {
-			r.Failf("client %q out of order", c)
-			break
-		}
-		prev = c
-		check(t.add(c))
-		if r.Err() != nil {
-			break
-		}
-		l := t.clients[c]
-		clients = append(clients, saved{l, number})
-		if active {
-			check(t.setActive(c, true))
-		}
-		l.count = count
-		if !charged.IsEmpty() {
-			check(t.chargeQuantities(c, charged, false))
-		}
-		prevAgent := ""
-		for j := range r.Count("holdings") {
-			agent := r.String()
-			res, m, err := dec.ReadResources(r.Rest())
-			r.Skip(m)
-			r.Fail(err)
-			if r.Err() != nil {
-				break
-			}
-			if (j > 0 && agent <= prevAgent) || res.IsEmpty() {
-				r.Failf("client %q: holding on %q out of order or empty", c, agent)
-				break
-			}
-			prevAgent = agent
-			t.charge(l, agent, res)
-			t.hold(l, agent, res)
-		}
-	}
-
-	inner := r.Count("inner nodes")
-	prev = ""
-	for i := range inner {
-		path, count := r.String(), r.Uvarint()
-		if r.Err() != nil {
-			break
-		}
-		n := t.find(path)
-		if n == nil || n.leaf || (i > 0 && path <= prev) {
-			r.Failf("inner node %q unknown or out of order", path)
-			break
-		}
-		prev = path
-		n.count = count
-	}
-	if r.Err() == nil && inner != t.nodes-len(t.clients) {
-		r.Failf("%d inner nodes saved, the clients make %d", inner, t.nodes-len(t.clients))
-	}
-
-	slots := r.Int(1<<31, "client numbers")
-	free := r.Count("free numbers")
-	if r.Err() == nil && slots != len(clients)+free {
-		r.Failf("%d numbers for %d clients and %d free ones", slots, len(clients), free)
-	}
-	if r.Err() == nil {
-		t.byIndex = make([]*node, slots)
-		t.free = make([]int, 0, free)
-		for _, s := range clients {
-			if s.number >= slots || t.byIndex[s.number] != nil {
-				r.Failf("client %q: number %d taken or out of range", s.leaf.client, s.number)
-				break
-			}
-			s.leaf.index = s.number
-			t.byIndex[s.number] = s.leaf
-		}
-		taken := make([]bool, slots)
-		for range free {
-			i := r.Int(slots-1, "free number")
-			if r.Err() != nil {
-				break
-			}
-			if t.byIndex[i] != nil || taken[i] {
-				r.Failf("free number %d is taken", i)
-				break
-			}
-			taken[i] = true
-			t.free = append(t.free, i)
-		}
-	}
-	if kind == 'R' {
-		b := r.Bytes()
-		if r.Err() == nil {
-			check(rng(b))
-		}
-	}
-	if r.Err() == nil && r.Left() > 0 {
-		r.Failf("%d bytes after the end", r.Left())
-	}
-	return r.Err()
+	return nil
 }
 
 func kindName(k byte) string {
@@ -388,4 +181,283 @@ func kindName(k byte) string {
 		return "Random"
 	}
 	return fmt.Sprintf("%q", k)
+}
+
+// savedWeight is a weight other than 1, on a path that need not be in the
+// tree.
+type savedWeight struct {
+	path   string
+	weight float64
+}
+
+func (c *codec) weights() {
+	list(c, "weights", c.t.savedWeights, func(_ int, w *savedWeight) {
+		c.string(&w.path)
+		c.float64(&w.weight)
+		if c.loading() {
+			c.check(c.t.updateWeight(w.path, w.weight))
+		}
+	})
+}
+
+// savedQuantities is an allowance (key its path) or an added agent's total
+// (key its name).
+type savedQuantities struct {
+	key string
+	q   resources.Quantities
+}
+
+func (c *codec) allowances() {
+	list(c, "allowances", c.t.savedAllowances, func(_ int, a *savedQuantities) {
+		c.string(&a.key)
+		c.quantities(&a.q)
+		if c.loading() {
+			c.check(c.t.setAllowance(a.key, a.q))
+		}
+	})
+}
+
+// agents are the added agents and their totals; an agent known only by
+// the holdings on it comes back with them.
+func (c *codec) agents() {
+	prev := ""
+	list(c, "agents", c.t.savedAgents, func(i int, a *savedQuantities) {
+		c.string(&a.key)
+		c.quantities(&a.q)
+		if c.loading() {
+			if !inOrder(i, &prev, a.key) {
+				c.fail("agent %q out of order", a.key)
+				return
+			}
+			c.t.addAgent(a.key, a.q)
+		}
+	})
+}
+
+// savedClient is a client's record; its holdings follow it.
+type savedClient struct {
+	path    string
+	number  int // see Indexed
+	active  bool
+	count   uint64 // allocation count
+	charged resources.Quantities
+	// leaf is the client's leaf: writing, where its holdings come from
+	// (see savedHoldings); reading, where they go, and which numbers
+	// numbers once all clients are read.
+	leaf *node
+}
+
+// savedHolding is a client's allocation on one agent, its chunks merged.
+type savedHolding struct {
+	agent string
+	res   resources.Resources
+}
+
+// clients come with their holdings, which are read into a client already
+// in the tree.
+func (c *codec) clients() {
+	prev := ""
+	list(c, "clients", c.t.savedClients, func(i int, cl *savedClient) {
+		c.string(&cl.path)
+		c.int(&cl.number, 1<<31, "client number")
+		c.bool(&cl.active)
+		c.uvarint(&cl.count)
+		c.quantities(&cl.charged)
+		if c.loading() {
+			c.check(c.loadClient(i, &prev, cl))
+		}
+		c.holdings(cl)
+	})
+}
+
+// loadClient adds cl, item i of the clients, to the tree; its number waits
+// for numbers, which knows how many there are.
+func (c *codec) loadClient(i int, prev *string, cl *savedClient) error {
+	if !inOrder(i, prev, cl.path) {
+		return fmt.Errorf("client %q out of order", cl.path)
+	}
+	if err := c.t.add(cl.path); err != nil {
+		return err
+	}
+	cl.leaf = c.t.clients[cl.path]
+	c.loaded = append(c.loaded, numbered{cl.leaf, cl.number})
+	if cl.active {
+		if err := c.t.setActive(cl.path, true); err != nil {
+			return err
+		}
+	}
+	cl.leaf.count = cl.count
+	if !cl.charged.IsEmpty() {
+		return c.t.chargeQuantities(cl.path, cl.charged, false)
+	}
+	return nil
+}
+
+func (c *codec) holdings(cl *savedClient) {
+	prev := ""
+	saved := func() []savedHolding { return c.savedHoldings(cl.leaf) }
+	list(c, "holdings", saved, func(i int, h *savedHolding) {
+		c.string(&h.agent)
+		c.resources(&h.res)
+		if c.loading() {
+			if !inOrder(i, &prev, h.agent) || h.res.IsEmpty() {
+				c.fail("client %q: holding on %q out of order or empty", cl.path, h.agent)
+				return
+			}
+			c.t.charge(cl.leaf, h.agent, h.res)
+			c.t.hold(cl.leaf, h.agent, h.res)
+		}
+	})
+}
+
+// savedInner is an inner node's allocation count; the clients made the
+// node, and every one must be there.
+type savedInner struct {
+	path  string
+	count uint64
+}
+
+func (c *codec) innerNodes() {
+	prev := ""
+	n := list(c, "inner nodes", c.t.savedInner, func(i int, in *savedInner) {
+		c.string(&in.path)
+		c.uvarint(&in.count)
+		if c.loading() {
+			node := c.t.find(in.path)
+			if node == nil || node.leaf || !inOrder(i, &prev, in.path) {
+				c.fail("inner node %q unknown or out of order", in.path)
+				return
+			}
+			node.count = in.count
+		}
+	})
+	if c.loading() && n != c.t.nodes-len(c.t.clients) {
+		c.fail("%d inner nodes saved, the clients make %d", n, c.t.nodes-len(c.t.clients))
+	}
+}
+
+// numbers: how many client numbers there are, then the free ones in the
+// order they are to be reused. Reading, the clients get their saved numbers
+// as soon as the count of free ones says how many numbers are in use.
+func (c *codec) numbers() {
+	slots, free := len(c.t.byIndex), c.t.free
+	n := len(free)
+	c.int(&slots, 1<<31, "client numbers")
+	c.count(&n, "free numbers")
+	if c.loading() {
+		c.check(c.number(slots, n))
+	}
+	var taken []bool // reading: the free numbers read so far
+	if c.loading() {
+		// Only now is slots known to be no more than the input's size.
+		taken = make([]bool, slots)
+	}
+	each(c, n, free, func(_ int, i *int) {
+		c.int(i, slots-1, "free number")
+		if c.loading() {
+			if c.t.byIndex[*i] != nil || taken[*i] {
+				c.fail("free number %d is taken", *i)
+				return
+			}
+			taken[*i] = true
+			c.t.free = append(c.t.free, *i)
+		}
+	})
+}
+
+// number gives the loaded clients their saved numbers, out of slots of
+// which free are free.
+func (c *codec) number(slots, free int) error {
+	if slots != len(c.loaded)+free {
+		return fmt.Errorf("%d numbers for %d clients and %d free ones", slots, len(c.loaded), free)
+	}
+	c.t.byIndex = make([]*node, slots)
+	c.t.free = make([]int, 0, free)
+	for _, l := range c.loaded {
+		if l.number >= slots || c.t.byIndex[l.number] != nil {
+			return fmt.Errorf("client %q: number %d taken or out of range", l.leaf.client, l.number)
+		}
+		l.leaf.index = l.number
+		c.t.byIndex[l.number] = l.leaf
+	}
+	return nil
+}
+
+// inOrder reports whether key, item i of a list kept in ascending order,
+// comes after the item before it, whose key prev holds; key becomes prev.
+func inOrder(i int, prev *string, key string) bool {
+	ok := i == 0 || key > *prev
+	*prev = key
+	return ok
+}
+
+// The records the tree writes, each list in the order the reader checks.
+
+func (t *tree) savedWeights() []savedWeight {
+	out := make([]savedWeight, 0, len(t.weights))
+	for _, p := range slices.Sorted(maps.Keys(t.weights)) {
+		out = append(out, savedWeight{p, t.weights[p]})
+	}
+	return out
+}
+
+func (t *tree) savedAllowances() []savedQuantities {
+	out := make([]savedQuantities, 0, len(t.allowances))
+	for _, p := range slices.Sorted(maps.Keys(t.allowances)) {
+		out = append(out, savedQuantities{p, t.allowances[p]})
+	}
+	return out
+}
+
+func (t *tree) savedAgents() []savedQuantities {
+	var out []savedQuantities
+	for name, a := range t.agents {
+		if a.added {
+			out = append(out, savedQuantities{name, a.total})
+		}
+	}
+	slices.SortFunc(out, func(x, y savedQuantities) int { return strings.Compare(x.key, y.key) })
+	return out
+}
+
+func (t *tree) savedClients() []savedClient {
+	out := make([]savedClient, 0, len(t.clients))
+	for _, path := range slices.Sorted(maps.Keys(t.clients)) {
+		l := t.clients[path]
+		out = append(out, savedClient{path: path, number: l.index, active: l.active, count: l.count, charged: l.charged, leaf: l})
+	}
+	return out
+}
+
+// savedHoldings returns l's holdings by agent name, each merged. The list
+// is the codec's, reused from client to client: each client's holdings are
+// written before the next client's are saved.
+func (c *codec) savedHoldings(l *node) []savedHolding {
+	c.held = c.held[:0]
+	for _, a := range l.held {
+		h := a.holding(l)
+		all := h.res
+		for _, more := range h.more {
+			all = all.Plus(more)
+		}
+		c.held = append(c.held, savedHolding{a.name, all})
+	}
+	slices.SortFunc(c.held, func(x, y savedHolding) int { return strings.Compare(x.agent, y.agent) })
+	return c.held
+}
+
+func (t *tree) savedInner() []savedInner {
+	var out []savedInner
+	var collect func(n *node)
+	collect = func(n *node) {
+		for _, k := range n.kids {
+			if !k.leaf {
+				out = append(out, savedInner{k.path, k.count})
+				collect(k)
+			}
+		}
+	}
+	collect(t.root)
+	slices.SortFunc(out, func(x, y savedInner) int { return strings.Compare(x.path, y.path) })
+	return out
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-go/allot/resources"
@@ -169,4 +171,23 @@ func FuzzSnapshot(f *testing.F) {
 			_ = s.Sort()
 		}
 	})
+}
+
+// TestSnapshotHugeNumbering reads a snapshot whose client numbering claims
+// 2^31 numbers for no client: the reader must refuse it before it sizes
+// anything by that claim.
+func TestSnapshotHugeNumbering(t *testing.T) {
+	// 'S', version, kind; no weight, allowance, agent, client or inner
+	// node; 2^31 numbers (a varint), none free.
+	data := []byte{'S', snapshotVersion, 'D', 0, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x08, 0}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := NewDRF(Config{}).UnmarshalBinary(data)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrInvalidSnapshot) || !strings.Contains(err.Error(), "2147483648 numbers for 0 clients and 0 free ones") {
+		t.Fatalf("got %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("refusing the snapshot allocated %d bytes", grew)
+	}
 }

@@ -1,0 +1,92 @@
+package sortertest
+
+import (
+	"slices"
+
+	"github.com/allot-go/allot/sorter"
+)
+
+// Sort's contract with any order: each active client exactly once, and for a
+// sorter.Stable sorter the same order while nothing changes.
+
+// sortIsEachActiveClientOnce checks that through a long mix of calls, Sort
+// returns each active client exactly once, and Count the clients present.
+func sortIsEachActiveClientOnce(c checker) {
+	// A deterministic mix of adds, removes and activations over a
+	// small hierarchy.
+	paths := []string{"a", "a/b", "a/b/c", "a/d", "e", "e/f", "g"}
+	active := map[string]bool{}
+	present := map[string]bool{}
+	for step := range 200 {
+		p := paths[(step*7+step/3)%len(paths)]
+		switch (step * 5) % 6 {
+		case 0, 1:
+			if !present[p] {
+				c.add(p)
+				present[p] = true
+			}
+		case 2:
+			if present[p] {
+				c.activate(p)
+				active[p] = true
+			}
+		case 3:
+			if present[p] {
+				c.ok(c.s.Deactivate(p), "Deactivate("+p+")")
+				active[p] = false
+			}
+		case 4:
+			if present[p] {
+				c.alloc(p, "s1", "cpus:1")
+			}
+		case 5:
+			if present[p] && step%4 == 0 {
+				c.ok(c.s.Remove(p), "Remove("+p+")")
+				present[p], active[p] = false, false
+			}
+		}
+		var want []string
+		for _, q := range paths {
+			if active[q] {
+				want = append(want, q)
+			}
+		}
+		c.members(want...)
+		if n := len(present); n > 0 {
+			count := 0
+			for _, ok := range present {
+				if ok {
+					count++
+				}
+			}
+			if c.s.Count() != count {
+				c.t.Fatalf("step %d: Count() = %d, want %d", step, c.s.Count(), count)
+			}
+		}
+	}
+}
+
+// stableSortsTheSameTwice checks that a sorter.Stable sorter sorts the same,
+// and walks without changing that, while nothing changes.
+func stableSortsTheSameTwice(c checker) {
+	// A sorter that says it is sorter.Stable lets callers skip walks
+	// whose outcome they know: sorting and walking it must change
+	// nothing.
+	if _, ok := c.s.(sorter.Stable); !ok {
+		c.t.Skip("not a sorter.Stable")
+	}
+	c.add("a", "b/c", "b/d", "e")
+	c.activate("a", "b/c", "b/d", "e")
+	c.alloc("a", "s1", "cpus:2;mem:10")
+	c.alloc("b/c", "s1", "cpus:1;mem:30")
+	first := slices.Clone(c.s.Sort())
+	for i := range 3 {
+		if w, ok := c.s.(sorter.Walker); ok {
+			var walked []string
+			w.Walk(func(client string) bool { walked = append(walked, client); return i%2 == 0 })
+		}
+		if got := c.s.Sort(); !slices.Equal(got, first) {
+			c.t.Fatalf("sorted %q, then %q: a Stable sorter must sort the same while nothing changes", first, got)
+		}
+	}
+}
