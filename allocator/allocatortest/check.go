@@ -90,6 +90,14 @@ func Check(a *allocator.Allocator) error {
 	return errors.Join(errs...)
 }
 
+// errorList collects violations in the order the checks find them.
+type errorList []error
+
+// fail adds a violation.
+func (l *errorList) fail(format string, args ...any) {
+	*l = append(*l, fmt.Errorf(format, args...))
+}
+
 // used returns what frameworks hold on the agent, without allocation roles
 // and without shared volumes.
 func used(v allocator.AgentView) resources.Resources {
@@ -132,13 +140,12 @@ func missingShared(v allocator.AgentView) resources.Resources {
 // known frameworks (by known), non-empty entries, allocation roles, and
 // reservations held only by their role's subtree.
 func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var errs errorList
 	if hasAllocationRoles(v.Total) {
-		fail("agent %s: total carries allocation roles %q", v.ID, v.Total.AllocationRoles())
+		errs.fail("agent %s: total carries allocation roles %q", v.ID, v.Total.AllocationRoles())
 	}
 	if hasAllocationRoles(v.Available) {
-		fail("agent %s: available carries allocation roles %q", v.ID, v.Available.AllocationRoles())
+		errs.fail("agent %s: available carries allocation roles %q", v.ID, v.Available.AllocationRoles())
 	}
 	shared := v.Total.HasShared() || v.Available.HasShared()
 	for _, m := range []map[string]resources.Resources{v.Offered, v.Allocated, v.Unclaimed} {
@@ -153,10 +160,10 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 	if v.OverAllocated {
 		u := used(v)
 		if v.Total.Contains(u) && missing.IsEmpty() {
-			fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
+			errs.fail("agent %s: marked over-allocated, but its total %s holds what is in use, %s", v.ID, v.Total, u)
 		}
 		if !v.Total.Contains(v.Available) {
-			fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
+			errs.fail("agent %s: available %s is not within the total %s", v.ID, v.Available, v.Total)
 		}
 	} else {
 		// available + what frameworks hold (shared volumes aside, which stay
@@ -171,33 +178,33 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 			}
 		}
 		if !sum.Equal(v.Total) {
-			fail("agent %s: available + offered + allocated + held + unclaimed = %s, total %s", v.ID, sum, v.Total)
+			errs.fail("agent %s: available + offered + allocated + held + unclaimed = %s, total %s", v.ID, sum, v.Total)
 		}
 	}
 	if !v.OverAllocated && !missing.IsEmpty() {
-		fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
+		errs.fail("agent %s: frameworks hold shared volumes %s, which the agent does not have", v.ID, missing)
 	}
 	if shared {
 		if shared, avail := v.Total.Shared(), v.Available.Shared(); !shared.Equal(avail) {
-			fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
+			errs.fail("agent %s: shared volumes %s, available %s; shared volumes stay available", v.ID, shared, avail)
 		}
 	}
 	held := func(kind string, m map[string]resources.Resources) {
 		for fwID, res := range m {
 			if !known(fwID) {
-				fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
+				errs.fail("agent %s: %s to unknown framework %s: %s", v.ID, kind, fwID, res)
 				continue
 			}
 			if res.IsEmpty() {
-				fail("agent %s: empty %s entry for framework %s", v.ID, kind, fwID)
+				errs.fail("agent %s: empty %s entry for framework %s", v.ID, kind, fwID)
 			}
 			for r := range res.All() {
 				if r.AllocationRole == "" {
-					fail("agent %s: %s to %s without an allocation role: %s", v.ID, kind, fwID, r)
+					errs.fail("agent %s: %s to %s without an allocation role: %s", v.ID, kind, fwID, r)
 					continue
 				}
 				if !r.Reservations.AllocatableTo(r.AllocationRole) {
-					fail("agent %s: %s to %s in role %q, outside the reservation's subtree: %s", v.ID, kind, fwID, r.AllocationRole, r)
+					errs.fail("agent %s: %s to %s in role %q, outside the reservation's subtree: %s", v.ID, kind, fwID, r.AllocationRole, r)
 				}
 			}
 		}
@@ -206,10 +213,10 @@ func checkAgent(v allocator.AgentView, known func(fw string) bool) []error {
 	held("allocated", v.Allocated)
 	for fwID, res := range v.Unclaimed {
 		if known(fwID) {
-			fail("agent %s: usage of %s unclaimed, although the framework was added: %s", v.ID, fwID, res)
+			errs.fail("agent %s: usage of %s unclaimed, although the framework was added: %s", v.ID, fwID, res)
 		}
 		if res.IsEmpty() {
-			fail("agent %s: empty unclaimed usage of %s", v.ID, fwID)
+			errs.fail("agent %s: empty unclaimed usage of %s", v.ID, fwID)
 		}
 	}
 	if len(errs) > 1 {
@@ -232,156 +239,210 @@ func hasAllocationRoles(rs resources.Resources) bool {
 
 func checkViewsAll(s Views) []error { return checkViews(s, true) }
 
-// checkViews is checkSnapshot; agents tells whether to run checkAgent on
-// every agent too (a Fast harness has checked each when it changed).
+// checkViews is what Check re-derives from the views alone; checkAgents
+// tells whether to run checkAgent on every agent too (a Fast harness has checked each when it
+// changed).
 func checkViews(s Views, checkAgents bool) []error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	frameworks := map[string]allocator.FrameworkView{}
-	for i, f := range s.Frameworks {
-		if i > 0 && s.Frameworks[i-1].ID >= f.ID {
-			fail("frameworks out of order: %q before %q", s.Frameworks[i-1].ID, f.ID)
-		}
-		frameworks[f.ID] = f
-		for _, role := range f.Suppressed {
-			if !slices.Contains(f.Roles, role) {
-				fail("framework %s: suppressed role %q is not one of its roles %q", f.ID, role, f.Roles)
-			}
-		}
+	c := &viewsCheck{
+		s:           s,
+		frameworks:  map[string]allocator.FrameworkView{},
+		roles:       map[string]allocator.RoleView{},
+		fwOffered:   map[string]resources.Resources{},
+		fwAllocated: map[string]resources.Resources{},
+		reserved:    map[string]resources.Quantities{},
+		allocated:   map[string]resources.Quantities{},
 	}
-	roles := map[string]allocator.RoleView{}
-	for i, r := range s.Roles {
-		if i > 0 && s.Roles[i-1].Role >= r.Role {
-			fail("roles out of order: %q before %q", s.Roles[i-1].Role, r.Role)
-		}
-		roles[r.Role] = r
-	}
-
-	fwOffered := map[string]resources.Resources{}
-	fwAllocated := map[string]resources.Resources{}
-	// reserved and allocated by role (not yet summed over subtrees).
-	reserved := map[string]resources.Quantities{}
-	allocated := map[string]resources.Quantities{}
-	known := func(fw string) bool { _, ok := frameworks[fw]; return ok }
+	c.indexFrameworks()
+	c.indexRoles()
 	for i, v := range s.Agents {
 		if i > 0 && s.Agents[i-1].ID >= v.ID {
-			fail("agents out of order: %q before %q", s.Agents[i-1].ID, v.ID)
+			c.errs.fail("agents out of order: %q before %q", s.Agents[i-1].ID, v.ID)
 		}
 		if checkAgents {
-			errs = append(errs, checkAgent(v, known)...)
+			c.errs = append(c.errs, checkAgent(v, c.known)...)
 		}
-		for r := range v.Total.Reserved("").Scalars().All() {
-			q := reserved[r.Role()]
-			q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
-			reserved[r.Role()] = q
+		c.sumAgent(v)
+	}
+	c.checkFrameworkTotals()
+	c.checkRoleTotals()
+	c.checkFilters()
+	return c.errs
+}
+
+// viewsCheck is checkViews's state: the views indexed, and the sums over
+// agents that the frameworks' and roles' views must equal.
+type viewsCheck struct {
+	s          Views
+	errs       errorList
+	frameworks map[string]allocator.FrameworkView
+	roles      map[string]allocator.RoleView
+	// What frameworks are offered and allocated, summed over agents.
+	fwOffered, fwAllocated map[string]resources.Resources
+	// reserved and allocated by role (not yet summed over subtrees).
+	reserved, allocated map[string]resources.Quantities
+}
+
+func (c *viewsCheck) known(fw string) bool { _, ok := c.frameworks[fw]; return ok }
+
+// indexFrameworks indexes the frameworks, which must come in id order and
+// suppress only roles they subscribe to.
+func (c *viewsCheck) indexFrameworks() {
+	fws := c.s.Frameworks
+	for i, f := range fws {
+		if i > 0 && fws[i-1].ID >= f.ID {
+			c.errs.fail("frameworks out of order: %q before %q", fws[i-1].ID, f.ID)
 		}
-		held := func(kind string, m map[string]resources.Resources, sums map[string]resources.Resources) {
-			for _, fwID := range slices.Sorted(maps.Keys(m)) {
-				res := m[fwID]
-				f, ok := frameworks[fwID]
-				if !ok {
-					continue
-				}
-				sum := sums[fwID]
-				sum.Add(res)
-				sums[fwID] = sum
-				for r := range res.All() {
-					if r.AllocationRole == "" {
-						continue
-					}
-					if rv, ok := roles[r.AllocationRole]; !ok || !slices.Contains(rv.Frameworks, fwID) {
-						fail("agent %s: %s to %s in role %q, under which the framework is not known (it subscribes to %q)", v.ID, kind, fwID, r.AllocationRole, f.Roles)
-					}
-					if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
-						q := allocated[r.AllocationRole]
-						q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
-						allocated[r.AllocationRole] = q
-					}
-				}
+		c.frameworks[f.ID] = f
+		for _, role := range f.Suppressed {
+			if !slices.Contains(f.Roles, role) {
+				c.errs.fail("framework %s: suppressed role %q is not one of its roles %q", f.ID, role, f.Roles)
 			}
 		}
-		held("offered", v.Offered, fwOffered)
-		held("allocated", v.Allocated, fwAllocated)
-		held("held", v.Held, map[string]resources.Resources{}) // counts as the role's, as in use
 	}
+}
 
-	for _, f := range s.Frameworks {
-		if !f.Offered.Equal(fwOffered[f.ID]) {
-			fail("framework %s: offered %s, agents say %s", f.ID, f.Offered, fwOffered[f.ID])
+// indexRoles indexes the roles, which must come in path order.
+func (c *viewsCheck) indexRoles() {
+	roles := c.s.Roles
+	for i, r := range roles {
+		if i > 0 && roles[i-1].Role >= r.Role {
+			c.errs.fail("roles out of order: %q before %q", roles[i-1].Role, r.Role)
 		}
-		if !f.Allocated.Equal(fwAllocated[f.ID]) {
-			fail("framework %s: allocated %s, agents say %s", f.ID, f.Allocated, fwAllocated[f.ID])
+		c.roles[r.Role] = r
+	}
+}
+
+// sumAgent adds what agent v reserves for roles and what frameworks hold
+// there to the sums.
+func (c *viewsCheck) sumAgent(v allocator.AgentView) {
+	for r := range v.Total.Reserved("").Scalars().All() {
+		q := c.reserved[r.Role()]
+		q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
+		c.reserved[r.Role()] = q
+	}
+	c.sumHeld(v, "offered", v.Offered, c.fwOffered)
+	c.sumHeld(v, "allocated", v.Allocated, c.fwAllocated)
+	c.sumHeld(v, "held", v.Held, map[string]resources.Resources{}) // counts as the role's, as in use
+}
+
+// sumHeld adds what frameworks hold on agent v in one way (m, offered,
+// allocated or held) to their sums and to their roles', checking that
+// each framework is known under the allocation roles it holds in.
+func (c *viewsCheck) sumHeld(v allocator.AgentView, kind string, m, sums map[string]resources.Resources) {
+	for _, fwID := range slices.Sorted(maps.Keys(m)) {
+		res := m[fwID]
+		f, ok := c.frameworks[fwID]
+		if !ok {
+			continue
+		}
+		sum := sums[fwID]
+		sum.Add(res)
+		sums[fwID] = sum
+		for r := range res.All() {
+			if r.AllocationRole == "" {
+				continue
+			}
+			if rv, ok := c.roles[r.AllocationRole]; !ok || !slices.Contains(rv.Frameworks, fwID) {
+				c.errs.fail("agent %s: %s to %s in role %q, under which the framework is not known (it subscribes to %q)", v.ID, kind, fwID, r.AllocationRole, f.Roles)
+			}
+			if r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable {
+				q := c.allocated[r.AllocationRole]
+				q.SetScalar(r.Name, q.Scalar(r.Name)+r.Scalar)
+				c.allocated[r.AllocationRole] = q
+			}
+		}
+	}
+}
+
+// checkFrameworkTotals compares each framework's totals with the sums over
+// agents, and its roles with the roles' lists of frameworks.
+func (c *viewsCheck) checkFrameworkTotals() {
+	for _, f := range c.s.Frameworks {
+		if !f.Offered.Equal(c.fwOffered[f.ID]) {
+			c.errs.fail("framework %s: offered %s, agents say %s", f.ID, f.Offered, c.fwOffered[f.ID])
+		}
+		if !f.Allocated.Equal(c.fwAllocated[f.ID]) {
+			c.errs.fail("framework %s: allocated %s, agents say %s", f.ID, f.Allocated, c.fwAllocated[f.ID])
 		}
 		for _, role := range f.Roles {
-			if rv, ok := roles[role]; !ok || !slices.Contains(rv.Frameworks, f.ID) {
-				fail("framework %s: subscribed role %q does not list it", f.ID, role)
+			if rv, ok := c.roles[role]; !ok || !slices.Contains(rv.Frameworks, f.ID) {
+				c.errs.fail("framework %s: subscribed role %q does not list it", f.ID, role)
 			}
 		}
 	}
+}
 
-	subtree := func(m map[string]resources.Quantities, path string) resources.Quantities {
-		var q resources.Quantities
-		for _, role := range slices.Sorted(maps.Keys(m)) {
-			if reservation.IsSubroleOrSelf(role, path) {
-				q.Add(m[role])
-			}
-		}
-		return q
-	}
-	for _, r := range s.Roles {
+// checkRoleTotals compares each role's figures with its subtree's sums
+// over agents, and finds reservations and allocations for roles not in
+// the tree.
+func (c *viewsCheck) checkRoleTotals() {
+	for _, r := range c.s.Roles {
 		if !(r.Weight > 0) {
-			fail("role %s: weight %v", r.Role, r.Weight)
+			c.errs.fail("role %s: weight %v", r.Role, r.Weight)
 		}
 		if parent, ok := reservation.Parent(r.Role); ok {
-			if _, ok := roles[parent]; !ok {
-				fail("role %s: parent %s is not in the role tree", r.Role, parent)
+			if _, ok := c.roles[parent]; !ok {
+				c.errs.fail("role %s: parent %s is not in the role tree", r.Role, parent)
 			}
 		}
-		if want := subtree(reserved, r.Role); !r.Reserved.Equal(want) {
-			fail("role %s: reserved %s, agents say %s", r.Role, r.Reserved, want)
+		if want := subtreeSum(c.reserved, r.Role); !r.Reserved.Equal(want) {
+			c.errs.fail("role %s: reserved %s, agents say %s", r.Role, r.Reserved, want)
 		}
-		if want := subtree(allocated, r.Role); !r.OfferedOrAllocated.Equal(want) {
-			fail("role %s: allocated %s, agents say %s", r.Role, r.OfferedOrAllocated, want)
+		if want := subtreeSum(c.allocated, r.Role); !r.OfferedOrAllocated.Equal(want) {
+			c.errs.fail("role %s: allocated %s, agents say %s", r.Role, r.OfferedOrAllocated, want)
 		}
 		if want := r.Reserved.Plus(r.OfferedOrAllocated); !r.Consumed.Equal(want) {
-			fail("role %s: consumed %s, reserved + allocated = %s", r.Role, r.Consumed, want)
+			c.errs.fail("role %s: consumed %s, reserved + allocated = %s", r.Role, r.Consumed, want)
 		}
 		if !r.Quota.Limits.Contains(r.Quota.Guarantees) {
-			fail("role %s: guarantees %s above limits %s", r.Role, r.Quota.Guarantees, r.Quota.Limits)
+			c.errs.fail("role %s: guarantees %s above limits %s", r.Role, r.Quota.Guarantees, r.Quota.Limits)
 		}
 		for _, fwID := range r.Frameworks {
-			if _, ok := frameworks[fwID]; !ok {
-				fail("role %s lists unknown framework %s", r.Role, fwID)
+			if _, ok := c.frameworks[fwID]; !ok {
+				c.errs.fail("role %s lists unknown framework %s", r.Role, fwID)
 			}
 		}
 	}
-	for role, q := range reserved {
-		if _, ok := roles[role]; !ok && !q.IsEmpty() {
-			fail("reservations for role %s, which is not in the role tree", role)
+	for role, q := range c.reserved {
+		if _, ok := c.roles[role]; !ok && !q.IsEmpty() {
+			c.errs.fail("reservations for role %s, which is not in the role tree", role)
 		}
 	}
-	for role, q := range allocated {
-		if _, ok := roles[role]; !ok && !q.IsEmpty() {
-			fail("allocations to role %s, which is not in the role tree", role)
+	for role, q := range c.allocated {
+		if _, ok := c.roles[role]; !ok && !q.IsEmpty() {
+			c.errs.fail("allocations to role %s, which is not in the role tree", role)
 		}
 	}
+}
 
-	for _, f := range s.Filters {
-		if _, ok := frameworks[f.Framework]; !ok {
-			fail("filter of unknown framework %s (role %s, agent %s)", f.Framework, f.Role, f.Agent)
+// subtreeSum sums the quantities of m (by role) over the subtree of path.
+func subtreeSum(m map[string]resources.Quantities, path string) resources.Quantities {
+	var q resources.Quantities
+	for _, role := range slices.Sorted(maps.Keys(m)) {
+		if reservation.IsSubroleOrSelf(role, path) {
+			q.Add(m[role])
 		}
-		if _, ok := s.Agent(f.Agent); !ok {
-			fail("filter of framework %s for unknown agent %s", f.Framework, f.Agent)
+	}
+	return q
+}
+
+// checkFilters checks that refusal filters name known frameworks and
+// agents, and refuse something without allocation roles.
+func (c *viewsCheck) checkFilters() {
+	for _, f := range c.s.Filters {
+		if _, ok := c.frameworks[f.Framework]; !ok {
+			c.errs.fail("filter of unknown framework %s (role %s, agent %s)", f.Framework, f.Role, f.Agent)
+		}
+		if _, ok := c.s.Agent(f.Agent); !ok {
+			c.errs.fail("filter of framework %s for unknown agent %s", f.Framework, f.Agent)
 		}
 		if f.Refused.IsEmpty() {
-			fail("filter of framework %s on %s refuses nothing", f.Framework, f.Agent)
+			c.errs.fail("filter of framework %s on %s refuses nothing", f.Framework, f.Agent)
 		}
 		if roles := f.Refused.AllocationRoles(); len(roles) > 1 || (len(roles) == 1 && roles[0] != "") {
-			fail("filter of framework %s on %s keeps allocation roles: %s", f.Framework, f.Agent, f.Refused)
+			c.errs.fail("filter of framework %s on %s keeps allocation roles: %s", f.Framework, f.Agent, f.Refused)
 		}
 	}
-	return errs
 }
 
 // CheckRun checks one allocation run: before is a snapshot taken just
@@ -422,177 +483,232 @@ func CheckRun(before Views, res allocator.Result, a *allocator.Allocator) error 
 // offered on are compared before and after (the others' views are the
 // same).
 func checkRun(before Views, res allocator.Result, after Views, changed map[string]bool) []error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	if res.Stats.Offers != len(res.Offers) {
-		fail("run %d: stats count %d offers, the result holds %d", res.Stats.Run, res.Stats.Offers, len(res.Offers))
+	c := &runCheck{before: before, after: after, res: res, ids: map[string]bool{}, byAgent: map[string][]offer.Offer{}}
+	c.checkStats()
+	holders := map[offerHolder]bool{}
+	for i := range res.Offers {
+		c.checkOffer(i, holders)
 	}
-	if res.Stats.InverseOffers != len(res.InverseOffers) {
-		fail("run %d: stats count %d inverse offers, the result holds %d", res.Stats.Run, res.Stats.InverseOffers, len(res.InverseOffers))
-	}
-	ids := map[string]bool{}
-	type key struct{ fw, role, agent string }
-	byAgent := map[string][]offer.Offer{}
-	byHolder := map[key]resources.Resources{}
-	for i, o := range res.Offers {
-		if o.ID == "" || ids[o.ID] {
-			fail("offer %d: id %q empty or repeated", i, o.ID)
-		}
-		ids[o.ID] = true
-		if i > 0 {
-			if p := res.Offers[i-1]; cmpGroup(p, o) > 0 {
-				fail("offers out of order: %s/%s before %s/%s", p.FrameworkID, p.Role, o.FrameworkID, o.Role)
-			}
-		}
-		if _, dup := byHolder[key{o.FrameworkID, o.Role, o.AgentID}]; dup {
-			fail("two offers to %s in role %s on agent %s in one run", o.FrameworkID, o.Role, o.AgentID)
-		}
-		where := offerText{&res.Offers[i]}
-		if o.Resources.IsEmpty() {
-			fail("%s: empty", where)
-		}
-		f, ok := before.Framework(o.FrameworkID)
-		switch {
-		case !ok:
-			fail("%s: unknown framework", where)
-		case !f.Active:
-			fail("%s: framework inactive", where)
-		case !slices.Contains(f.Roles, o.Role):
-			fail("%s: framework subscribes to %q only", where, f.Roles)
-		case slices.Contains(f.Suppressed, o.Role):
-			fail("%s: framework suppressed the role", where)
-		}
-		v, ok := before.Agent(o.AgentID)
-		switch {
-		case !ok:
-			fail("%s: unknown agent", where)
-		case !v.Active:
-			fail("%s: agent inactive", where)
-		case v.OverAllocated:
-			fail("%s: agent over-allocated", where)
-		}
-		for r := range o.Resources.All() {
-			if r.AllocationRole != o.Role {
-				fail("%s: %s carries allocation role %q", where, r, r.AllocationRole)
-			}
-			if !r.Reservations.AllocatableTo(o.Role) {
-				fail("%s: %s is reserved outside the role's ancestry", where, r)
-			}
-			if r.Shared && !f.Capabilities.Has(offer.SharedResources) {
-				fail("%s: shared %s to a framework without SHARED_RESOURCES", where, r)
-			}
-			if r.Revocable && !f.Capabilities.Has(offer.RevocableResources) {
-				fail("%s: revocable %s to a framework without REVOCABLE_RESOURCES", where, r)
-			}
-			if r.Reservations.IsRefined() && !f.Capabilities.Has(offer.ReservationRefinement) {
-				fail("%s: refined %s to a framework without RESERVATION_REFINEMENT", where, r)
-			}
-		}
-		plain := o.Resources.Unallocate()
-		for _, fl := range before.Filters {
-			if fl.FirstBatchOnly && !res.Stats.Periodic {
-				continue // at its expiry, for the first periodic run only
-			}
-			if fl.Framework == o.FrameworkID && fl.Role == o.Role && fl.Agent == o.AgentID && fl.Refused.Contains(plain) {
-				fail("%s: covered by a refusal of %s until %s", where, fl.Refused, fl.Expires)
-			}
-		}
-		byAgent[o.AgentID] = append(byAgent[o.AgentID], o)
-		k := key{o.FrameworkID, o.Role, o.AgentID}
-		cur := byHolder[k]
-		cur.Add(o.Resources)
-		byHolder[k] = cur
-	}
-
 	// Nothing offered twice; the books moved by exactly the offers.
 	for _, v := range before.Agents {
-		if changed != nil && !changed[v.ID] && len(byAgent[v.ID]) == 0 {
+		if changed != nil && !changed[v.ID] && len(c.byAgent[v.ID]) == 0 {
 			continue
 		}
-		w, ok := after.Agent(v.ID)
-		if !ok {
-			fail("agent %s disappeared during a run", v.ID)
-			continue
-		}
-		var nonShared, shared resources.Resources
-		grown := map[string]resources.Resources{}
-		for _, o := range byAgent[v.ID] {
-			nonShared.Add(o.Resources.NonShared().Unallocate())
-			shared.Add(o.Resources.Shared().Unallocate())
-			g := grown[o.FrameworkID]
-			g.Add(o.Resources)
-			grown[o.FrameworkID] = g
-		}
-		// Offers come from what was available and from holds.
-		offerable := v.Available.NonShared()
-		for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
-			offerable.Add(v.Held[fw].Unallocate())
-		}
-		if !offerable.Contains(nonShared) {
-			fail("agent %s: the run offered %s, more than was available or held, %s", v.ID, nonShared, offerable)
-		}
-		if !v.Available.Shared().Contains(shared) {
-			fail("agent %s: the run offered shared volumes %s, available once each: %s", v.ID, shared, v.Available.Shared())
-		}
-		if !w.Total.Equal(v.Total) {
-			fail("agent %s: total changed during a run: %s, was %s", v.ID, w.Total, v.Total)
-		}
-		for _, fwID := range union(v.Offered, w.Offered, grown) {
-			want := v.Offered[fwID].Plus(grown[fwID])
-			if !w.Offered[fwID].Equal(want) {
-				fail("agent %s: offered to %s %s after the run, want %s before plus the run's offers %s", v.ID, fwID, w.Offered[fwID], v.Offered[fwID], grown[fwID])
-			}
-		}
-		for _, fwID := range union(v.Allocated, w.Allocated, nil) {
-			if !w.Allocated[fwID].Equal(v.Allocated[fwID]) {
-				fail("agent %s: allocated to %s changed during a run: %s, was %s", v.ID, fwID, w.Allocated[fwID], v.Allocated[fwID])
-			}
-		}
+		c.checkBooks(v)
 	}
 	for _, o := range res.Offers {
 		if _, ok := before.Agent(o.AgentID); !ok {
-			fail("offer %s on agent %s, which did not exist", o.ID, o.AgentID)
+			c.errs.fail("offer %s on agent %s, which did not exist", o.ID, o.AgentID)
 		}
 	}
+	c.checkLimits()
+	c.checkInverseOffers()
+	return c.errs
+}
 
-	// Quota limits: no run adds unreserved resources beyond a limit.
-	for _, r := range after.Roles {
+// runCheck is checkRun's state: the views before and after the run, the
+// run, the offer ids seen, and its offers by agent.
+type runCheck struct {
+	before, after Views
+	res           allocator.Result
+	ids           map[string]bool
+	byAgent       map[string][]offer.Offer
+	errs          errorList
+}
+
+// offerHolder is who holds an offer: a run makes at most one per
+// framework, role and agent.
+type offerHolder struct{ fw, role, agent string }
+
+// checkStats compares the run's statistics with what it returned.
+func (c *runCheck) checkStats() {
+	res := c.res
+	if res.Stats.Offers != len(res.Offers) {
+		c.errs.fail("run %d: stats count %d offers, the result holds %d", res.Stats.Run, res.Stats.Offers, len(res.Offers))
+	}
+	if res.Stats.InverseOffers != len(res.InverseOffers) {
+		c.errs.fail("run %d: stats count %d inverse offers, the result holds %d", res.Stats.Run, res.Stats.InverseOffers, len(res.InverseOffers))
+	}
+}
+
+// checkOffer checks offer i of the run on its own and against the offers
+// before it (holders: whom they went to), and files it by agent.
+func (c *runCheck) checkOffer(i int, holders map[offerHolder]bool) {
+	o := c.res.Offers[i]
+	if o.ID == "" || c.ids[o.ID] {
+		c.errs.fail("offer %d: id %q empty or repeated", i, o.ID)
+	}
+	c.ids[o.ID] = true
+	if i > 0 {
+		if p := c.res.Offers[i-1]; cmpGroup(p, o) > 0 {
+			c.errs.fail("offers out of order: %s/%s before %s/%s", p.FrameworkID, p.Role, o.FrameworkID, o.Role)
+		}
+	}
+	k := offerHolder{o.FrameworkID, o.Role, o.AgentID}
+	if holders[k] {
+		c.errs.fail("two offers to %s in role %s on agent %s in one run", o.FrameworkID, o.Role, o.AgentID)
+	}
+	where := offerText{&c.res.Offers[i]}
+	if o.Resources.IsEmpty() {
+		c.errs.fail("%s: empty", where)
+	}
+	f := c.checkOfferTarget(o, where)
+	c.checkOfferResources(o, f, where)
+	c.checkOfferFilters(o, where)
+	c.byAgent[o.AgentID] = append(c.byAgent[o.AgentID], o)
+	holders[k] = true
+}
+
+// checkOfferTarget checks that offer o goes to an active framework that
+// subscribes to its role and does not suppress it, on an active agent that
+// is not over-allocated; it returns the framework's view (zero if
+// unknown).
+func (c *runCheck) checkOfferTarget(o offer.Offer, where offerText) allocator.FrameworkView {
+	f, ok := c.before.Framework(o.FrameworkID)
+	switch {
+	case !ok:
+		c.errs.fail("%s: unknown framework", where)
+	case !f.Active:
+		c.errs.fail("%s: framework inactive", where)
+	case !slices.Contains(f.Roles, o.Role):
+		c.errs.fail("%s: framework subscribes to %q only", where, f.Roles)
+	case slices.Contains(f.Suppressed, o.Role):
+		c.errs.fail("%s: framework suppressed the role", where)
+	}
+	v, ok := c.before.Agent(o.AgentID)
+	switch {
+	case !ok:
+		c.errs.fail("%s: unknown agent", where)
+	case !v.Active:
+		c.errs.fail("%s: agent inactive", where)
+	case v.OverAllocated:
+		c.errs.fail("%s: agent over-allocated", where)
+	}
+	return f
+}
+
+// checkOfferResources checks that every resource of offer o carries its
+// role, is allocatable to it, and needs no capability framework f lacks.
+func (c *runCheck) checkOfferResources(o offer.Offer, f allocator.FrameworkView, where offerText) {
+	for r := range o.Resources.All() {
+		if r.AllocationRole != o.Role {
+			c.errs.fail("%s: %s carries allocation role %q", where, r, r.AllocationRole)
+		}
+		if !r.Reservations.AllocatableTo(o.Role) {
+			c.errs.fail("%s: %s is reserved outside the role's ancestry", where, r)
+		}
+		if r.Shared && !f.Capabilities.Has(offer.SharedResources) {
+			c.errs.fail("%s: shared %s to a framework without SHARED_RESOURCES", where, r)
+		}
+		if r.Revocable && !f.Capabilities.Has(offer.RevocableResources) {
+			c.errs.fail("%s: revocable %s to a framework without REVOCABLE_RESOURCES", where, r)
+		}
+		if r.Reservations.IsRefined() && !f.Capabilities.Has(offer.ReservationRefinement) {
+			c.errs.fail("%s: refined %s to a framework without RESERVATION_REFINEMENT", where, r)
+		}
+	}
+}
+
+// checkOfferFilters checks that no refusal filter in force before the run
+// covers offer o.
+func (c *runCheck) checkOfferFilters(o offer.Offer, where offerText) {
+	plain := o.Resources.Unallocate()
+	for _, fl := range c.before.Filters {
+		if fl.FirstBatchOnly && !c.res.Stats.Periodic {
+			continue // at its expiry, for the first periodic run only
+		}
+		if fl.Framework == o.FrameworkID && fl.Role == o.Role && fl.Agent == o.AgentID && fl.Refused.Contains(plain) {
+			c.errs.fail("%s: covered by a refusal of %s until %s", where, fl.Refused, fl.Expires)
+		}
+	}
+}
+
+// checkBooks checks agent v (as before the run) against the run's offers
+// on it: nothing offered twice, and its books moved by exactly the offers.
+func (c *runCheck) checkBooks(v allocator.AgentView) {
+	w, ok := c.after.Agent(v.ID)
+	if !ok {
+		c.errs.fail("agent %s disappeared during a run", v.ID)
+		return
+	}
+	var nonShared, shared resources.Resources
+	grown := map[string]resources.Resources{}
+	for _, o := range c.byAgent[v.ID] {
+		nonShared.Add(o.Resources.NonShared().Unallocate())
+		shared.Add(o.Resources.Shared().Unallocate())
+		g := grown[o.FrameworkID]
+		g.Add(o.Resources)
+		grown[o.FrameworkID] = g
+	}
+	// Offers come from what was available and from holds.
+	offerable := v.Available.NonShared()
+	for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
+		offerable.Add(v.Held[fw].Unallocate())
+	}
+	if !offerable.Contains(nonShared) {
+		c.errs.fail("agent %s: the run offered %s, more than was available or held, %s", v.ID, nonShared, offerable)
+	}
+	if !v.Available.Shared().Contains(shared) {
+		c.errs.fail("agent %s: the run offered shared volumes %s, available once each: %s", v.ID, shared, v.Available.Shared())
+	}
+	if !w.Total.Equal(v.Total) {
+		c.errs.fail("agent %s: total changed during a run: %s, was %s", v.ID, w.Total, v.Total)
+	}
+	for _, fwID := range union(v.Offered, w.Offered, grown) {
+		want := v.Offered[fwID].Plus(grown[fwID])
+		if !w.Offered[fwID].Equal(want) {
+			c.errs.fail("agent %s: offered to %s %s after the run, want %s before plus the run's offers %s", v.ID, fwID, w.Offered[fwID], v.Offered[fwID], grown[fwID])
+		}
+	}
+	for _, fwID := range union(v.Allocated, w.Allocated, nil) {
+		if !w.Allocated[fwID].Equal(v.Allocated[fwID]) {
+			c.errs.fail("agent %s: allocated to %s changed during a run: %s, was %s", v.ID, fwID, w.Allocated[fwID], v.Allocated[fwID])
+		}
+	}
+}
+
+// checkLimits checks that the run added no unreserved resources to a role
+// beyond a quota limit.
+func (c *runCheck) checkLimits() {
+	for _, r := range c.after.Roles {
 		if r.Quota.Limits.IsEmpty() {
 			continue
 		}
-		prev, _ := before.Role(r.Role)
+		prev, _ := c.before.Role(r.Role)
 		for _, name := range r.Quota.Limits.Names() {
 			limit, _ := r.Quota.Limits.Get(name)
 			if r.OfferedOrAllocated.Scalar(name) > prev.OfferedOrAllocated.Scalar(name) && r.Consumed.Scalar(name) > limit {
-				fail("role %s: the run raised %s to %s (allocated %s, was %s), above its limit %s",
+				c.errs.fail("role %s: the run raised %s to %s (allocated %s, was %s), above its limit %s",
 					r.Role, name, r.Consumed.Scalar(name), r.OfferedOrAllocated.Scalar(name), prev.OfferedOrAllocated.Scalar(name), limit)
 			}
 		}
 	}
+}
 
-	// Inverse offers.
+// checkInverseOffers checks that inverse offers go, once per framework and
+// agent, to active frameworks holding resources on agents with the
+// maintenance window they announce.
+func (c *runCheck) checkInverseOffers() {
 	seen := map[[2]string]bool{}
-	for _, io := range res.InverseOffers {
+	for _, io := range c.res.InverseOffers {
 		k := [2]string{io.FrameworkID, io.AgentID}
 		if seen[k] {
-			fail("two inverse offers to %s for agent %s in one run", io.FrameworkID, io.AgentID)
+			c.errs.fail("two inverse offers to %s for agent %s in one run", io.FrameworkID, io.AgentID)
 		}
 		seen[k] = true
-		v, ok := after.Agent(io.AgentID)
+		v, ok := c.after.Agent(io.AgentID)
 		if !ok || v.Unavailability == nil {
-			fail("inverse offer %s for agent %s, which has no maintenance window", io.ID, io.AgentID)
+			c.errs.fail("inverse offer %s for agent %s, which has no maintenance window", io.ID, io.AgentID)
 		} else if v.Unavailability.Start != io.Unavailability.Start || v.Unavailability.Duration != io.Unavailability.Duration {
-			fail("inverse offer %s: window %v, the agent's is %v", io.ID, io.Unavailability, *v.Unavailability)
+			c.errs.fail("inverse offer %s: window %v, the agent's is %v", io.ID, io.Unavailability, *v.Unavailability)
 		}
-		if f, ok := after.Framework(io.FrameworkID); !ok || !f.Active {
-			fail("inverse offer %s to unknown or inactive framework %s", io.ID, io.FrameworkID)
+		if f, ok := c.after.Framework(io.FrameworkID); !ok || !f.Active {
+			c.errs.fail("inverse offer %s to unknown or inactive framework %s", io.ID, io.FrameworkID)
 		}
 		if ok && v.Offered[io.FrameworkID].IsEmpty() && v.Allocated[io.FrameworkID].IsEmpty() && v.Held[io.FrameworkID].IsEmpty() {
-			fail("inverse offer %s to %s, which holds nothing on %s", io.ID, io.FrameworkID, io.AgentID)
+			c.errs.fail("inverse offer %s to %s, which holds nothing on %s", io.ID, io.FrameworkID, io.AgentID)
 		}
 	}
-	return errs
 }
 
 // offerText renders as an offer's place in messages, when one is printed.

@@ -71,22 +71,10 @@ const (
 
 // corner returns the events of corner c with arguments x.
 func corner(c Corner, x [4]uint8) []Event {
-	ev := func(k Kind, a, b, c, d uint8) Event { return Event{Kind: k, Args: [4]uint8{a, b, c, d}} }
+	ev := newEvent
 	switch c {
 	case FilterAtExpiry:
-		// Refusals (an index of refuse's table) and the Advance that
-		// reaches their expiry exactly: 1 s, 5 s, 10 s, the default 5 s,
-		// and 1 ms, which lasts one allocation interval (1 s).
-		pairs := [][2]uint8{{3, 4}, {5, 8}, {6, 10}, {1, 8}, {2, 4}}
-		p := pairs[int(x[2])%len(pairs)]
-		return []Event{
-			ev(Allocate, 0, 0, 0, 0),
-			ev(DeclineOffer, x[0], 1, p[0], 0),
-			ev(Advance, p[1], 0, 0, 0),
-			ev(AllocateAll, 0, 0, 0, 0),
-			ev(Advance, 1, 0, 0, 0),
-			ev(AllocateAll, 0, 0, 0, 0),
-		}
+		return filterAtExpiry(x)
 	case NearCap:
 		return []Event{ev(AddAgent, x[0], x[1]|0x80, x[2], x[3]), ev(AllocateAll, 0, 0, 0, 0)}
 	case QuotaAtLimit:
@@ -124,21 +112,7 @@ func corner(c Corner, x [4]uint8) []Event {
 			ev(EndTask, x[2], 0, 7, 0),
 		}
 	case QuotaAfterRuns:
-		// quota's tables: limits 3 is cpus:1, 5 cpus:8;mem:8192, 4
-		// cpus:0; refuse's 7 is an hour; a last argument of 0 removes
-		// the quota.
-		return []Event{
-			ev(SetQuota, x[0], x[1], 3, 1),
-			ev(AllocateAll, 0, 0, 0, 0),
-			ev(DeclineOffer, x[2], 1, 7, 0),
-			ev(AllocateAll, 0, 0, 0, 0),
-			ev(SetQuota, x[0], x[1], 5, 1),
-			ev(AllocateAll, 0, 0, 0, 0),
-			ev(SetQuota, x[0], x[1], 4, 1),
-			ev(AllocateAll, 0, 0, 0, 0),
-			ev(SetQuota, x[0], 0, 0, 0),
-			ev(AllocateAll, 0, 0, 0, 0),
-		}
+		return quotaAfterRuns(x)
 	case RoleRecreated:
 		return []Event{
 			ev(AllocateAll, 0, 0, 0, 0),
@@ -157,14 +131,7 @@ func corner(c Corner, x [4]uint8) []Event {
 			ev(AllocateAll, 0, 0, 0, 0),
 		}
 	case RefusedByMany:
-		events := []Event{}
-		for i := range uint8(5) {
-			events = append(events, ev(AddFramework, x[0]+i, 1, x[2], 0))
-		}
-		for range 6 {
-			events = append(events, ev(AllocateAll, 0, 0, 0, 0), ev(DeclineOffer, x[1], 1, 7, 0))
-		}
-		return append(events, ev(AllocateAll, 0, 0, 0, 0))
+		return refusedByMany(x)
 	default:
 		return []Event{
 			ev(Overflow, 1, x[1], 0, 0),
@@ -173,6 +140,60 @@ func corner(c Corner, x [4]uint8) []Event {
 			ev(SetQuota, x[2], x[3], 0, 1),
 		}
 	}
+}
+
+// newEvent is an event of kind k with arguments a, b, c and d.
+func newEvent(k Kind, a, b, c, d uint8) Event { return Event{Kind: k, Args: [4]uint8{a, b, c, d}} }
+
+// filterAtExpiry returns FilterAtExpiry's events.
+func filterAtExpiry(x [4]uint8) []Event {
+	ev := newEvent
+	// Refusals (an index of refuse's table) and the Advance that
+	// reaches their expiry exactly: 1 s, 5 s, 10 s, the default 5 s,
+	// and 1 ms, which lasts one allocation interval (1 s).
+	pairs := [][2]uint8{{3, 4}, {5, 8}, {6, 10}, {1, 8}, {2, 4}}
+	p := pairs[int(x[2])%len(pairs)]
+	return []Event{
+		ev(Allocate, 0, 0, 0, 0),
+		ev(DeclineOffer, x[0], 1, p[0], 0),
+		ev(Advance, p[1], 0, 0, 0),
+		ev(AllocateAll, 0, 0, 0, 0),
+		ev(Advance, 1, 0, 0, 0),
+		ev(AllocateAll, 0, 0, 0, 0),
+	}
+}
+
+// quotaAfterRuns returns QuotaAfterRuns's events.
+func quotaAfterRuns(x [4]uint8) []Event {
+	ev := newEvent
+	// quota's tables: limits 3 is cpus:1, 5 cpus:8;mem:8192, 4
+	// cpus:0; refuse's 7 is an hour; a last argument of 0 removes
+	// the quota.
+	return []Event{
+		ev(SetQuota, x[0], x[1], 3, 1),
+		ev(AllocateAll, 0, 0, 0, 0),
+		ev(DeclineOffer, x[2], 1, 7, 0),
+		ev(AllocateAll, 0, 0, 0, 0),
+		ev(SetQuota, x[0], x[1], 5, 1),
+		ev(AllocateAll, 0, 0, 0, 0),
+		ev(SetQuota, x[0], x[1], 4, 1),
+		ev(AllocateAll, 0, 0, 0, 0),
+		ev(SetQuota, x[0], 0, 0, 0),
+		ev(AllocateAll, 0, 0, 0, 0),
+	}
+}
+
+// refusedByMany returns RefusedByMany's events.
+func refusedByMany(x [4]uint8) []Event {
+	ev := newEvent
+	events := []Event{}
+	for i := range uint8(5) {
+		events = append(events, ev(AddFramework, x[0]+i, 1, x[2], 0))
+	}
+	for range 6 {
+		events = append(events, ev(AllocateAll, 0, 0, 0, 0), ev(DeclineOffer, x[1], 1, 7, 0))
+	}
+	return append(events, ev(AllocateAll, 0, 0, 0, 0))
 }
 
 // kindTable maps the first byte of an event (below kindSlots) to a kind:

@@ -158,4 +158,9 @@
 //
 // A Harness is deterministic: its clock is virtual, ids come from
 // counters, and every choice comes from the events.
+//
+// A Harness turns an event into calls through handlers, a table indexed
+// by Kind with one handler per kind (interpret.go, which says in which
+// file each lives). Kind's documentation lists the places a new kind is
+// added.
 package allocatortest

@@ -8,6 +8,23 @@ import (
 )
 
 // Kind is the kind of an Event.
+//
+// A new kind takes, besides its documentation with the constants:
+//
+//   - its constant, after the others and before NumKinds, so that every
+//     other kind keeps its number;
+//   - its name in kindNames, which event text uses;
+//   - its handler in handlers (interpret.go): a method named after the
+//     kind (onAddAgent for AddAgent), in the file of the handlers that
+//     touch what it touches;
+//   - its weight in DefaultMix (gen.go), without which no generator draws
+//     it. A new weight changes what every seed draws; the kinds
+//     TestSeedsDrawTheSequencesTheyDrew sets to zero are those that came
+//     after its sequence was recorded, and the new kind joins them.
+//
+// TestEveryKindHasAHandler fails while a kind lacks a name or a handler
+// (a Harness would step over its events as over an unknown kind), and
+// TestMix while it lacks a weight.
 type Kind uint8
 
 // The event kinds. Each names the allocator call a Harness makes for it;

@@ -311,7 +311,7 @@ type effects struct {
 	volumesFree map[string]bool
 	volumeOps   map[string]map[volumeKey]bool
 	// errs are violations of properties of the event itself.
-	errs []error
+	errs errorList
 }
 
 // reset empties e for a new step, keeping its storage.
@@ -323,9 +323,7 @@ func (e *effects) reset() {
 	*e = effects{volumesFree: e.volumesFree, volumeOps: e.volumeOps, errs: e.errs[:0]}
 }
 
-func (e *effects) fail(format string, args ...any) {
-	e.errs = append(e.errs, fmt.Errorf(format, args...))
-}
+func (e *effects) fail(format string, args ...any) { e.errs.fail(format, args...) }
 
 type volumeKey struct{ role, id string }
 
@@ -379,20 +377,7 @@ func (h *Harness) Step(ev Event) error {
 	after := Take(h.a)
 	errs = append(errs, checkViewsAll(after)...)
 	if eff.run != nil {
-		h.logRun(*eff.run)
-		if h.next.Rest != h.base.Rest {
-			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, inverse-offer statuses, the whitelist or pausing"))
-		}
-		if ev.Kind != AllocateAll && h.next.Filters != h.base.Filters {
-			errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
-		}
-		errs = append(errs, checkRun(before, *eff.run, after, nil)...)
-		errs = append(errs, h.checkRunRules(before, *eff.run)...)
-		if ev.Kind == AllocateAll {
-			errs = append(errs, h.checkConservation(*eff.run, before)...)
-		}
-		h.offers = append(h.offers, eff.run.Offers...)
-		h.inverse = append(h.inverse, eff.run.InverseOffers...)
+		errs = append(errs, h.afterRun(ev, *eff.run, &h.base, before, after, nil)...)
 	}
 	errs = append(errs, checkVolumes(before, after, eff)...)
 	errs = append(errs, h.checkShares(after)...)
@@ -482,26 +467,11 @@ func (h *Harness) stepFast(ev Event) error {
 	if h.expire() {
 		h.a.Fingerprint(&h.fp)
 	}
-	if h.fwStale || h.fwList == nil {
-		h.fwList = h.fwList[:0]
-		for _, id := range slices.Sorted(maps.Keys(h.fwInfo)) {
-			h.fwList = append(h.fwList, allocator.FrameworkView{ID: id})
-		}
-		h.fwStale = false
-	}
+	h.refreshFrameworkList()
 	pre := Views{Agents: h.agentList, Frameworks: h.fwList}
 	eff := &h.eff
 	eff.reset()
-	var before Views
-	if ev.Kind == AllocateAll || ev.Kind == Allocate && h.limits {
-		// What the roles consumed before the run, against their limits
-		// and guarantees.
-		before.Roles = h.a.Roles()
-	}
-	if ev.Kind == AllocateAll {
-		before.Filters = h.a.Filters()
-	}
-	before.Agents = h.agentList
+	before := h.beforeRun(ev)
 	h.current = eff
 	h.apply(ev, pre, eff)
 	h.current = nil
@@ -514,9 +484,57 @@ func (h *Harness) stepFast(ev Event) error {
 	if h.steps%h.opts.OracleEvery == 0 {
 		errs = append(errs, h.checkNextRun()...)
 	}
+	errs = h.findChangedAgents(eff, errs)
+	errs = h.retakeChangedAgents(eff, errs)
+	if eff.run != nil {
+		errs = append(errs, h.afterRunFast(ev, *eff.run, before)...)
+	}
+	h.fp, h.next = h.next, h.fp
+	// A whole-state check due less than half a period before the end of
+	// Run is left to the one after the last event.
+	if h.sinceFull++; len(errs) == 0 && h.sinceFull >= h.every && (h.left < 0 || h.left >= h.every/2) {
+		errs = h.wholeState()
+	}
+	if len(errs) > 0 {
+		return h.replay(&Violation{Step: h.steps, Event: ev, Call: eff.call, Err: errors.Join(errs...)})
+	}
+	return nil
+}
 
-	// Agents whose fingerprint changed: their views again, the checks of
-	// one agent, and their volumes.
+// refreshFrameworkList lists the frameworks the events made again (ids
+// only) when events added or removed some.
+func (h *Harness) refreshFrameworkList() {
+	if h.fwStale || h.fwList == nil {
+		h.fwList = h.fwList[:0]
+		for _, id := range slices.Sorted(maps.Keys(h.fwInfo)) {
+			h.fwList = append(h.fwList, allocator.FrameworkView{ID: id})
+		}
+		h.fwStale = false
+	}
+}
+
+// beforeRun returns, with Fast, the views a run by ev is checked against
+// that must be taken before it: the agents as kept, and the roles and
+// filters when the checks need them.
+func (h *Harness) beforeRun(ev Event) Views {
+	var before Views
+	if ev.Kind == AllocateAll || ev.Kind == Allocate && h.limits {
+		// What the roles consumed before the run, against their limits
+		// and guarantees.
+		before.Roles = h.a.Roles()
+	}
+	if ev.Kind == AllocateAll {
+		before.Filters = h.a.Filters()
+	}
+	before.Agents = h.agentList
+	return before
+}
+
+// findChangedAgents compares the agents' hashes before the step (h.fp)
+// and after it (h.next): it sets h.changed to the agents added or changed,
+// and drops those removed (a violation unless the step could remove
+// them).
+func (h *Harness) findChangedAgents(eff *effects, errs []error) []error {
 	clear(h.changed)
 	old := h.fp.Agents
 	i := 0
@@ -536,68 +554,82 @@ func (h *Harness) stepFast(ev Event) error {
 	for ; i < len(old); i++ {
 		errs = h.agentGone(old[i].ID, eff, errs)
 	}
-	if len(h.changed) > 0 || len(old) != len(h.next.Agents) {
-		list := make([]allocator.AgentView, 0, len(h.next.Agents))
-		for _, n := range h.next.Agents {
-			if h.changed[n.ID] {
-				v, ok := h.a.Agent(n.ID)
-				if !ok {
-					errs = append(errs, fmt.Errorf("agent %s: fingerprinted, but Agent does not know it", n.ID))
-					continue
-				}
-				errs = append(errs, checkAgent(v, func(fw string) bool { _, ok := h.fwInfo[fw]; return ok })...)
-				if was, ok := h.mirror[n.ID]; ok && !eff.volumesFree[n.ID] {
-					errs = append(errs, agentVolumes(was, v, eff.volumeOps[n.ID])...)
-				}
-				h.mirror[n.ID] = v
+	return errs
+}
+
+// retakeChangedAgents takes the views of the agents whose fingerprint
+// changed again, runs the checks of one agent on them and compares their
+// volumes with before, and keeps the list of agents in id order.
+func (h *Harness) retakeChangedAgents(eff *effects, errs []error) []error {
+	if len(h.changed) == 0 && len(h.fp.Agents) == len(h.next.Agents) {
+		return errs
+	}
+	list := make([]allocator.AgentView, 0, len(h.next.Agents))
+	for _, n := range h.next.Agents {
+		if h.changed[n.ID] {
+			v, ok := h.a.Agent(n.ID)
+			if !ok {
+				errs = append(errs, fmt.Errorf("agent %s: fingerprinted, but Agent does not know it", n.ID))
+				continue
 			}
-			list = append(list, h.mirror[n.ID])
-		}
-		h.agentList = list
-	}
-	if eff.run != nil {
-		res := *eff.run
-		h.logRun(res)
-		// A run changes what frameworks are offered, and nothing else: not
-		// the rest of the fingerprint (frameworks, tasks, refusal filters
-		// in force, quota). The frameworks and filters after it are those
-		// before it, and are needed only when it offered something; the
-		// roles only when some have limits.
-		if h.next.Rest != h.fp.Rest {
-			errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, inverse-offer statuses, the whitelist or pausing"))
-		}
-		if ev.Kind != AllocateAll && h.next.Filters != h.fp.Filters {
-			errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
-		}
-		after := Views{Agents: h.agentList}
-		if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
-			before.Frameworks = h.a.Frameworks()
-			if before.Filters == nil {
-				before.Filters = h.a.Filters()
+			errs = append(errs, checkAgent(v, func(fw string) bool { _, ok := h.fwInfo[fw]; return ok })...)
+			if was, ok := h.mirror[n.ID]; ok && !eff.volumesFree[n.ID] {
+				errs = append(errs, agentVolumes(was, v, eff.volumeOps[n.ID])...)
 			}
-			after.Frameworks = before.Frameworks
+			h.mirror[n.ID] = v
 		}
-		if h.limits {
-			after.Roles = h.a.Roles()
+		list = append(list, h.mirror[n.ID])
+	}
+	h.agentList = list
+	return errs
+}
+
+// afterRunFast is afterRun with Fast: the views after the run are the
+// agents as kept, and the frameworks, filters and roles only when the
+// checks need them.
+func (h *Harness) afterRunFast(ev Event, res allocator.Result, before Views) []error {
+	// A run changes what frameworks are offered, and nothing else: not
+	// the rest of the fingerprint (frameworks, tasks, refusal filters
+	// in force, quota). The frameworks and filters after it are those
+	// before it, and are needed only when it offered something; the
+	// roles only when some have limits.
+	after := Views{Agents: h.agentList}
+	if len(res.Offers) > 0 || len(res.InverseOffers) > 0 {
+		before.Frameworks = h.a.Frameworks()
+		if before.Filters == nil {
+			before.Filters = h.a.Filters()
 		}
-		errs = append(errs, checkRun(before, res, after, h.changed)...)
-		errs = append(errs, h.checkRunRules(before, res)...)
-		if ev.Kind == AllocateAll {
-			errs = append(errs, h.checkConservation(res, before)...)
-		}
-		h.offers = append(h.offers, eff.run.Offers...)
-		h.inverse = append(h.inverse, eff.run.InverseOffers...)
+		after.Frameworks = before.Frameworks
 	}
-	h.fp, h.next = h.next, h.fp
-	// A whole-state check due less than half a period before the end of
-	// Run is left to the one after the last event.
-	if h.sinceFull++; len(errs) == 0 && h.sinceFull >= h.every && (h.left < 0 || h.left >= h.every/2) {
-		errs = h.wholeState()
+	if h.limits {
+		after.Roles = h.a.Roles()
 	}
-	if len(errs) > 0 {
-		return h.replay(&Violation{Step: h.steps, Event: ev, Call: eff.call, Err: errors.Join(errs...)})
+	return h.afterRun(ev, res, &h.fp, before, after, h.changed)
+}
+
+// afterRun logs the run a step made and checks it: that it changed
+// nothing but what frameworks are offered (base is the fingerprint before
+// it, h.next the one after), CheckRun's rules (on the agents changed, when
+// changed is not nil), the rules that depend on what the harness told the
+// allocator, and, after AllocateAll, work conservation. Its offers and
+// inverse offers become outstanding.
+func (h *Harness) afterRun(ev Event, res allocator.Result, base *allocator.Fingerprint, before, after Views, changed map[string]bool) []error {
+	h.logRun(res)
+	var errs []error
+	if h.next.Rest != base.Rest {
+		errs = append(errs, errors.New("the run changed more than offers: roles, frameworks, tasks, inverse-offer statuses, the whitelist or pausing"))
 	}
-	return nil
+	if ev.Kind != AllocateAll && h.next.Filters != base.Filters {
+		errs = append(errs, errors.New("a run that is not periodic changed the refusal filters"))
+	}
+	errs = append(errs, checkRun(before, res, after, changed)...)
+	errs = append(errs, h.checkRunRules(before, res)...)
+	if ev.Kind == AllocateAll {
+		errs = append(errs, h.checkConservation(res, before)...)
+	}
+	h.offers = append(h.offers, res.Offers...)
+	h.inverse = append(h.inverse, res.InverseOffers...)
+	return errs
 }
 
 // agentGone drops an agent that the fingerprint no longer has.
@@ -916,10 +948,9 @@ func (h *Harness) checkTasks(s Views) []error {
 // checkRunRules checks the offers of a run against what the harness told
 // the allocator.
 func (h *Harness) checkRunRules(before Views, res allocator.Result) []error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var errs errorList
 	if h.paused && (len(res.Offers) > 0 || len(res.InverseOffers) > 0) {
-		fail("a paused allocator made %d offers and %d inverse offers", len(res.Offers), len(res.InverseOffers))
+		errs.fail("a paused allocator made %d offers and %d inverse offers", len(res.Offers), len(res.InverseOffers))
 	}
 	opts := h.opts.Allocator
 	for _, o := range res.Offers {
@@ -931,10 +962,10 @@ func (h *Harness) checkRunRules(before Views, res allocator.Result) []error {
 			continue
 		}
 		if !opts.AllowGPUsToAll && v.Total.Quantities().Scalar("gpus") > 0 && !info.Capabilities.Has(offer.GPUResources) {
-			fail("%s: an agent with GPUs to a framework without GPU_RESOURCES", where)
+			errs.fail("%s: an agent with GPUs to a framework without GPU_RESOURCES", where)
 		}
 		if opts.Region != "" && ainfo.Region != "" && ainfo.Region != opts.Region && !info.Capabilities.Has(offer.RegionAware) {
-			fail("%s: an agent in region %q to a framework that is not region aware", where, ainfo.Region)
+			errs.fail("%s: an agent in region %q to a framework that is not region aware", where, ainfo.Region)
 		}
 		mins, ok := info.MinAllocatable[o.Role]
 		if !ok {
@@ -944,13 +975,13 @@ func (h *Harness) checkRunRules(before Views, res allocator.Result) []error {
 			}
 		}
 		if len(mins) > 0 && !slices.ContainsFunc(mins, o.Resources.ContainsQuantities) {
-			fail("%s: %s is below the minimum allocatable %v", where, o.Resources, mins)
+			errs.fail("%s: %s is below the minimum allocatable %v", where, o.Resources, mins)
 		}
 		if cs, ok := info.Constraints[o.Role]; ok && !admits(cs, ainfo.Attributes) {
-			fail("%s: the framework's constraints %v exclude the agent's attributes %v", where, cs, ainfo.Attributes)
+			errs.fail("%s: the framework's constraints %v exclude the agent's attributes %v", where, cs, ainfo.Attributes)
 		}
 		if h.whitelist != nil && !h.whitelist[ainfo.Hostname] {
-			fail("%s: host %q is not on the whitelist", where, ainfo.Hostname)
+			errs.fail("%s: host %q is not on the whitelist", where, ainfo.Hostname)
 		}
 	}
 	return errs

@@ -42,8 +42,6 @@ type flags struct {
 	profile   string
 }
 
-// run is eventcheck with its arguments, outputs and configurations; it
-// returns the exit code.
 // run is eventcheck with its arguments, outputs, configurations and the
 // clock its progress lines read (main passes the system clock).
 func run(args []string, stdout, stderr io.Writer, configs []allocatortest.Config, clock func() time.Time) int {
@@ -279,6 +277,13 @@ wait:
 	if len(violations) == 0 {
 		return 0
 	}
+	report(stdout, f, configs, violations)
+	return 1
+}
+
+// report prints the violation of the first sequence among those found,
+// shrunk, with the lines that replay it.
+func report(stdout io.Writer, f flags, configs []allocatortest.Config, violations []found) {
 	first := violations[0]
 	for _, v := range violations[1:] {
 		if v.index < first.index {
@@ -302,7 +307,6 @@ wait:
 		config = " -config " + quote(f.config)
 	}
 	fmt.Fprintf(stdout, "or, not shrunk:\n  %s -seed %d%s -events %d -sequence %d\n", command, f.seed, config, f.events, first.index)
-	return 1
 }
 
 // quote quotes s for a shell.
