@@ -52,7 +52,11 @@ type Result struct {
 	// gets at most one offer per role and agent in a run.
 	Offers        []offer.Offer
 	InverseOffers []offer.InverseOffer
-	Stats         RunStats
+	// Preemptions are the tasks the run chose to end for other roles
+	// (Options.Reclaim), in the order chosen: guarantees first, by role
+	// path.
+	Preemptions []Preemption
+	Stats       RunStats
 }
 
 // OffersTo returns the offers made to one framework, in the run's order
@@ -256,7 +260,9 @@ func (a *Allocator) allocate(candidates []string) Result {
 		_ = a.roleSorter.Activate(role)
 	}
 
-	res := Result{Stats: *r.stats}
+	preemptions := a.reclaim(r)
+	a.explain.preemptions = preemptions
+	res := Result{Stats: *r.stats, Preemptions: preemptions}
 	a.explain.offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(candidates, r)

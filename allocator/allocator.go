@@ -75,6 +75,11 @@ type Allocator struct {
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
 	ch      charge
+	// taskSeq is the seq of the latest task launched; preempting holds
+	// the tasks runs chose to end that have not ended (reclaim.go).
+	taskSeq    uint64
+	preempting map[taskRef]*pendingPreemption
+
 	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
 	unsatBuf resources.Quantities
 
@@ -274,6 +279,9 @@ func New(opts Options) (*Allocator, error) {
 	if !(opts.OfferShare >= 0 && opts.OfferShare < 1) {
 		return nil, fmt.Errorf("%w: offer share %v, want 0 (off) or a part between 0 and 1", ErrInvalidOptions, opts.OfferShare)
 	}
+	if opts.Reclaim > ReclaimFairShare || opts.ReclaimTimeout < 0 {
+		return nil, fmt.Errorf("%w: reclaim %v for %v", ErrInvalidOptions, opts.Reclaim, opts.ReclaimTimeout)
+	}
 	a := &Allocator{}
 	a.init(opts)
 	return a, nil
@@ -292,6 +300,7 @@ func (a *Allocator) init(opts Options) {
 		excluded:         resources.NewNameSet(opts.FairnessExcludedResources...),
 		frameworks:       map[string]*framework{},
 		agents:           map[string]*agent{},
+		preempting:       map[taskRef]*pendingPreemption{},
 		roles:            newRoleTree(),
 		frameworkSorters: map[string]*trackedSorter{},
 		pending:          map[string]struct{}{},

@@ -121,6 +121,10 @@ type Explanation struct {
 	Time time.Time
 	// Roles are sorted by path.
 	Roles []RoleExplanation
+	// Preemptions are the tasks the run chose to end (Options.Reclaim)
+	// that concern the framework (its tasks, or those ended for it) or
+	// the role (its tasks, or those ended for it), in the run's order.
+	Preemptions []Preemption
 }
 
 // RoleExplanation is what happened to a framework in one of its roles (or
@@ -231,6 +235,11 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 	}
 	e := a.explainer()
 	out := Explanation{Framework: frameworkID, Run: a.explain.run, Time: a.explain.now}
+	for _, p := range a.explain.preemptions {
+		if p.FrameworkID == frameworkID || p.ForFramework == frameworkID {
+			out.Preemptions = append(out.Preemptions, p)
+		}
+	}
 	fw, ok := a.frameworks[frameworkID]
 	if !ok {
 		rm, ok := a.explain.removedOne(frameworkID)
@@ -295,6 +304,11 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	}
 	e := a.explainer()
 	out := Explanation{Run: a.explain.run, Time: a.explain.now}
+	for _, p := range a.explain.preemptions {
+		if p.Role == role || p.For == role {
+			out.Preemptions = append(out.Preemptions, p)
+		}
+	}
 	var fws []*framework
 	for _, id := range slices.Sorted(maps.Keys(node.frameworks)) {
 		fws = append(fws, a.frameworks[id])
@@ -779,9 +793,12 @@ func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 
 // String renders the explanation as sentences, one per role.
 func (x Explanation) String() string {
-	lines := make([]string, len(x.Roles))
-	for i, r := range x.Roles {
-		lines[i] = r.String()
+	lines := make([]string, 0, len(x.Roles)+len(x.Preemptions))
+	for _, r := range x.Roles {
+		lines = append(lines, r.String())
+	}
+	for _, p := range x.Preemptions {
+		lines = append(lines, p.String())
 	}
 	return strings.Join(lines, "\n")
 }

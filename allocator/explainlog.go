@@ -55,6 +55,8 @@ type explainLog struct {
 	// removed are the latest frameworks removed, with their roles, oldest
 	// first.
 	removed []removedFramework
+	// preemptions are the tasks the run chose to end (Options.Reclaim).
+	preemptions []Preemption
 }
 
 type removedFramework struct {
@@ -125,6 +127,7 @@ func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uin
 	clear(l.details)
 	l.details = l.details[:0]
 	l.offers = nil
+	l.preemptions = nil
 }
 
 // pass logs that fw was passed over; detail, when not empty, is kept.

@@ -88,6 +88,7 @@ func (m Metric) Path() string {
 //	allocator/mesos/allocation_run_ms                        timer (with a Stopwatch)
 //	allocator/mesos/allocation_run/{agents,skipped_agents,offers,inverse_offers,unchanged,refused,capped_roles}
 //	allocator/mesos/allocation_run/passed_over/<reason>      (Reason names)
+//	allocator/mesos/allocation_run/preemptions               (runs that chose any)
 //	allocator/mesos/resources/<resource>/{total,offered_or_allocated,offered,allocated}
 //	allocator/mesos/roles/<role>/shares/dominant
 //	allocator/mesos/roles/<role>/weight
@@ -95,6 +96,7 @@ func (m Metric) Path() string {
 //	allocator/mesos/roles/<role>/frameworks/{count,suppressed}
 //	allocator/mesos/quota/roles/<role>/resources/<resource>/{guarantee,limit,consumed,offered_or_allocated}
 //	allocator/mesos/offer_filters/roles/<role>/active
+//	allocator/mesos/roles/<role>/preemptions/{from,for}          counter (once the role has any)
 //	allocator/mesos/frameworks/<framework>/active
 //	allocator/mesos/frameworks/<framework>/offers/sent                counter
 //	allocator/mesos/frameworks/<framework>/inverse_offers/sent        counter
@@ -124,6 +126,9 @@ func (r Report) Metrics() []Metric {
 		add(p+"unchanged", Gauge, float64(s.Unchanged))
 		add(p+"refused", Gauge, float64(s.Refused))
 		add(p+"capped_roles", Gauge, float64(s.Capped))
+		if run.Preemptions > 0 {
+			add(p+"preemptions", Gauge, float64(run.Preemptions))
+		}
 		for _, reason := range skipReasons {
 			add(p+"passed_over/<reason>", Gauge, float64(s.Skips[reason]), MetricLabel{"reason", reason.String()})
 		}
@@ -167,6 +172,10 @@ func (r Report) Metrics() []Metric {
 			}
 		}
 		add("allocator/mesos/offer_filters/roles/<role>/active", Gauge, float64(m.Filters), role)
+		if m.PreemptedFrom > 0 || m.PreemptedFor > 0 {
+			add("allocator/mesos/roles/<role>/preemptions/from", Counter, float64(m.PreemptedFrom), role)
+			add("allocator/mesos/roles/<role>/preemptions/for", Counter, float64(m.PreemptedFor), role)
+		}
 	}
 	for _, m := range r.Frameworks {
 		fw := MetricLabel{"framework", m.Framework}

@@ -51,6 +51,9 @@ type Report struct {
 // RunReport is one allocation run.
 type RunReport struct {
 	Stats RunStats
+	// Preemptions is the number of tasks the run chose to end
+	// (Options.Reclaim).
+	Preemptions int
 	// Duration is the run's duration by Options.Stopwatch; zero without
 	// one.
 	Duration time.Duration
@@ -87,6 +90,10 @@ type RoleMetrics struct {
 	// or still holding resources in it); Suppressed those of them that
 	// suppress offers in it.
 	Frameworks, Suppressed int
+	// PreemptedFrom and PreemptedFor count the tasks runs chose to end in
+	// the role, and for it (Options.Reclaim), since the role was first
+	// reported.
+	PreemptedFrom, PreemptedFor uint64
 }
 
 // FrameworkMetrics are one framework's figures.
@@ -151,6 +158,9 @@ type roleLedger struct {
 	filters            filterCount
 	suppressed         map[string]struct{}
 	dirty              bool
+	// preemptedFrom and preemptedFor count the tasks runs chose to end in
+	// the role and for it (all frameworks' ledger of a role only).
+	preemptedFrom, preemptedFor uint64
 }
 
 // filterCount counts refusal filters by expiry, so that those that can no
@@ -346,6 +356,10 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	for _, o := range res.InverseOffers {
 		s.framework(o.FrameworkID).inverseOffers++
 	}
+	for _, p := range res.Preemptions {
+		s.markRole(p.Role).preemptedFrom++
+		s.markRole(p.For).preemptedFor++
+	}
 	// Filters that expired since count no more.
 	for _, r := range s.roles {
 		if r.filters.expiresBy(a.explain.now) {
@@ -373,7 +387,7 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 			s.framework(id)
 		}
 	}
-	run := &RunReport{Stats: res.Stats}
+	run := &RunReport{Stats: res.Stats, Preemptions: len(res.Preemptions)}
 	if s.watch != nil {
 		run.Duration = s.watch() - started
 	}
@@ -444,6 +458,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	}
 	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.batches)
 	m.Suppressed = len(r.suppressed)
+	m.PreemptedFrom, m.PreemptedFor = r.preemptedFrom, r.preemptedFor
 	if node != nil {
 		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
 		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()

@@ -102,6 +102,18 @@ type Options struct {
 	// copy's runs with the allocator's own (allocatortest does); the
 	// offers and views are the same with or without it.
 	CacheFree bool
+	// Reclaim lets runs choose other roles' tasks to end, so that a role
+	// gets what it is owed on a cluster full of them: its quota guarantee
+	// (ReclaimGuarantees), and also, for a role that got nothing, a
+	// weighted fair share (ReclaimFairShare). The choices come back as
+	// Result.Preemptions; see reclaim.go for the rules. Off by default, as
+	// in Mesos.
+	Reclaim Reclaim
+	// ReclaimTimeout is how long a task chosen to end has to end (EndTask)
+	// before the choice lapses and a later run may choose again; what its
+	// end frees is then held for the framework it was chosen for as long.
+	// Zero means ten allocation intervals.
+	ReclaimTimeout time.Duration
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).

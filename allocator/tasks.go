@@ -19,6 +19,9 @@ type task struct {
 	// call to use it owns the copy, and hands it on to another task still
 	// using it when it ends). Executor resources are owned by no task.
 	owns resources.Resources
+	// seq orders the ledger's tasks by launch: a later launch has a larger
+	// one (reclaim ends the youngest first).
+	seq uint64
 }
 
 // TaskView is one launched task that has not ended.
@@ -80,7 +83,8 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 			if fw.tasks == nil {
 				fw.tasks = map[string]*task{}
 			}
-			fw.tasks[t.ID] = &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns}
+			a.taskSeq++
+			fw.tasks[t.ID] = &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns, seq: a.taskSeq}
 		}
 	}
 }
@@ -136,6 +140,10 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	}
 	delete(fw.tasks, taskID)
 	a.untrackAllocation(fw, ag, free, true)
+	if p, chosen := a.preempting[taskRef{fwID, taskID}]; chosen {
+		delete(a.preempting, taskRef{fwID, taskID})
+		a.holdFreed(p, ag, free)
+	}
 	return nil
 }
 
