@@ -79,6 +79,9 @@ type Allocator struct {
 	// the tasks runs chose to end that have not ended (reclaim.go).
 	taskSeq    uint64
 	preempting map[taskRef]*pendingPreemption
+	// tookAt is, per role, the latest run that chose tasks to end for it,
+	// kept for the run after it.
+	tookAt map[string]uint64
 
 	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
 	unsatBuf resources.Quantities
@@ -301,6 +304,7 @@ func (a *Allocator) init(opts Options) {
 		frameworks:       map[string]*framework{},
 		agents:           map[string]*agent{},
 		preempting:       map[taskRef]*pendingPreemption{},
+		tookAt:           map[string]uint64{},
 		roles:            newRoleTree(),
 		frameworkSorters: map[string]*trackedSorter{},
 		pending:          map[string]struct{}{},

@@ -36,9 +36,11 @@ import (
 //   - a task chosen and not ended yet counts as freed: the next run does
 //     not choose another for the same need, until the preemption times out
 //     (Options.ReclaimTimeout) or the task ends otherwise;
-//   - fair-share reclaim never takes from a role that tasks are being
-//     ended for, and only while the taker stays at or below the victim, so
-//     the victim cannot take the resources back by the same rule.
+//   - fair-share reclaim takes only while the taker stays at or below the
+//     victim, so the victim cannot take the resources back by the same
+//     rule; and never from a role that tasks are being ended for, or were
+//     chosen for in this run or the one before, so that no choice is
+//     undone by the next run.
 
 // Reclaim says whether and why runs choose other roles' tasks to end.
 type Reclaim uint8
@@ -193,6 +195,11 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 // up, and sums the others by the role they are for.
 func (rc *reclaimer) lapse() {
 	a := rc.a
+	for role, run := range a.tookAt {
+		if run+1 < rc.r.id {
+			delete(a.tookAt, role)
+		}
+	}
 	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
 		p := a.preempting[ref]
 		fw := a.frameworks[ref.framework]
@@ -305,7 +312,7 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 		if !rc.eligible(c, n, fw) {
 			continue
 		}
-		if _, taker := rc.pendingFor[c.node.path]; taker {
+		if rc.tookRecently(c.node.path) {
 			continue
 		}
 		victim := a.weightedShare(c.node)
@@ -322,6 +329,16 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 	if best != nil {
 		rc.choose(best, n, fw, PreemptForFairShare)
 	}
+}
+
+// tookRecently reports whether tasks are being ended for role, or were
+// chosen for it in this run or the one before.
+func (rc *reclaimer) tookRecently(role string) bool {
+	if _, pending := rc.pendingFor[role]; pending {
+		return true
+	}
+	last, ok := rc.a.tookAt[role]
+	return ok && last+1 >= rc.r.id
 }
 
 // fairBefore orders fair-share choices: the least resources freed, then
@@ -484,6 +501,7 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, rea
 	pf := rc.pendingFor[n.path]
 	pf.Add(c.frees)
 	rc.pendingFor[n.path] = pf
+	a.tookAt[n.path] = rc.r.id
 	a.preempting[taskRef{c.fw.id, c.t.id}] = &pendingPreemption{
 		forRole: n.path, forFramework: fw.id, reason: reason, frees: c.frees.Clone(),
 		until: rc.r.now.Add(a.reclaimTimeout()),

@@ -205,7 +205,7 @@ func sameRun(want, got allocator.Result) error {
 	if want.Stats.Run != got.Stats.Run {
 		return fmt.Errorf("run %d, want %d", got.Stats.Run, want.Stats.Run)
 	}
-	same := len(want.Offers) == len(got.Offers) && len(want.InverseOffers) == len(got.InverseOffers)
+	same := len(want.Offers) == len(got.Offers) && len(want.InverseOffers) == len(got.InverseOffers) && len(want.Preemptions) == len(got.Preemptions)
 	for i := 0; same && i < len(want.Offers); i++ {
 		w, g := want.Offers[i], got.Offers[i]
 		same = w.ID == g.ID && w.FrameworkID == g.FrameworkID && w.AgentID == g.AgentID && w.Role == g.Role && w.Resources.Equal(g.Resources)
@@ -214,6 +214,9 @@ func sameRun(want, got allocator.Result) error {
 		w, g := want.InverseOffers[i], got.InverseOffers[i]
 		same = w.ID == g.ID && w.FrameworkID == g.FrameworkID && w.AgentID == g.AgentID &&
 			w.Unavailability.Start.Equal(g.Unavailability.Start) && w.Unavailability.Duration == g.Unavailability.Duration
+	}
+	for i := 0; same && i < len(want.Preemptions); i++ {
+		same = want.Preemptions[i].String() == got.Preemptions[i].String() && want.Preemptions[i].ForFramework == got.Preemptions[i].ForFramework
 	}
 	if !same {
 		return errors.New("offers differ (- want, + got):\n" + diff(runText(want), runText(got)))
@@ -229,6 +232,9 @@ func runText(res allocator.Result) string {
 	}
 	for _, o := range res.InverseOffers {
 		fmt.Fprintf(&b, "inverse offer %s %s %s: %s for %s\n", o.ID, o.FrameworkID, o.AgentID, o.Unavailability.Start.Format(time.RFC3339Nano), o.Unavailability.Duration)
+	}
+	for _, p := range res.Preemptions {
+		fmt.Fprintf(&b, "%s, held for %s\n", p, p.ForFramework)
 	}
 	return b.String()
 }
