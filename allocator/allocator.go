@@ -79,6 +79,11 @@ type Allocator struct {
 	// the tasks runs chose to end that have not ended (reclaim.go).
 	taskSeq    uint64
 	preempting map[taskRef]*pendingPreemption
+	// ledger is every framework's tasks in launch order, ended ones
+	// included until ledgerEnded says it is worth compacting (liveLedger).
+	ledger      []*task
+	ledgerBuilt bool
+	ledgerEnded int
 	// tookAt is, per role, the latest run that chose tasks to end for it,
 	// kept for the run after it.
 	tookAt map[string]uint64
@@ -304,6 +309,7 @@ func (a *Allocator) init(opts Options) {
 		frameworks:       map[string]*framework{},
 		agents:           map[string]*agent{},
 		preempting:       map[taskRef]*pendingPreemption{},
+		ledgerBuilt:      true,
 		tookAt:           map[string]uint64{},
 		roles:            newRoleTree(),
 		frameworkSorters: map[string]*trackedSorter{},
@@ -457,6 +463,9 @@ func (a *Allocator) removeFramework(id string) error {
 	}
 	for _, role := range slices.Clone(fw.tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
+	}
+	for _, t := range fw.tasks {
+		a.forgetTask(fw, t)
 	}
 	delete(a.frameworks, id)
 	a.explain.forget(fw, a.runs)
@@ -938,7 +947,7 @@ func (a *Allocator) removeAgent(id string) error {
 		}
 	}
 	for _, fw := range a.frameworks {
-		fw.dropTasksOn(id)
+		a.dropTasksOn(fw, id)
 	}
 	a.removeTotal(ag)
 	a.forgetAgentFilters(ag)

@@ -237,7 +237,7 @@
 //
 // # Beyond Mesos (options, off by default)
 //
-// Four changes to Mesos's resource management, each behind an option or an
+// Changes to Mesos's resource management, each behind an option or an
 // event of its own so that Mesos's behaviour stays the default:
 //
 //   - Pool reservations as quota guarantees, and a role's maximum share as
@@ -266,6 +266,16 @@
 //     that framework alone at the next run, until it takes them, declines
 //     them, or the hold runs out; while held they count in its share and
 //     quota, and they never count twice.
+//   - Reclaim across roles (Options.Reclaim): a role below its quota
+//     guarantee on a cluster full of other roles' tasks has some of them
+//     chosen to end (Result.Preemptions: which task, for which role, why,
+//     the shares before and after), the fewest and youngest that meet the
+//     guarantee, never taking a role below its own guarantee; with
+//     ReclaimFairShare also, one task a run, for a role that got nothing
+//     while its weighted share stays at or below the victim's. The host
+//     ends them (EndTask), and what they free is held for the role's
+//     framework and offered to it at the next run. See reclaim.go for the
+//     rules that keep it from storms.
 //   - Splitting agents among frameworks (Options.OfferShare): no offer
 //     holds more than a part of an agent, so frameworks that fill one
 //     resource each share an agent (workload W2 in BENCHMARKS.md: 20.8

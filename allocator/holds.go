@@ -97,7 +97,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 			return err
 		}
 	} else {
-		delete(fw.tasks, taskID)
+		a.forgetTask(fw, t)
 	}
 	a.holdFor(fw, ag, held, d)
 	return nil

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -142,33 +141,6 @@ func (a *Allocator) reclaimTimeout() time.Duration {
 	return defaultReclaimIntervals * a.opts.AllocationInterval
 }
 
-// reclaimCandidate is a task that could be chosen.
-type reclaimCandidate struct {
-	t     *task
-	fw    *framework
-	ag    *agent
-	node  *roleNode
-	frees resources.Quantities
-	// dominant is frees' dominant share of the cluster, for the order of
-	// fair-share choices.
-	dominant float64
-}
-
-// reclaimer is one run's reclaim: the candidates, what was chosen, and
-// what each role has given up in this run.
-type reclaimer struct {
-	a          *Allocator
-	r          *run
-	candidates []*reclaimCandidate
-	// taken is what tasks chosen in this run free, by the node of their
-	// role and by each of its ancestors.
-	taken map[*roleNode]resources.Quantities
-	// pendingFor is what chosen tasks not ended yet will free, by the role
-	// they were chosen for.
-	pendingFor map[string]resources.Quantities
-	out        []Preemption
-}
-
 // reclaim makes the run's preemptions (with Options.Reclaim on).
 func (a *Allocator) reclaim(r *run) []Preemption {
 	if a.opts.Reclaim == ReclaimOff {
@@ -176,6 +148,12 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 	}
 	rc := &reclaimer{a: a, r: r, taken: map[*roleNode]resources.Quantities{}, pendingFor: map[string]resources.Quantities{}}
 	rc.lapse()
+	if a.opts.Reclaim == ReclaimFairShare {
+		rc.offeredRoles = map[string]bool{}
+		for i := range r.offers {
+			rc.offeredRoles[r.offers[i].key.role] = true
+		}
+	}
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
 		if n.quota.Guarantees.IsEmpty() {
@@ -248,18 +226,6 @@ func (a *Allocator) usableBy(fw *framework, role string, ag *agent) bool {
 	return true
 }
 
-// freeFor is the unreserved, non-revocable scalars free on the agents fw
-// could be offered them on.
-func (a *Allocator) freeFor(fw *framework, role string) resources.Quantities {
-	var q resources.Quantities
-	for _, id := range a.agentIDs {
-		if ag := a.agents[id]; a.usableBy(fw, role, ag) {
-			q.Add(ag.headroom)
-		}
-	}
-	return q
-}
-
 // forGuarantee chooses tasks to end for a role below its guarantee.
 func (rc *reclaimer) forGuarantee(n *roleNode) {
 	a := rc.a
@@ -273,7 +239,7 @@ func (rc *reclaimer) forGuarantee(n *roleNode) {
 		return
 	}
 	need.Subtract(rc.pendingFor[n.path])
-	need.Subtract(a.freeFor(fw, n.path))
+	need.Subtract(rc.freeFor(fw, n.path))
 	if need.IsEmpty() {
 		return
 	}
@@ -289,41 +255,46 @@ func (rc *reclaimer) forGuarantee(n *roleNode) {
 }
 
 // forFairShare chooses at most one task to end for a role that got
-// nothing in this run and wants more.
+// nothing in this run and wants more: of the roles whose weighted share
+// is above the role's, the task that frees the least (by its dominant
+// share), then the youngest, whose end leaves the role at or below the
+// victim.
 func (rc *reclaimer) forFairShare(n *roleNode) {
 	a := rc.a
-	if _, pending := rc.pendingFor[n.path]; pending {
-		return
-	}
-	if rc.offeredTo(n.path) {
+	if _, pending := rc.pendingFor[n.path]; pending || rc.offeredRoles[n.path] {
 		return
 	}
 	fw := a.beneficiary(n)
 	if fw == nil {
 		return
 	}
-	if free := a.freeFor(fw, n.path); !free.IsEmpty() && containsAnyMin(free, a.minsOf(fw, n.path)) {
+	if free := rc.freeFor(fw, n.path); !free.IsEmpty() && containsAnyMin(free, a.minsOf(fw, n.path)) {
 		return
 	}
+	none := resources.Quantities{}
+	share := rc.share(n, none, none)
+	if share >= rc.highestShare() {
+		return // no role is above it
+	}
 	rc.gather()
-	share := a.weightedShare(n)
+	rc.sortVictims()
 	var best *reclaimCandidate
-	for _, c := range rc.candidates {
-		if !rc.eligible(c, n, fw) {
+	for _, v := range rc.victims {
+		if v.share <= share || rc.tookRecently(v.node.path) {
 			continue
 		}
-		if rc.tookRecently(c.node.path) {
-			continue
-		}
-		victim := a.weightedShare(c.node)
-		if victim <= share {
-			continue
-		}
-		if a.weightedShareWith(n, c.frees, resources.Quantities{}) > a.weightedShareWith(c.node, resources.Quantities{}, c.frees) {
-			continue
-		}
-		if best == nil || fairBefore(c, best) {
+		for _, c := range v.tasks {
+			if best != nil && !fairBefore(c, best) {
+				break // the rest of v's free more, or are older
+			}
+			if !rc.eligible(c, n, fw) {
+				continue
+			}
+			if rc.share(n, c.frees, none) > rc.share(c.node, none, c.frees) {
+				continue
+			}
 			best = c
+			break
 		}
 	}
 	if best != nil {
@@ -355,16 +326,6 @@ func youngerFirst(x, y *reclaimCandidate) int {
 	return cmp.Or(-cmp.Compare(x.t.seq, y.t.seq), strings.Compare(x.fw.id, y.fw.id), strings.Compare(x.t.id, y.t.id))
 }
 
-// offeredTo reports whether the run offered role anything.
-func (rc *reclaimer) offeredTo(role string) bool {
-	for i := range rc.r.offers {
-		if rc.r.offers[i].key.role == role {
-			return true
-		}
-	}
-	return false
-}
-
 // minsOf returns the minimum allocatable alternatives of fw in role.
 func (a *Allocator) minsOf(fw *framework, role string) []resources.Quantities {
 	if mins, ok := fw.info.MinAllocatable[role]; ok {
@@ -387,116 +348,24 @@ func containsAnyMin(q resources.Quantities, mins []resources.Quantities) bool {
 	return false
 }
 
-// gather lists, once a run, the tasks that could be chosen: those whose
-// end frees something that counts towards a guarantee, not chosen before.
-func (rc *reclaimer) gather() {
-	if rc.candidates != nil {
-		return
-	}
-	a := rc.a
-	rc.candidates = []*reclaimCandidate{}
-	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
-		fw := a.frameworks[fwID]
-		for _, id := range slices.Sorted(maps.Keys(fw.tasks)) {
-			t := fw.tasks[id]
-			if _, chosen := a.preempting[taskRef{fwID, id}]; chosen {
-				continue
-			}
-			frees := headroomOf(t.owns.NonShared())
-			node, ag := a.roles.get(t.role), a.agents[t.agent]
-			if frees.IsEmpty() || node == nil || ag == nil {
-				continue
-			}
-			dominant, _ := frees.DominantShare(a.totals, a.excluded)
-			rc.candidates = append(rc.candidates, &reclaimCandidate{t: t, fw: fw, ag: ag, node: node, frees: frees, dominant: dominant})
-		}
-	}
-}
-
-// eligible reports whether c may be ended for role n (fw the framework
-// what it frees would be held for): not chosen in this run, of a role
-// outside n's subtree (whose consumption does not count as n's), on an
-// agent fw could use, and without taking its role or an ancestor below its
-// guarantee.
-func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework) bool {
-	if c.t == nil || c.node == n || reservation.IsStrictSubrole(c.node.path, n.path) {
-		return false
-	}
-	if !rc.a.usableBy(fw, n.path, c.ag) {
-		return false
-	}
-	for q := range c.node.quotaAncestry {
-		if q.quota.Guarantees.IsEmpty() {
-			continue
-		}
-		left := q.consumed()
-		left.Subtract(rc.taken[q])
-		for name, g := range q.quota.Guarantees.All() {
-			if f := c.frees.Scalar(name); f > 0 && left.Scalar(name)-f < g {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// chooseVictim returns the task to end next for n's need: of those
-// eligible, the one that covers most of the need (the sum, over the
-// resources needed, of the part of each it frees), then the one that
-// frees the least beyond the need (each resource by the cluster's total),
-// then the youngest; nil when none covers anything.
-func (rc *reclaimer) chooseVictim(n *roleNode, fw *framework, need resources.Quantities) *reclaimCandidate {
-	var best *reclaimCandidate
-	var bestCover, bestExcess float64
-	for _, c := range rc.candidates {
-		if !rc.eligible(c, n, fw) {
-			continue
-		}
-		cover, excess := coverage(c.frees, need, rc.a.totals)
-		if cover <= 0 {
-			continue
-		}
-		if best == nil || cover > bestCover || (cover == bestCover && (excess < bestExcess || (excess == bestExcess && youngerFirst(c, best) < 0))) {
-			best, bestCover, bestExcess = c, cover, excess
-		}
-	}
-	return best
-}
-
-// coverage returns how much of need frees covers (the sum over need's
-// resources of the part covered, each between 0 and 1) and how much it
-// frees beyond need (each resource as a part of the cluster's total).
-func coverage(frees, need, totals resources.Quantities) (cover, excess float64) {
-	for name, v := range need.All() {
-		if v <= 0 {
-			continue
-		}
-		cover += float64(min(frees.Scalar(name), v)) / float64(v)
-	}
-	for name, v := range frees.All() {
-		if beyond := v - need.Scalar(name); beyond > 0 {
-			if total := totals.Scalar(name); total > 0 {
-				excess += float64(beyond) / float64(total)
-			}
-		}
-	}
-	return cover, excess
-}
-
 // choose records c as chosen for n, to be held for fw.
 func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, reason PreemptReason) {
 	a := rc.a
+	none := resources.Quantities{}
 	p := Preemption{
 		FrameworkID: c.fw.id, TaskID: c.t.id, AgentID: c.ag.id, Role: c.node.path,
 		For: n.path, ForFramework: fw.id, Reason: reason, Frees: c.frees.Clone(),
-		ForShare:  [2]float64{a.weightedShare(n), a.weightedShareWith(n, c.frees, resources.Quantities{})},
-		RoleShare: [2]float64{a.weightedShare(c.node), a.weightedShareWith(c.node, resources.Quantities{}, c.frees)},
+		ForShare:  [2]float64{rc.share(n, none, none), rc.share(n, c.frees, none)},
+		RoleShare: [2]float64{rc.share(c.node, none, none), rc.share(c.node, none, c.frees)},
 	}
 	rc.out = append(rc.out, p)
 	for q := c.node; q != nil && q.path != ""; q = q.parent {
 		t := rc.taken[q]
 		t.Add(c.frees)
 		rc.taken[q] = t
+	}
+	if v := rc.victimOf[c.node]; v != nil {
+		v.share = rc.share(c.node, none, none)
 	}
 	pf := rc.pendingFor[n.path]
 	pf.Add(c.frees)
@@ -506,18 +375,13 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, rea
 		forRole: n.path, forFramework: fw.id, reason: reason, frees: c.frees.Clone(),
 		until: rc.r.now.Add(a.reclaimTimeout()),
 	}
-	c.t = nil // chosen: no longer a candidate in this run
+	c.chosen = true
 }
 
-// weightedShare is a role's own weighted dominant share of the cluster:
-// what the role sorter charges it, by the cluster's totals, divided by
-// its weight.
-func (a *Allocator) weightedShare(n *roleNode) float64 {
-	return a.weightedShareWith(n, resources.Quantities{}, resources.Quantities{})
-}
-
-// weightedShareWith is weightedShare with plus added to the role's
-// holdings and minus taken from them.
+// weightedShareWith is a role's own weighted dominant share of the
+// cluster (what the role sorter charges it, by the cluster's totals,
+// divided by its weight) with plus added to its holdings and minus taken
+// from them.
 func (a *Allocator) weightedShareWith(n *roleNode, plus, minus resources.Quantities) float64 {
 	var q resources.Quantities
 	if a.roleSorter.Contains(n.path) {

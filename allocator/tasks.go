@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -22,6 +23,44 @@ type task struct {
 	// seq orders the ledger's tasks by launch: a later launch has a larger
 	// one (reclaim ends the youngest first).
 	seq uint64
+	// fw is the task's framework; ended says the task left the ledger
+	// (Allocator.ledger keeps it until it is compacted).
+	fw    *framework
+	ended bool
+	// frees is what reclaim counts the task's end to free, once worked
+	// out (reclaimable).
+	frees      resources.Quantities
+	freesKnown bool
+}
+
+// forgetTask takes t out of fw's ledger.
+func (a *Allocator) forgetTask(fw *framework, t *task) {
+	delete(fw.tasks, t.id)
+	t.ended = true
+	a.ledgerEnded++
+}
+
+// liveLedger returns the tasks of every framework's ledger, in launch
+// order. It is kept as tasks are launched and compacted when more than
+// half of it has ended; an allocator restored from a snapshot builds it
+// at its first use.
+func (a *Allocator) liveLedger() []*task {
+	if !a.ledgerBuilt {
+		a.ledger = a.ledger[:0]
+		for _, fw := range a.frameworks {
+			for _, t := range fw.tasks {
+				t.fw = fw
+				a.ledger = append(a.ledger, t)
+			}
+		}
+		slices.SortFunc(a.ledger, func(x, y *task) int { return cmp.Compare(x.seq, y.seq) })
+		a.ledgerBuilt, a.ledgerEnded = true, 0
+	}
+	if a.ledgerEnded > len(a.ledger)/2 {
+		a.ledger = slices.DeleteFunc(a.ledger, func(t *task) bool { return t.ended })
+		a.ledgerEnded = 0
+	}
+	return a.ledger
 }
 
 // TaskView is one launched task that has not ended.
@@ -84,7 +123,11 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 				fw.tasks = map[string]*task{}
 			}
 			a.taskSeq++
-			fw.tasks[t.ID] = &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns, seq: a.taskSeq}
+			nt := &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns, seq: a.taskSeq, fw: fw}
+			fw.tasks[t.ID] = nt
+			if a.ledgerBuilt {
+				a.ledger = append(a.ledger, nt)
+			}
 		}
 	}
 }
@@ -138,7 +181,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	for heir, owns := range heirs {
 		heir.owns = heir.owns.Plus(owns)
 	}
-	delete(fw.tasks, taskID)
+	a.forgetTask(fw, t)
 	a.untrackAllocation(fw, ag, free, true)
 	if p, chosen := a.preempting[taskRef{fwID, taskID}]; chosen {
 		delete(a.preempting, taskRef{fwID, taskID})
@@ -161,10 +204,10 @@ func (fw *framework) sharedHeir(ended *task, r resources.Resource) *task {
 
 // dropTasksOn forgets the framework's tasks on an agent (the agent was
 // removed: its tasks are gone with it).
-func (fw *framework) dropTasksOn(agentID string) {
-	for id, t := range fw.tasks {
+func (a *Allocator) dropTasksOn(fw *framework, agentID string) {
+	for _, t := range fw.tasks {
 		if t.agent == agentID {
-			delete(fw.tasks, id)
+			a.forgetTask(fw, t)
 		}
 	}
 }
