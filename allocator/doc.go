@@ -271,8 +271,10 @@
 //     chosen to end (Result.Preemptions: which task, for which role, why,
 //     the shares before and after), the fewest and youngest that meet the
 //     guarantee, never taking a role below its own guarantee; with
-//     ReclaimFairShare also, one task a run, for a role that got nothing
-//     while its weighted share stays at or below the victim's. The host
+//     ReclaimFairShare also, at most one task a run for a role that got
+//     nothing in the run, while its weighted share stays at or below the
+//     victim's. What the tasks free counts as the role's consumption as
+//     soon as it is held for it, all of it (whole tasks end). The host
 //     ends them (EndTask), and what they free is held for the role's
 //     framework and offered to it at the next run. See reclaim.go for the
 //     rules that keep it from storms.

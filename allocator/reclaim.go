@@ -19,9 +19,10 @@ import (
 // guarantee (in path order) whose unmet part the free resources cannot
 // meet has tasks of other roles chosen to end, enough to meet it (see
 // chooseVictim for the order). With ReclaimFairShare, each role that
-// still got nothing and wants more then has one task chosen, from a role
-// with a higher weighted share, if after it the role's share stays at or
-// below the other's. The run returns them as Result.Preemptions; the host
+// still got nothing in the run and wants more then has one task chosen,
+// from a role with a higher weighted share, if after it the role's share
+// stays at or below the other's: at most one a run, and none in the run
+// that offers it what an earlier choice freed. The run returns them as Result.Preemptions; the host
 // ends them (kill requests, or Mesos-style inverse offers, as it likes)
 // and reports EndTask as for any task. What such an end frees (unreserved,
 // non-revocable, non-shared scalars; the rest goes back to the pool) is
@@ -104,7 +105,8 @@ type Preemption struct {
 	Frees resources.Quantities
 	// ForShare and RoleShare are the weighted dominant shares of For and
 	// of Role (each role's own holdings, by the cluster's totals, divided
-	// by its weight), before the task ends and after its resources move.
+	// by its weight), before the task ends and after its resources move;
+	// the tasks chosen before it in the same run count as ended.
 	ForShare, RoleShare [2]float64
 }
 
@@ -146,7 +148,8 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 	if a.opts.Reclaim == ReclaimOff {
 		return nil
 	}
-	rc := &reclaimer{a: a, r: r, taken: map[*roleNode]resources.Quantities{}, pendingFor: map[string]resources.Quantities{}}
+	rc := &reclaimer{a: a, r: r, taken: map[*roleNode]resources.Quantities{}, pendingFor: map[string]resources.Quantities{},
+		gained: map[*roleNode]resources.Quantities{}}
 	rc.lapse()
 	if a.opts.Reclaim == ReclaimFairShare {
 		rc.offeredRoles = map[string]bool{}
@@ -364,6 +367,9 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, rea
 		t.Add(c.frees)
 		rc.taken[q] = t
 	}
+	g := rc.gained[n]
+	g.Add(c.frees)
+	rc.gained[n] = g
 	if v := rc.victimOf[c.node]; v != nil {
 		v.share = rc.share(c.node, none, none)
 	}

@@ -33,8 +33,9 @@ type reclaimer struct {
 	// role and by each of its ancestors.
 	taken map[*roleNode]resources.Quantities
 	// pendingFor is what chosen tasks not ended yet will free, by the role
-	// they were chosen for.
+	// they were chosen for; gained is the part chosen in this run, by node.
 	pendingFor map[string]resources.Quantities
+	gained     map[*roleNode]resources.Quantities
 	// offeredRoles are the roles the run offered something (for fair
 	// shares).
 	offeredRoles map[string]bool
@@ -164,11 +165,15 @@ func (rc *reclaimer) sortVictims() {
 }
 
 // share is a role's weighted share with plus added to its holdings and
-// minus taken from them, beyond what the tasks chosen from it in this run
-// will free.
+// minus taken from them, counting the tasks chosen in this run as ended:
+// what they free as the role's it was chosen for, and no longer their
+// own role's.
 func (rc *reclaimer) share(n *roleNode, plus, minus resources.Quantities) float64 {
 	if t, ok := rc.taken[n]; ok {
 		minus = minus.Plus(t)
+	}
+	if g, ok := rc.gained[n]; ok {
+		plus = plus.Plus(g)
 	}
 	return rc.a.weightedShareWith(n, plus, minus)
 }

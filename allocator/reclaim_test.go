@@ -163,7 +163,8 @@ func TestReclaimLapses(t *testing.T) {
 }
 
 // Fair-share reclaim between two equal roles: the one with nothing gets
-// one task a run, and stops when the shares are equal.
+// a task every other run (the run after an end offers it what the end
+// freed), and none once the shares are equal.
 func TestReclaimFairShare(t *testing.T) {
 	c := newReclaimCluster(t, allocator.ReclaimFairShare, 2)
 	var ended []string

@@ -43,9 +43,15 @@ func (a *Allocator) forgetTask(fw *framework, t *task) {
 // liveLedger returns the tasks of every framework's ledger, in launch
 // order. It is kept as tasks are launched and compacted when more than
 // half of it has ended; an allocator restored from a snapshot builds it
-// at its first use.
+// at its first use (its count of live tasks tells).
 func (a *Allocator) liveLedger() []*task {
-	if !a.ledgerBuilt {
+	live := 0
+	for _, fw := range a.frameworks {
+		live += len(fw.tasks)
+	}
+	if !a.ledgerBuilt || live != len(a.ledger)-a.ledgerEnded {
+		// Built anew where tasks came another way (a restored snapshot).
+
 		a.ledger = a.ledger[:0]
 		for _, fw := range a.frameworks {
 			for _, t := range fw.tasks {

@@ -24,6 +24,7 @@
 //     through etcd's raft; the leader fails mid-stream and a follower goes
 //     on with its offers. A module of its own (go run . in its directory),
 //     so that the library does not depend on raft.
+//   - reclaim: Options.Reclaim ends other roles' tasks for a guarantee and for fair shares.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples
