@@ -1,6 +1,8 @@
 package allocator
 
 import (
+	"fmt"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -22,64 +24,136 @@ import (
 //	kept passes  the passes of every nobody entry, agents by id, roles in
 //	             order
 
-// writePasses writes the passes of a walk (of the run's log, or kept by a
-// nobody entry).
-func (s *snapshotWriter) writePasses(indexed bool, passes []passRecord, details []resources.Quantities) {
-	w := &s.w
-	w.Bool(indexed)
-	w.Int(len(passes))
-	for _, p := range passes {
-		w.String(p.fw.id)
-		w.String(p.node.path)
-		w.String(p.ag.id)
-		w.Byte(byte(p.reason))
-		w.Byte(byte(p.stage))
-		w.Uvarint(uint64(p.missing))
-		w.Varint(int64(p.detail))
-	}
-	w.Int(len(details))
-	for _, q := range details {
-		s.q(q)
+// explainLogFields walks the latest run's log.
+func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
+	c.uvarint(&l.run)
+	c.time(&l.now)
+	c.bool(&l.periodic)
+	c.uvarint(&l.batches)
+	walkStrings(c, &l.candidates, "run candidates")
+	walkList(c, &l.skipped, "skipped agents", func(ag **agent) { sn.agentRef(c, ag) })
+	walkList(c, &l.offers, "run offers", func(o *offerRecord) {
+		c.string(&o.key.framework)
+		c.string(&o.key.role)
+		c.string(&o.key.agent)
+		c.resources(&o.res)
+	})
+	walkList(c, &l.visits, "run visits", func(v *visitRecord) {
+		sn.agentRef(c, &v.ag)
+		sn.nodeRef(c, &v.node)
+		walkByte(c, &v.kind)
+		walkByte(c, &v.stage)
+		c.bool(&v.indexed)
+		walkOptional(c, &v.cached, func(np *nobodyPasses) { sn.passesFields(c, np) })
+	})
+	// The log's passes are those of no index: the flag is always false.
+	sn.logIndexed = false
+	sn.passFields(c, &sn.logIndexed, &l.passes, &l.details)
+	walkList(c, &l.removed, "removed frameworks", func(rm *removedFramework) {
+		c.string(&rm.id)
+		walkStrings(c, &rm.roles, "removed framework's roles")
+		c.uvarint(&rm.run)
+	})
+}
+
+// keptPassesFields walks the passes every nobody entry keeps, agent by
+// agent in id order and role by role. An entry that keeps none is saved
+// as one that kept nothing.
+func (sn *snapState) keptPassesFields(c *snapCodec) {
+	a := sn.a
+	for _, id := range a.agentIDs {
+		ag := a.agents[id]
+		for _, role := range ag.nobody.roles() {
+			e, _ := ag.nobody.get(role)
+			np := e.passes
+			switch {
+			case c.reading():
+				np = &nobodyPasses{}
+			case np == nil:
+				np = noPasses
+			}
+			sn.passesFields(c, np)
+			if c.reading() {
+				e.passes = kept(np)
+				ag.nobody.set(role, e)
+				sn.kept = append(sn.kept, keptPasses{agent: id, role: role, passes: np})
+			}
+		}
 	}
 }
 
-func (s *snapshotWriter) explainLog(l *explainLog) {
-	w := &s.w
-	w.Uvarint(l.run)
-	s.time(l.now)
-	w.Bool(l.periodic)
-	w.Uvarint(l.batches)
-	s.strings(l.candidates)
-	w.Int(len(l.skipped))
-	for _, ag := range l.skipped {
-		w.String(ag.id)
+// keptPasses are the passes a nobody entry keeps, for a reader's check.
+type keptPasses struct {
+	agent, role string
+	passes      *nobodyPasses
+}
+
+// passesFields walks the passes of a walk kept with a nobody entry or a
+// visit.
+func (sn *snapState) passesFields(c *snapCodec, np *nobodyPasses) {
+	sn.passFields(c, &np.indexed, &np.passes, &np.details)
+}
+
+// passFields walks the passes of a walk (of the run's log, or kept): whether
+// frameworks were stepped over through the refusal index, the passes, and
+// the quantities behind them.
+func (sn *snapState) passFields(c *snapCodec, indexed *bool, passes *[]passRecord, details *[]resources.Quantities) {
+	c.bool(indexed)
+	walkList(c, passes, "passes", func(p *passRecord) {
+		sn.frameworkRef(c, &p.fw)
+		sn.nodeRef(c, &p.node)
+		sn.agentRef(c, &p.ag)
+		walkByte(c, &p.reason)
+		walkByte(c, &p.stage)
+		walkUvarint(c, &p.missing)
+		walkVarint(c, &p.detail)
+	})
+	walkList(c, details, "pass details", c.quantities)
+}
+
+// agentRef, frameworkRef and nodeRef walk a record's reference by id; a
+// reader resolves it (see refs).
+
+func (sn *snapState) agentRef(c *snapCodec, ag **agent) {
+	var id string
+	if *ag != nil {
+		id = (*ag).id
 	}
-	w.Int(len(l.offers))
-	for _, o := range l.offers {
-		w.String(o.key.framework)
-		w.String(o.key.role)
-		w.String(o.key.agent)
-		s.res(o.res)
+	c.string(&id)
+	if c.reading() {
+		*ag = sn.resolver().agent(id)
 	}
-	w.Int(len(l.visits))
-	for _, v := range l.visits {
-		w.String(v.ag.id)
-		w.String(v.node.path)
-		w.Byte(byte(v.kind))
-		w.Byte(byte(v.stage))
-		w.Bool(v.indexed)
-		w.Bool(v.cached != nil)
-		if v.cached != nil {
-			s.writePasses(v.cached.indexed, v.cached.passes, v.cached.details)
-		}
+}
+
+func (sn *snapState) frameworkRef(c *snapCodec, fw **framework) {
+	var id string
+	if *fw != nil {
+		id = (*fw).id
 	}
-	s.writePasses(false, l.passes, l.details)
-	w.Int(len(l.removed))
-	for _, rm := range l.removed {
-		w.String(rm.id)
-		s.strings(rm.roles)
-		w.Uvarint(rm.run)
+	c.string(&id)
+	if c.reading() {
+		*fw = sn.resolver().framework(id)
 	}
+}
+
+func (sn *snapState) nodeRef(c *snapCodec, n **roleNode) {
+	var path string
+	if *n != nil {
+		path = (*n).path
+	}
+	c.string(&path)
+	if c.reading() {
+		*n = sn.resolver().node(path)
+	}
+}
+
+// resolver returns the reader's refs, made on first use: the explain
+// records come after the agents, frameworks and roles they name.
+func (sn *snapState) resolver() *refs {
+	if sn.refs == nil {
+		sn.refs = newRefs(sn.a)
+	}
+	return sn.refs
 }
 
 // refs resolves the ids of a snapshot's explain records to the restored
@@ -131,45 +205,6 @@ func (x *refs) node(path string) *roleNode {
 	return n
 }
 
-// readPasses reads what writePasses wrote.
-func (s *snapshotReader) readPasses(x *refs) *nobodyPasses {
-	r := s.r
-	np := &nobodyPasses{indexed: r.Bool()}
-	n := s.count("passes")
-	for range n {
-		p := passRecord{fw: x.framework(r.String()), node: x.node(r.String()), ag: x.agent(r.String())}
-		p.reason, p.stage = Reason(r.Byte()), stage(r.Byte())
-		p.missing, p.detail = uint16(r.Uvarint()), int32(r.Varint())
-		if r.Err() != nil {
-			return np
-		}
-		if p.reason >= numReasons || p.stage > stageFairShare {
-			s.fail("a pass for reason %d in stage %d", p.reason, p.stage)
-			return np
-		}
-		np.passes = append(np.passes, p)
-	}
-	for range s.count("pass details") {
-		np.details = append(np.details, s.q())
-	}
-	for _, p := range np.passes {
-		if p.detail != 0 && !detailIn(p.detail, len(np.details)) {
-			s.fail("a pass with detail %d of %d", p.detail, len(np.details))
-			break
-		}
-	}
-	return np
-}
-
-// detailIn reports whether a pass's detail (1 + an index, or -1 - an
-// index) is within n details.
-func detailIn(d int32, n int) bool {
-	if d > 0 {
-		return int(d) <= n
-	}
-	return int(-1-d) < n
-}
-
 // kept returns the shared empty passes for a nobody entry that kept none.
 func kept(np *nobodyPasses) *nobodyPasses {
 	if len(np.passes) > 0 || len(np.details) > 0 {
@@ -181,82 +216,80 @@ func kept(np *nobodyPasses) *nobodyPasses {
 	return noPasses
 }
 
-func (s *snapshotReader) explainLog(a *Allocator, x *refs) {
-	r := s.r
-	l := &a.explain
-	l.run = r.Uvarint()
-	l.now = s.time()
-	l.periodic, l.batches = r.Bool(), r.Uvarint()
-	l.candidates = s.strings("run candidates")
-	for range s.count("skipped agents") {
-		l.skipped = append(l.skipped, x.agent(r.String()))
-	}
-	for range s.count("run offers") {
-		key := offerKey{framework: r.String(), role: r.String(), agent: r.String()}
-		res := s.res()
-		if r.Err() != nil {
-			return
-		}
-		l.offers = append(l.offers, offerRecord{key: key, res: res.Frozen(), ag: x.agent(key.agent)})
-	}
-	for range s.count("run visits") {
-		v := visitRecord{ag: x.agent(r.String()), node: x.node(r.String())}
-		v.kind, v.stage, v.indexed = visitKind(r.Byte()), stage(r.Byte()), r.Bool()
-		if r.Bool() {
-			v.cached = kept(s.readPasses(x))
-		}
-		if r.Err() != nil {
-			return
-		}
+// checkExplain checks what a reader read for Explain: records in bounds,
+// details that exist, no records of a run that never was.
+func (sn *snapState) checkExplain() error {
+	l := &sn.a.explain
+	for _, v := range l.visits {
 		if v.kind > visitUnchanged || v.stage > stageFairShare {
-			s.fail("a visit of kind %d in stage %d", v.kind, v.stage)
-			return
+			return fmt.Errorf("a visit of kind %d in stage %d", v.kind, v.stage)
 		}
-		l.visits = append(l.visits, v)
+		if v.cached != nil {
+			if err := checkPasses(v.cached.passes, len(v.cached.details)); err != nil {
+				return err
+			}
+		}
 	}
-	np := s.readPasses(x)
-	l.passes, l.details = np.passes, np.details
+	if sn.logIndexed {
+		return fmt.Errorf("the run's log has passes stepped over through an index")
+	}
+	if err := checkPasses(l.passes, len(l.details)); err != nil {
+		return err
+	}
 	for _, p := range l.passes {
 		if p.detail < 0 {
-			s.fail("a pass of the run's log with a kept detail")
-			return
+			return fmt.Errorf("a pass of the run's log with a kept detail")
 		}
-	}
-	for range s.count("removed frameworks") {
-		l.removed = append(l.removed, removedFramework{id: r.String(), roles: s.strings("removed framework's roles"), run: r.Uvarint()})
 	}
 	if len(l.removed) > maxRemembered {
-		s.fail("%d removed frameworks remembered, at most %d", len(l.removed), maxRemembered)
+		return fmt.Errorf("%d removed frameworks remembered, at most %d", len(l.removed), maxRemembered)
 	}
 	if l.run == 0 && (len(l.offers) > 0 || len(l.visits) > 0 || len(l.passes) > 0) {
-		s.fail("records of run 0")
+		return fmt.Errorf("records of run 0")
 	}
-}
-
-// keptPasses writes the passes every nobody entry keeps, agent by agent
-// in id order and role by role.
-func (s *snapshotWriter) keptPasses(a *Allocator) {
-	for _, id := range a.agentIDs {
-		ag := a.agents[id]
-		for _, role := range ag.nobody.roles() {
-			e, _ := ag.nobody.get(role)
-			if e.passes == nil {
-				s.writePasses(false, nil, nil)
-				continue
-			}
-			s.writePasses(e.passes.indexed, e.passes.passes, e.passes.details)
+	for _, k := range sn.kept {
+		if err := checkPasses(k.passes.passes, len(k.passes.details)); err != nil {
+			return fmt.Errorf("agent %q, role %q: %w", k.agent, k.role, err)
 		}
 	}
+	return nil
 }
 
-// keptPasses reads what keptPasses wrote into the restored nobody entries.
-func (s *snapshotReader) keptPasses(a *Allocator, x *refs) {
-	for _, id := range a.agentIDs {
-		ag := a.agents[id]
-		for _, role := range ag.nobody.roles() {
-			e, _ := ag.nobody.get(role)
-			e.passes = kept(s.readPasses(x))
-			ag.nobody.set(role, e)
+// checkPasses checks passes and the details they point to (n of them).
+func checkPasses(passes []passRecord, n int) error {
+	for _, p := range passes {
+		if p.reason >= numReasons || p.stage > stageFairShare {
+			return fmt.Errorf("a pass for reason %d in stage %d", p.reason, p.stage)
+		}
+		if p.detail != 0 && !detailIn(p.detail, n) {
+			return fmt.Errorf("a pass with detail %d of %d", p.detail, n)
+		}
+	}
+	return nil
+}
+
+// detailIn reports whether a pass's detail (1 + an index, or -1 - an
+// index) is within n details.
+func detailIn(d int32, n int) bool {
+	if d > 0 {
+		return int(d) <= n
+	}
+	return int(-1-d) < n
+}
+
+// deriveExplain works out what the log's records hold besides what was
+// saved: each offer's agent, its resources frozen, and the shared empty
+// passes of visits that kept none.
+func (sn *snapState) deriveExplain() {
+	l := &sn.a.explain
+	for i := range l.offers {
+		o := &l.offers[i]
+		o.res = o.res.Frozen()
+		o.ag = sn.resolver().agent(o.key.agent)
+	}
+	for i := range l.visits {
+		if v := &l.visits[i]; v.cached != nil {
+			v.cached = kept(v.cached)
 		}
 	}
 }

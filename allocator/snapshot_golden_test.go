@@ -1,0 +1,295 @@
+package allocator_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// goldenState is a deterministic allocator state, the SHA-256 of the
+// snapshot it saves to, and what restoring it needs.
+type goldenState struct {
+	name   string
+	make   func(testing.TB) []byte
+	with   allocator.RestoreOptions
+	sha256 string
+}
+
+// snapshotOfSequence runs the first of the sequences a configuration's mix
+// draws from seed through a Harness, and saves its allocator.
+func snapshotOfSequence(tb testing.TB, c allocatortest.Config, seed int64, events int) []byte {
+	tb.Helper()
+	s := allocatortest.Sequences(seed, 1, c.Mix, events)[0]
+	opts := c.Options
+	opts.Fast = true
+	opts.Allocator.Seed = s.Seed
+	h, err := allocatortest.New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Run(s.Events); err != nil {
+		tb.Fatal(err)
+	}
+	data, err := h.Allocator().Snapshot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// configNamed returns the allocatortest configuration of that name.
+func configNamed(tb testing.TB, name string) allocatortest.Config {
+	for _, c := range allocatortest.Configs() {
+		if c.Name == name {
+			return c
+		}
+	}
+	tb.Fatalf("no configuration %q", name)
+	return allocatortest.Config{}
+}
+
+var goldenStates = []goldenState{
+	{name: "hand-built", make: handBuiltSnapshot,
+		sha256: "a9e4a54d95ebb2bb221bd377cd728439ee3781dcce3a44d0f41e7db562eaf611"},
+	{name: "recorded", make: func(tb testing.TB) []byte {
+		return snapshotOf(tb, allocatortest.Options{}, 7, 200)
+	}, sha256: "fe469eb4d3bc14ceb82a933ea34749225e7916e00596a800939319bffbf01085"},
+	{name: "all events seed 1", make: func(tb testing.TB) []byte {
+		return snapshotOfSequence(tb, configNamed(tb, "all events"), 1, 400)
+	}, sha256: "4bf1eda834c3aa036d40352816f2d1de6368fa4afb348e009e344ce68e3483aa"},
+	{name: "beyond Mesos seed 2", make: func(tb testing.TB) []byte {
+		return snapshotOfSequence(tb, configNamed(tb, "beyond Mesos"), 2, 400)
+	}, sha256: "ca978a3b05208eb4c27a824b399938317e26349dfe2d4a30dd02782c6c2aac18"},
+	{name: "many frameworks seed 3", make: func(tb testing.TB) []byte {
+		return snapshotOfSequence(tb, configNamed(tb, "one role, many frameworks"), 3, 400)
+	}, sha256: "5f44c33060a4a042ec9de627f90b3d4e70d12c7fa325d101b989ff5db09b6964"},
+	{name: "random sorter seed 4", make: func(tb testing.TB) []byte {
+		return snapshotOfSequence(tb, configNamed(tb, "random sorter"), 4, 400)
+	}, with: allocator.RestoreOptions{RoleSorter: randomSorter, FrameworkSorter: randomSorter},
+		sha256: "f89c139c688205e683bc01f6eca58c6c145530a52f17d3febebcb00b3a81ad75"},
+}
+
+// TestSnapshotGolden pins the snapshot format: the states above must save
+// to the same bytes as when the hashes were recorded, and restore to
+// allocators that save them again. Between them the states put something
+// in every part of the format (the hand-built one alone does too).
+//
+// The hashes depend on what runs and the harness do as well as on the
+// format: a change of behaviour that is meant (a run that offers
+// otherwise, an event the harness interprets otherwise) changes them, and
+// they are then recorded again, from the failure's message, provided
+// TestSnapshotGoldenBytes still passes. A change of the format is one of
+// SnapshotVersion too.
+func TestSnapshotGolden(t *testing.T) {
+	for _, g := range goldenStates {
+		t.Run(g.name, func(t *testing.T) {
+			data := g.make(t)
+			sum := sha256.Sum256(data)
+			got := hex.EncodeToString(sum[:])
+			t.Logf("%d bytes, sha256 %s", len(data), got)
+			if got != g.sha256 {
+				t.Errorf("snapshot of %d bytes has SHA-256 %s, want %s", len(data), got, g.sha256)
+			}
+			a, err := allocator.Restore(data, g.with)
+			if err != nil {
+				t.Fatalf("restore: %v", err)
+			}
+			again, err := a.Snapshot()
+			if err != nil || !bytes.Equal(again, data) {
+				t.Fatalf("the restored allocator saves other bytes (%v)", err)
+			}
+		})
+	}
+}
+
+func randomSorter(c sorter.Config) sorter.Sorter { return sorter.NewRandom(c) }
+
+// handBuiltSnapshot saves a state built call by call, so that every part
+// of the format holds something, whatever random events draw: agents with
+// attributes, a region, capabilities and a maintenance window; offered,
+// allocated and unclaimed resources; refusal filters (enough of them on
+// one agent for a refusal index) and inverse-offer filters; a hold; tasks;
+// quota, weights and a whitelist; a role parked by its limits; agents
+// waiting for a run; frameworks with minimum allocatable resources and
+// constraints; and the log of a run that skipped an agent and passed
+// frameworks over (one removed since), with the passes kept by the
+// (agent, role) pairs it found taking nothing.
+func handBuiltSnapshot(tb testing.TB) []byte {
+	tb.Helper()
+	check := func(err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	clock := allocator.NewManualClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	a, err := allocator.New(allocator.Options{
+		Clock:                     clock.Now,
+		Seed:                      -11,
+		FairnessExcludedResources: []string{"gpus"},
+		MinAllocatable:            []resources.Quantities{resources.MustParseQuantities("cpus:0.1"), resources.MustParseQuantities("mem:16")},
+		AllocationInterval:        2 * time.Second,
+		AllowGPUsToAll:            true,
+		OfferShare:                0.5,
+		Region:                    "east",
+		ChargeBeyondAllowance:     true,
+		ReservedFirst:             true,
+	})
+	check(err)
+	check(a.UpdateWeights(map[string]float64{"web": 2, "many": 0.5}))
+	check(a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1"), Limits: resources.MustParseLimits("cpus:6")}))
+	check(a.UpdateQuota("capped", allocator.Quota{Limits: resources.MustParseLimits("cpus:0;mem:0;gpus:0")}))
+
+	check(a.AddAgent("a1", allocator.AgentInfo{
+		Hostname: "h1", Attributes: map[string]string{"rack": "r1", "zone": "z1"}, Region: "east",
+		Capabilities: offer.MultiRole | offer.HierarchicalRole,
+	}, resources.MustParse("cpus:8;mem:4096;gpus:1", "*"), nil))
+	check(a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2", Attributes: map[string]string{"rack": "r2"}},
+		resources.MustParse("cpus:4;mem:2048", "*"),
+		map[string]resources.Resources{"late": resources.MustParse("cpus:1;mem:128", "*").Allocate("web")}))
+	check(a.AddAgent("a3", allocator.AgentInfo{Hostname: "h3"}, resources.MustParse("cpus:2;mem:1024", "*"), nil))
+
+	check(a.AddFramework("web", allocator.FrameworkInfo{
+		Roles: []string{"web"}, Principal: "alice", Capabilities: offer.MultiRole | offer.GPUResources,
+		MinAllocatable: map[string][]resources.Quantities{"web": {resources.MustParseQuantities("cpus:0.5;mem:32")}},
+		Constraints: map[string]allocator.Constraints{"web": {
+			{{Attribute: "rack", Op: allocator.OpExists}},
+			{{Attribute: "zone", Op: allocator.OpNotEquals, Value: "z9"}},
+		}},
+	}, nil, allocator.Active))
+	check(a.AddFramework("cap", allocator.FrameworkInfo{Roles: []string{"capped"}}, nil, allocator.Active))
+	for _, id := range []string{"m1", "m2", "m3", "m4", "m5", "m6"} {
+		check(a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{"many", "other"}, SuppressedRoles: []string{"other"}}, nil, allocator.Active))
+	}
+
+	// Frameworks of "many" decline everything for an hour; web launches
+	// a task on its first offer and keeps the others.
+	launched := 0
+	for range 4 {
+		for _, o := range a.AllocateAll().Offers {
+			switch {
+			case o.FrameworkID != "web":
+				check(a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{Refuse: time.Hour}))
+			case launched < 2:
+				launched++
+				task := resources.MustParse("cpus:0.5;mem:64", "*").Allocate(o.Role)
+				launch := offer.Launch{Tasks: []offer.Task{{ID: fmt.Sprintf("t%d", launched), Resources: task}}}
+				check(a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, &allocator.Filter{Refuse: 30 * time.Second}))
+			}
+		}
+		clock.Advance(3 * time.Second)
+	}
+
+	// A maintenance window on an agent in use makes an inverse offer,
+	// which web declines with a filter.
+	for _, ag := range []string{"a1", "a2"} {
+		check(a.UpdateUnavailability(ag, &offer.Unavailability{Start: clock.Now().Add(time.Hour), Duration: 2 * time.Hour}))
+	}
+	check(a.AddAgent("a5", allocator.AgentInfo{Hostname: "h5"}, resources.MustParse("cpus:1;mem:512", "*"), nil))
+	a.UpdateWhitelist([]string{"h1", "h2", "h3", "h4"})
+	clock.Advance(3 * time.Second)
+	res := a.AllocateAll()
+	for _, io := range res.InverseOffers {
+		check(a.UpdateInverseOffer(io.AgentID, io.FrameworkID, allocator.InverseDeclined, &allocator.Filter{Refuse: time.Hour}))
+	}
+	clock.Advance(time.Second)
+	a.AllocateAll()
+
+	// After the last run: a hold, agents waiting for the next run, and a
+	// framework the run passed over removed (its log still names it).
+	check(a.RemoveFramework("m6"))
+	for _, t := range a.Tasks("web") {
+		check(a.PreemptTask("web", t.ID, time.Minute))
+		break
+	}
+	check(a.AddAgent("a4", allocator.AgentInfo{Hostname: "h4"}, resources.MustParse("cpus:1;mem:512", "*"), nil))
+	data, err := a.Snapshot()
+	check(err)
+	return data
+}
+
+// TestSnapshotGoldenBytes reads the hand-built state's snapshot as it was
+// saved when the format was last changed, and saves it again: the same
+// bytes must come back. Unlike TestSnapshotGolden, this holds however the
+// allocator's runs change, so when both fail the format changed, and when
+// only TestSnapshotGolden does, what the runs do changed.
+func TestSnapshotGoldenBytes(t *testing.T) {
+	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(handBuiltGolden, "\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != goldenStates[0].sha256 {
+		t.Fatalf("the stored snapshot is not the hand-built state's")
+	}
+	a, err := allocator.Restore(data, allocator.RestoreOptions{})
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	again, err := a.Snapshot()
+	if err != nil || !bytes.Equal(again, data) {
+		t.Fatalf("the restored allocator saves other bytes (%v)", err)
+	}
+}
+
+// handBuiltGolden is the snapshot of handBuiltSnapshot, in base64.
+const handBuiltGolden = `
+YWxsb3Qtc25hcHNob3QCFQEEZ3B1cwACAQAEY3B1c2QBAANtZW2AfYDQrPMOAQAAAAAAAOA/
+BGVhc3QBARRwY2c6AQbUAdJoPX82ICIEGpc8DAYXBAU0LgYAAAICYTICYTQBBAJoMQJoMgJo
+MwJoNAYDAQEAAAAGAAAEAQAAAAABAQABAQEGY2FwcGVkAQJhMgN3ZWIBAgAKY3B1czowLjAw
+MQEDd2Vi9AMACW1lbTowLjAwMQKA9AMBgODT3Oz62pgxAgRtYW55AAAAAAAA4D8Dd2ViAAAA
+AAAAAEAEBmNhcHBlZAUFBgADAQACAAAEZ3B1cwAEbWFueREAAAAABW90aGVyEgAAAAADd2Vi
+BAAAAQHoBwEB8C4FAmExAmgxAgRyYWNrAnIxBHpvbmUCejEEZWFzdEEBAYDghP3VyNyYMYCA
+ipeMowMBAQMBAMA+AgCAgPoBAApncHVzOjAuMDAxAOgHAAEDAQCgHwIAgIB9AwD0AwMGAgJt
+NAEDAQEEbWFueaAfAgOAgH0DA/QDA3dlYgEDAQKgHwICgIB9AwL0AwAAAQRtYW55AwGAgPnI
+/MfcmDEBFgEFb3RoZXIGEgACAm00AAIDd2ViAAICCG9mZmVyLTEwA3dlYgN3ZWIGCG9mZmVy
+LTIxAm00BG1hbnkFAmEyAmgyAQRyYWNrAnIyAAABAYDghP3VyNyYMYCAipeMowMBAQIBAKAf
+AgCAgH0AAQIBAMQTAgCApHEFCAECbTMBAgEDxBMCA4CkcQABBGxhdGUBAgEC6AcCAoDoBwAB
+BW90aGVyCBIAAgJtMwACA3dlYgACAghvZmZlci0yMAJtMwRtYW55AQIBA9APAgOAwD4Ib2Zm
+ZXItMjMCbTMEbWFueQECAQP0AwIDgOQyAmEzAmgzAAAAAAEBAgEA0A8CAIDAPgECAQD0AwIA
+gKwbAQIBAPQDAgCArBsDBwEDd2ViAQIBAugHAgKAoB8BA3dlYgECAQL0AwICgPQDAAEEbWFu
+eQMBgPj79ZLI3JgxAQsBBW90aGVyBhIAAAEIb2ZmZXItMTEDd2ViA3dlYhACYTQCaDQAAAAA
+AQECAQDoBwIAgKAfAQIBAOgHAgCAoB8BAgEA6AcCAICgHwIBAAAAAAAAAAJhNQJoNQAAAAAB
+AQIBAOgHAgCAoB8BAgEA6AcCAICgHwECAQDoBwIAgKAfAgEAAAAAAAAABwNjYXABBmNhcHBl
+ZAAAAAAAAQABBmNhcHBlZAAAAAAAAAAAAAEAAAAAAAUAAm0xAgRtYW55BW90aGVyAAABBW90
+aGVyAAABAQVvdGhlcgIEbWFueQVvdGhlcgEEbWFueQMCYTEBAQMBAKAfAgCAgH0DAPQDAYCA
++cj8x9yYMQIBAmEyAQECAQDQDwIAgMA+AYDogdC/yNyYMQQEAmEzAQECAQD0AwIAgKwbAYD4
++/WSyNyYMQMCAAAAAAEAAAEAAAAAAAAGAAJtMgIEbWFueQVvdGhlcgAAAQVvdGhlcgAAAQEF
+b3RoZXICBG1hbnkFb3RoZXIBBG1hbnkDAmExAQEDAQCgHwIAgIB9AwD0AwGAgPnI/MfcmDED
+AQJhMgEBAgEA9AMCAIDkMgGA6IHQv8jcmDEABAJhMwEPAYDw/qKpyNyYMQMDAAAAAAEAAAEA
+AAAAAAAGAAJtMwIEbWFueQVvdGhlcgAAAQVvdGhlcgAAAQEFb3RoZXICBG1hbnkFb3RoZXIB
+BG1hbnkCAmExAQQBgPD+oqnI3JgxAwMCYTMBAQIBAOgHAgCAoB8BgID5yPzH3JgxAgEBAmEy
+AYDYh6rsyNyYMQUAAAABAAAAAAAAAAAABgACbTQCBG1hbnkFb3RoZXIAAAEFb3RoZXIAAAEB
+BW90aGVyAgRtYW55BW90aGVyAQRtYW55AgJhMgEBAgEA0A8CAIDAPgGA+Pv1ksjcmDECAgJh
+MwEPAYDogdC/yNyYMQMEAQJhMQGA2Ieq7MjcmDEFAAAAAQAAAAAAAAAAAAYAAm01AgRtYW55
+BW90aGVyAAABBW90aGVyAAABAQVvdGhlcgIEbWFueQVvdGhlcgEEbWFueQICYTEBBAGA6IHQ
+v8jcmDEDBAJhMgIBAgEA9AMCAIDkMgGA+Pv1ksjcmDEAAgECAQDQDwIAgMA+AYDw/qKpyNyY
+MQMDAAAAAAEAAAEAAAAAAAAGAAN3ZWIBA3dlYgVhbGljZREAAQN3ZWIBAgH0AwKA+gEBA3dl
+YgIBBHJhY2sBAAEEem9uZQQCejkBAAEDd2ViAQN3ZWICAmEyAQECAQDEEwIAgKRxAYCw0f+V
++NqYMQIBAmEzAQECAQD0AwIAgKwbAYCw0f+V+NqYMQABAgJhMQGA2Ieq7MjcmDEFAmEyAYDY
+h6rsyNyYMQUBAnQyAmEzA3dlYgECAQL0AwICgPQDAQIBAvQDAgKA9AMAAAAAAAABAAAAAAAG
+AAsqc29ydGVyLkRSRgSPAVMBRAIEbWFueQAAAAAAAOA/A3dlYgAAAAAAAABAAQN3ZWIBAARj
+cHVz6AcBCShjbHVzdGVyKQMBmHUAA21lbYDg1AMABGdwdXPoBwQGY2FwcGVkAQAAAAAEbWFu
+eQIBEwMB5DICgKTuAQP0AwAFb3RoZXIDAQAAAAN3ZWIAAQQDAfAuAoCIpAED9AMAAAQABAZj
+YXBwZWQCCypzb3J0ZXIuRFJGBDdTAUQAAAEJKGNsdXN0ZXIpAwAEY3B1c5h1AANtZW2A4NQD
+AARncHVz6AcBA2NhcAABAAAAAAEABG1hbnkDCypzb3J0ZXIuRFJGBGhTAUQAAAEJKGNsdXN0
+ZXIpAwAEY3B1c5h1AANtZW2A4NQDAARncHVz6AcFAm0xAAEDAAACbTIBAQMAAAJtMwIBBAIB
+xBMCgKRxAAJtNAMBAwMBoB8CgIB9A/QDAAJtNQQBAwAAAAYBBQVvdGhlcgQLKnNvcnRlci5E
+UkYEV1MBRAAAAQkoY2x1c3RlcikDAARjcHVzmHUAA21lbYDg1AMABGdwdXPoBwUCbTEAAAAA
+AAJtMgEAAAAAAm0zAgAAAAACbTQDAAAAAAJtNQQAAAAAAAYBBQN3ZWIBCypzb3J0ZXIuRFJG
+BEJTAUQAAAEJKGNsdXN0ZXIpAwAEY3B1c5h1AANtZW2A4NQDAARncHVz6AcBA3dlYgABBAMB
+8C4CgIikAQP0AwAAAQAGAYCAmdit99qYMQEFBAJhMQJhMgJhMwJhNQECYTUBAm0zBG1hbnkC
+YTIMAgJhMgVvdGhlcgEBAAEAAAACYTIDd2ViAAEAAAAFA3dlYgN3ZWICYTIGAQACAm0xBG1h
+bnkCYTIFAQAAAm0yBG1hbnkCYTIFAQAAAm01BG1hbnkCYTIFAQAAAm02BG1hbnkCYTIFAQAA
+AQIB9AMCgOQyAQJtNgIEbWFueQVvdGhlcgYAAAAAAAAAAABauAEC
+`

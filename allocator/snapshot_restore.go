@@ -1,0 +1,313 @@
+package allocator
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// A reader's steps: what Restore does besides the walk (snapshot_fields.go)
+// to turn what it read into an allocator. Two run between parts of the
+// walk (start, placeRoles); the others after it (restore): what the values
+// must mean is checked, the references between the parts are resolved,
+// and the state that is not saved is worked out again.
+
+// start checks the saved options and makes the allocator the rest of the
+// snapshot is read into, with the host's functions.
+func (sn *snapState) start() error {
+	o := sn.opts
+	if o.AllocationInterval <= 0 {
+		return fmt.Errorf("allocation interval %v", o.AllocationInterval)
+	}
+	with := sn.with
+	o.Clock, o.RoleSorter, o.FrameworkSorter, o.Journal = with.Clock, with.RoleSorter, with.FrameworkSorter, with.Journal
+	o.CacheFree = with.CacheFree
+	a, err := New(o)
+	if err != nil {
+		return err
+	}
+	sn.a = a
+	return nil
+}
+
+// placeRoles checks the saved weights and nodes of the role tree and puts
+// them in it, so that the records read after them find their nodes.
+func (sn *snapState) placeRoles() error {
+	a := sn.a
+	for _, role := range slices.Sorted(maps.Keys(a.roles.weights)) {
+		w := a.roles.weights[role]
+		if err := reservation.ValidateRole(role); err != nil || !(w > 0) || math.IsInf(w, 0) || w == 1 {
+			return fmt.Errorf("weight %v of %q", w, role)
+		}
+		a.roles.ensure(role)
+	}
+	for _, path := range slices.Sorted(maps.Keys(sn.nodes)) {
+		saved := sn.nodes[path]
+		if saved.cappedBy >= numReasons {
+			return fmt.Errorf("role %q: capped for reason %d", path, saved.cappedBy)
+		}
+		if err := reservation.ValidateRole(path); err != nil {
+			return fmt.Errorf("role %q: %v", path, err)
+		}
+		n := a.roles.ensure(path)
+		n.epoch, n.cappedRun, n.cappedBy, n.quota = saved.epoch, saved.cappedRun, saved.cappedBy, saved.quota
+	}
+	return nil
+}
+
+// restore makes the allocator a walk with c read whole: it checks what was
+// read, resolves the references between the parts, works out again what
+// is not saved, and checks that the states read save back to what was
+// read (before a cache-free allocator drops its caches, which they hold).
+// Restore then checks the invariants.
+func (sn *snapState) restore(c *snapCodec) error {
+	steps := []func() error{
+		sn.checkAgents,
+		sn.checkFrameworks,
+		sn.checkExplain,
+		sn.resolve,
+		sn.attachHolds,
+		sn.rebuild,
+		sn.finish,
+		c.statesSaveBack,
+		sn.dropCaches,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAgents checks the agents read: their ids, holdings and
+// inverse-offer states.
+func (sn *snapState) checkAgents() error {
+	a := sn.a
+	for _, id := range a.agentIDs {
+		if err := validID("agent", id); err != nil {
+			return err
+		}
+		ag := a.agents[id]
+		for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated, ag.unclaimed} {
+			if fw, ok := leastKey(held, func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
+				return fmt.Errorf("agent %q: empty holding of %q", id, fw)
+			}
+		}
+		if fw, ok := leastKey(ag.inverse, func(_ string, st *inverseState) bool { return st.status > InverseDeclined }); ok {
+			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.inverse[fw].status)
+		}
+	}
+	return nil
+}
+
+// checkFrameworks checks the frameworks read: their ids, infos and
+// refusal filters.
+func (sn *snapState) checkFrameworks() error {
+	a := sn.a
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+		if err := validID("framework", id); err != nil {
+			return err
+		}
+		fw := a.frameworks[id]
+		if err := fw.info.validate(); err != nil {
+			return fmt.Errorf("framework %q: %v", id, err)
+		}
+		noFilter := func(_ string, list []refusal) bool { return len(list) == 0 }
+		role, ok := leastKey(fw.filters, func(_ string, byAgent map[string][]refusal) bool {
+			_, empty := leastKey(byAgent, noFilter)
+			return len(byAgent) == 0 || empty
+		})
+		if !ok {
+			continue
+		}
+		if agentID, ok := leastKey(fw.filters[role], noFilter); ok {
+			return fmt.Errorf("framework %q: no filter on %q", id, agentID)
+		}
+		return fmt.Errorf("framework %q: no filters in role %q", id, role)
+	}
+	return nil
+}
+
+// leastKey returns the least key of m for which bad holds, if there is
+// one: the problem a check names, found without sorting every map it
+// looks at.
+func leastKey[V any](m map[string]V, bad func(k string, v V) bool) (string, bool) {
+	least, found := "", false
+	for k, v := range m {
+		if (!found || k < least) && bad(k, v) {
+			least, found = k, true
+		}
+	}
+	return least, found
+}
+
+// resolve checks the references between the parts (agents waiting for a
+// run, frameworks' roles and tasks, inverse offers and their filters,
+// sorters, parked roles), and records the frameworks under their roles'
+// nodes.
+func (sn *snapState) resolve() error {
+	a := sn.a
+	unknownAgent := func(id string, _ struct{}) bool { return a.agents[id] == nil }
+	if id, ok := leastKey(a.pending, unknownAgent); ok {
+		return fmt.Errorf("pending run of unknown agent %q", id)
+	}
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+		fw := a.frameworks[id]
+		for _, role := range fw.tracked {
+			n := a.roles.get(role)
+			if n == nil || a.frameworkSorters[role] == nil || !a.frameworkSorters[role].Contains(id) {
+				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
+			}
+			n.frameworks[id] = struct{}{}
+		}
+		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents[t.agent] == nil }); ok {
+			t := fw.tasks[tid]
+			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
+		}
+		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ inverseFilter) bool { return a.agents[agentID] == nil }); ok {
+			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
+		}
+	}
+	for _, id := range a.agentIDs {
+		if fwID, ok := leastKey(a.agents[id].inverse, func(fwID string, _ *inverseState) bool { return a.frameworks[fwID] == nil }); ok {
+			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
+		}
+	}
+	if role, ok := leastKey(a.frameworkSorters, func(role string, _ *trackedSorter) bool {
+		return !a.roleSorter.Contains(role) || a.roles.get(role) == nil
+	}); ok {
+		return fmt.Errorf("framework sorter of role %q, which the role sorter or the role tree lacks", role)
+	}
+	for _, role := range a.parked {
+		if !a.roleSorter.Contains(role) {
+			return fmt.Errorf("parked role %q is not in the role sorter", role)
+		}
+	}
+	return nil
+}
+
+// attachHolds checks the holds read and gives them to their agents.
+func (sn *snapState) attachHolds() error {
+	a := sn.a
+	for _, sh := range sn.holds {
+		ag, fw := a.agents[sh.agent], a.frameworks[sh.h.framework]
+		switch {
+		case ag == nil:
+			return fmt.Errorf("a hold on unknown agent %q", sh.agent)
+		case fw == nil:
+			return fmt.Errorf("agent %q: a hold for unknown framework %q", sh.agent, sh.h.framework)
+		case sh.h.until.IsZero():
+			return fmt.Errorf("agent %q: a hold for %q with no expiry", sh.agent, sh.h.framework)
+		}
+		if err := checkHold(sh.h.res, time.Second); err != nil {
+			return fmt.Errorf("agent %q: a hold for %q: %w", sh.agent, sh.h.framework, err)
+		}
+		h := sh.h
+		h.res = h.res.Frozen()
+		ag.holds = append(ag.holds, h)
+	}
+	return nil
+}
+
+// rebuild works out again what is not saved: frameworks' role sets and
+// agent lists, cluster totals, reservations and what roles hold, agents'
+// flags, use and headroom, and what the explain log's records point to.
+func (sn *snapState) rebuild() error {
+	a := sn.a
+	for _, fw := range a.frameworks {
+		fw.roles = roleSetOf(fw.info.Roles)
+	}
+	for _, id := range a.agentIDs {
+		if err := a.rebuildAgent(a.agents[id]); err != nil {
+			return err
+		}
+	}
+	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
+		return fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
+	}
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
+		if sn.nodes[path] == nil {
+			return fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
+		}
+	}
+	sn.deriveExplain()
+	return nil
+}
+
+// rebuildAgent counts a restored agent in the cluster's totals and its
+// frameworks' holdings in their roles, and works out its flags, use and
+// headroom.
+func (a *Allocator) rebuildAgent(ag *agent) error {
+	id := ag.id
+	totalQ, err := quantitiesWithin(ag.total, false, "a total")
+	if err != nil {
+		return fmt.Errorf("agent %q: %w", id, err)
+	}
+	a.totals.Add(totalQ)
+	if !a.totals.Within(resources.MaxTotal) {
+		return fmt.Errorf("%w: the cluster's totals", ErrOverflow)
+	}
+	a.setFlags(ag)
+	a.trackReservations(ag.total, true)
+	for _, fwID := range ag.frameworkIDs() {
+		fw := a.frameworks[fwID]
+		if fw == nil {
+			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
+		}
+		fw.holdsOn(id)
+		for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID], ag.heldFor(fwID)} {
+			for _, role := range held.AllocationRoles() {
+				if role == "" {
+					return fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)
+				}
+				a.trackHeld(role, held.AllocatedTo(role).Unallocate(), true)
+			}
+		}
+	}
+	a.measureUse(ag)
+	if !ag.ref.Contains(ag.available) {
+		return fmt.Errorf("agent %q: available %s beyond its reference %s", id, ag.available, ag.ref)
+	}
+	a.refreshHeadroom(ag)
+	return nil
+}
+
+// finish sets the numbers that rebuilding moved to their saved values,
+// brings the allowances in line, and starts the epochs handed out from
+// now on past every saved one.
+func (sn *snapState) finish() error {
+	a := sn.a
+	for _, set := range sn.late {
+		set()
+	}
+	if a.explain.run > a.runs {
+		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.run, a.runs)
+	}
+	a.resyncAllowances()
+	// Epochs handed out from now on must be new to every node and every
+	// nobody entry.
+	for _, n := range a.roles.nodes {
+		a.roles.epochs = max(a.roles.epochs, n.epoch)
+	}
+	for _, ag := range a.agents {
+		for _, role := range ag.nobody.roles() {
+			e, _ := ag.nobody.get(role)
+			a.roles.epochs = max(a.roles.epochs, e.epoch)
+		}
+	}
+	return nil
+}
+
+// dropCaches drops the caches of an allocator restored cache-free.
+func (sn *snapState) dropCaches() error {
+	if sn.a.opts.CacheFree {
+		sn.a.dropCaches()
+	}
+	return nil
+}
