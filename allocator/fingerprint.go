@@ -35,6 +35,10 @@ type Fingerprint struct {
 	// (Allocator.Filters). A periodic run at the expiry instant of filters
 	// that waited for it changes it.
 	Filters uint64
+	// Reclaim is the hash of reclaim's state (Options.Reclaim): the tasks
+	// chosen to end that have not ended, and the runs that chose for each
+	// role. A run that chooses changes it.
+	Reclaim uint64
 }
 
 // AgentHash is one agent's part of a Fingerprint.
@@ -45,7 +49,7 @@ type AgentHash struct {
 
 // Equal reports whether two fingerprints are the same.
 func (fp *Fingerprint) Equal(o *Fingerprint) bool {
-	if fp.Rest != o.Rest || fp.Filters != o.Filters || len(fp.Agents) != len(o.Agents) {
+	if fp.Rest != o.Rest || fp.Filters != o.Filters || fp.Reclaim != o.Reclaim || len(fp.Agents) != len(o.Agents) {
 		return false
 	}
 	for i, h := range fp.Agents {
@@ -66,6 +70,31 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	}
 	fp.Rest = a.restFingerprint()
 	fp.Filters = a.filtersFingerprint()
+	fp.Reclaim = a.reclaimFingerprint()
+}
+
+// reclaimFingerprint hashes the tasks chosen to end and the runs that
+// chose for each role.
+func (a *Allocator) reclaimFingerprint() uint64 {
+	var sum uint64
+	for ref, p := range a.preempting {
+		x := fpHash(11)
+		x.s(ref.framework)
+		x.s(ref.task)
+		x.s(p.forRole)
+		x.s(p.forFramework)
+		x.u(uint64(p.reason))
+		x.quantities(p.frees)
+		x.u(uint64(p.until.UnixNano()))
+		sum += uint64(x)
+	}
+	for role, run := range a.tookAt {
+		x := fpHash(12)
+		x.s(role)
+		x.u(run)
+		sum += uint64(x)
+	}
+	return sum
 }
 
 // fingerprintSeed keys every fingerprint of the process.
@@ -168,6 +197,14 @@ func (h *fpHash) stack(st reservation.Stack) {
 	}
 }
 
+func (h *fpHash) quantities(q resources.Quantities) {
+	h.u(uint64(q.Len()))
+	for name, v := range q.All() {
+		h.s(name)
+		h.u(uint64(v))
+	}
+}
+
 func (h *fpHash) held(m map[string]resources.Resources, tag uint64) {
 	var sum uint64
 	for fwID, rs := range m {
@@ -256,6 +293,7 @@ func (a *Allocator) restFingerprint() uint64 {
 			y.s(t.agent)
 			y.s(t.role)
 			y.resources(t.uses)
+			y.u(t.seq)
 			tasks += uint64(y)
 		}
 		x.u(tasks)

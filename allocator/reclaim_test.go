@@ -258,3 +258,18 @@ func TestReclaimReported(t *testing.T) {
 	require.Len(t, res.Offers, 1)
 	require.Equal(t, "nginx", res.Offers[0].FrameworkID)
 }
+
+// A restored allocator chooses the same tasks as the one it was saved
+// from.
+func TestReclaimAfterRestore(t *testing.T) {
+	c := newReclaimCluster(t, allocator.ReclaimGuarantees, 3)
+	require.NoError(t, c.a.UpdateQuota("web", allocator.MustParseQuota("cpus:3;mem:3072")))
+	data, err := c.a.Snapshot()
+	require.NoError(t, err)
+	restored, err := allocator.Restore(data, allocator.RestoreOptions{Clock: c.clock.Now})
+	require.NoError(t, err)
+	want := c.run()
+	got := restored.AllocateAll()
+	require.Equal(t, taskIDs(want.Preemptions), taskIDs(got.Preemptions))
+	require.NotEmpty(t, got.Preemptions)
+}

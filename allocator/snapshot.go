@@ -17,7 +17,7 @@ const snapshotMagic = "allot-snapshot"
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes and
 // Restore reads.
-const SnapshotVersion = 2
+const SnapshotVersion = 3
 
 // Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
 var (
@@ -58,7 +58,7 @@ type RestoreOptions struct {
 //
 //   - the options that are not functions (seed, fairness exclusions,
 //     minimum allocatable resources, interval, GPU and region settings,
-//     offer share) and the random source's state;
+//     offer share, reclaim) and the random source's state;
 //   - agents: info, total, available resources (their order of entries
 //     included: it decides how offers are cut), offered and allocated
 //     resources per framework, outstanding offers, inverse-offer states;
@@ -76,13 +76,15 @@ type RestoreOptions struct {
 //     counters of cached skips (Unchanged, Refused, Capped) identical in
 //     the runs after a restore;
 //   - what Explain reads: the latest run's log, and the passes kept with
-//     the (agent, role) pairs known to take nothing.
+//     the (agent, role) pairs known to take nothing;
+//   - reclaim: the tasks chosen to end that have not ended, and the run
+//     that last chose tasks for each role.
 //
 // What is worked out again instead: cluster totals, free headroom, excess,
 // role-tree aggregates, agents' flags and over-allocation, frameworks'
 // agent lists. Restore then runs CheckInvariants.
 //
-// The format, version 2 (numbers are unsigned varints unless said
+// The format, version 3 (numbers are unsigned varints unless said
 // otherwise, signed ones zig-zag varints; a time is 0 for the zero time or
 // 1 and its Unix nanoseconds as a signed varint, read back in UTC;
 // resources, quantities and limits are in package resources' binary form,
@@ -92,10 +94,11 @@ type RestoreOptions struct {
 //	"allot-snapshot" version
 //	options     seed(signed) excluded-names min-allocatable interval(ns)
 //	            allow-gpus offer-share(float64 bits) region
-//	            charge-beyond-allowance reserved-first
+//	            charge-beyond-allowance reserved-first reclaim(byte)
+//	            reclaim-timeout(ns)
 //	random      the PCG source's MarshalBinary
 //	counters    runs offer-ids inverse-offer-ids totals-version
-//	            cap-epoch parked-epoch periodic-runs
+//	            cap-epoch parked-epoch periodic-runs task-seq
 //	triggers    paused pending-all pending-agents whitelist
 //	last run    the RunStats fields in order, then parked roles
 //	holds       count (agent framework resources until){count}
@@ -106,11 +109,15 @@ type RestoreOptions struct {
 //	            refusal-indexes nobody-cache inverse-states outstanding-offers
 //	frameworks  by id: id info active suppressed tracked filters (refused
 //	            expiry covered periodic-runs) inverse-filters (agent
-//	            expiry periodic-runs) tasks skips skips-run joined
+//	            expiry periodic-runs) tasks (id agent role uses owns seq)
+//	            skips skips-run joined
 //	sorters     role sorter (type, totals-version, bytes), then per role
 //	            (role salt type totals-version bytes)
-//	explain     the latest run's log and the nobody entries' passes (see
-//	            snapshot_explain.go)
+//	explain     the latest run's log (its preemptions last) and the nobody
+//	            entries' passes (see snapshot_explain.go)
+//	reclaim     chosen tasks by framework and task id (framework task
+//	            for-role for-framework reason frees until), then the runs
+//	            that chose for each role (role run)
 //	CRC-32C     of everything before, 4 bytes little-endian
 //
 // Maps are written in key order, so the same state gives the same bytes.

@@ -54,6 +54,20 @@ func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
 		walkStrings(c, &rm.roles, "removed framework's roles")
 		c.uvarint(&rm.run)
 	})
+	walkList(c, &l.preemptions, "run preemptions", func(p *Preemption) {
+		c.string(&p.FrameworkID)
+		c.string(&p.TaskID)
+		c.string(&p.AgentID)
+		c.string(&p.Role)
+		c.string(&p.For)
+		c.string(&p.ForFramework)
+		walkByte(c, &p.Reason)
+		c.quantities(&p.Frees)
+		for i := range 2 {
+			c.float64(&p.ForShare[i])
+			c.float64(&p.RoleShare[i])
+		}
+	})
 }
 
 // keptPassesFields walks the passes every nobody entry keeps, agent by

@@ -2,6 +2,8 @@ package allocator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -100,6 +102,39 @@ func (sn *snapState) walk(c *snapCodec) {
 	sn.sorterFields(c)
 	sn.explainLogFields(c, &a.explain)
 	sn.keptPassesFields(c)
+	reclaimFields(c, a)
+}
+
+// reclaimFields walks reclaim's state: the tasks chosen to end that have
+// not ended (by framework and task id), and the run that last chose tasks
+// for each role.
+func reclaimFields(c *snapCodec, a *Allocator) {
+	refs := slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs)
+	var prev *taskRef
+	walkList(c, &refs, "chosen tasks", func(ref *taskRef) {
+		defer func() { prev = ref }()
+		p := a.preempting[*ref]
+		if p == nil {
+			p = &pendingPreemption{}
+		}
+		c.string(&ref.framework)
+		c.string(&ref.task)
+		c.string(&p.forRole)
+		c.string(&p.forFramework)
+		walkByte(c, &p.reason)
+		c.quantities(&p.frees)
+		c.time(&p.until)
+		if c.reading() {
+			if prev != nil && compareTaskRefs(*prev, *ref) >= 0 {
+				c.failf("chosen tasks out of order at %q of %q", ref.task, ref.framework)
+			}
+			a.preempting[*ref] = p
+		}
+	})
+	walkMap(c, &a.tookAt, "roles chosen for", "role chosen for", func(_ string, run uint64) uint64 {
+		c.uvarint(&run)
+		return run
+	})
 }
 
 // optionsFields walks the options that are not functions.
@@ -125,6 +160,8 @@ func optionsFields(c *snapCodec, o *Options) {
 	c.string(&o.Region)
 	c.bool(&o.ChargeBeyondAllowance)
 	c.bool(&o.ReservedFirst)
+	walkByte(c, &o.Reclaim)
+	c.duration(&o.ReclaimTimeout)
 }
 
 // counterFields walks the counters: runs, offer ids, inverse-offer ids,
@@ -138,6 +175,7 @@ func (sn *snapState) counterFields(c *snapCodec) {
 	sn.lateUvarint(c, &a.capEpoch)
 	sn.lateUvarint(c, &a.parkedEpoch)
 	c.uvarint(&a.batches)
+	c.uvarint(&a.taskSeq)
 }
 
 // lateUvarint walks a number that working out the derived state again
@@ -322,6 +360,8 @@ func frameworkFields(c *snapCodec, fw *framework) {
 		c.string(&t.role)
 		c.resources(&t.uses)
 		c.resources(&t.owns)
+		c.uvarint(&t.seq)
+		t.fw = fw
 		return t
 	})
 	for i := range fw.skips {

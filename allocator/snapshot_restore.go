@@ -74,6 +74,7 @@ func (sn *snapState) restore(c *snapCodec) error {
 		sn.attachHolds,
 		sn.rebuild,
 		sn.finish,
+		sn.checkReclaim,
 		c.statesSaveBack,
 		sn.dropCaches,
 	}
@@ -81,6 +82,36 @@ func (sn *snapState) restore(c *snapCodec) error {
 		if err := step(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkReclaim checks reclaim's state read: the tasks' launch numbers are
+// unique and at most the last one handed out, the chosen tasks were saved
+// in order with a reason, and no role was chosen for in a run not made.
+func (sn *snapState) checkReclaim() error {
+	a := sn.a
+	seqs := map[uint64]bool{}
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+		fw := a.frameworks[id]
+		for _, tid := range slices.Sorted(maps.Keys(fw.tasks)) {
+			seq := fw.tasks[tid].seq
+			if seq == 0 || seq > a.taskSeq || seqs[seq] {
+				return fmt.Errorf("framework %q: task %q launched as number %d (last %d, or taken)", id, tid, seq, a.taskSeq)
+			}
+			seqs[seq] = true
+		}
+	}
+	for ref, p := range a.preempting {
+		if p.reason != PreemptForGuarantee && p.reason != PreemptForFairShare {
+			return fmt.Errorf("task %q of %q chosen to end for reason %d", ref.task, ref.framework, p.reason)
+		}
+		if err := reservation.ValidateRole(p.forRole); err != nil {
+			return fmt.Errorf("task %q of %q chosen to end for role %q: %v", ref.task, ref.framework, p.forRole, err)
+		}
+	}
+	if role, ok := leastKey(a.tookAt, func(_ string, run uint64) bool { return run == 0 || run > a.runs }); ok {
+		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.tookAt[role], a.runs)
 	}
 	return nil
 }

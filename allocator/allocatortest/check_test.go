@@ -381,3 +381,42 @@ func TestSeedsDrawTheSequencesTheyDrew(t *testing.T) {
 		t.Errorf("sequence of %d events with hash %s, want 77 events with the hash of before", len(s.Events), got)
 	}
 }
+
+// The reclaim configuration's sequences choose tasks to end, for
+// guarantees and for fair shares, and end some of them as a host would.
+func TestReclaimConfigurationReclaims(t *testing.T) {
+	var config Config
+	for _, c := range Configs() {
+		if c.Name == "reclaim" {
+			config = c
+		}
+	}
+	if config.Name == "" {
+		t.Fatal("no reclaim configuration")
+	}
+	var guarantee, fair, ended int
+	for _, s := range Sequences(1, 120, config.Mix, 80) {
+		opts := config.Options
+		opts.Allocator.Seed = s.Seed
+		opts.Log = true
+		h, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Run(s.Events); err != nil {
+			t.Fatal(err)
+		}
+		log := h.Log()
+		guarantee += strings.Count(log, "(guarantee): frees")
+		fair += strings.Count(log, "(fair share): frees")
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, "EndTask(") && !strings.Contains(line, "no-such-task") && !strings.Contains(line, "rror") {
+				ended++
+			}
+		}
+	}
+	t.Logf("%d chosen for guarantees, %d for fair shares, %d tasks ended", guarantee, fair, ended)
+	if guarantee == 0 || fair == 0 || ended == 0 {
+		t.Fatalf("120 sequences chose %d tasks for guarantees and %d for fair shares, and ended %d", guarantee, fair, ended)
+	}
+}

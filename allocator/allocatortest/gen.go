@@ -271,6 +271,8 @@ func Configs() []Config {
 	beyond[Preempt], beyond[SetQuota], beyond[Corners] = 8, 8, 5
 	many := DefaultMix()
 	many[AddFramework], many[DeclineOffer], many[AllocateAll], many[Corners] = 8, 20, 10, 5
+	reclaim := DefaultMix()
+	reclaim[AcceptOffer], reclaim[EndTask], reclaim[SetQuota], reclaim[AllocateAll] = 20, 12, 16, 10
 	return []Config{
 		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
 		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},
@@ -314,6 +316,13 @@ func Configs() []Config {
 			Name:    "one role, many frameworks",
 			Options: Options{Roles: []string{"a", "b"}, Frameworks: 8, Agents: 4},
 			Mix:     many,
+		},
+		{
+			Name: "reclaim",
+			Options: Options{QuotaRoles: []string{"a", "b"}, Allocator: allocator.Options{
+				Reclaim: allocator.ReclaimFairShare, ReclaimTimeout: 5 * time.Second,
+			}},
+			Mix: reclaim,
 		},
 	}
 }

@@ -454,6 +454,9 @@ func fingerprintDiff(a, b *allocator.Fingerprint) string {
 	if a.Filters != b.Filters {
 		parts = append(parts, "refusal filters")
 	}
+	if a.Reclaim != b.Reclaim {
+		parts = append(parts, "tasks chosen to end")
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -624,6 +627,7 @@ func (h *Harness) afterRun(ev Event, res allocator.Result, base *allocator.Finge
 	}
 	errs = append(errs, checkRun(before, res, after, changed)...)
 	errs = append(errs, h.checkRunRules(before, res)...)
+	errs = append(errs, h.checkPreemptions(res)...)
 	if ev.Kind == AllocateAll {
 		errs = append(errs, h.checkConservation(res, before)...)
 	}
@@ -771,6 +775,9 @@ func (h *Harness) logRun(res allocator.Result) {
 	}
 	for _, o := range res.InverseOffers {
 		fmt.Fprintf(&h.log, "  inverse offer %s %s %s: from %s for %s\n", o.ID, o.FrameworkID, o.AgentID, o.Unavailability.Start.Sub(h.start), o.Unavailability.Duration)
+	}
+	for _, p := range res.Preemptions {
+		fmt.Fprintf(&h.log, "  %s, held for %s\n", p, p.ForFramework)
 	}
 }
 

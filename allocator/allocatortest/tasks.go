@@ -15,7 +15,11 @@ func (h *Harness) onEndTask(ev Event, s Views, eff *effects) {
 	tasks := h.a.Tasks(id)
 	var taskID string
 	var want error
-	switch ended := h.ended[id]; {
+	switch ended, chosen := h.ended[id], h.a.Preempting(); {
+	case x[2]%8 == 5 && len(chosen) > 0:
+		// A task a run chose to end, as a host ends it.
+		p := chosen[int(x[1])%len(chosen)]
+		id, taskID = p.FrameworkID, p.TaskID
 	case x[2]%8 == 6 && len(ended) > 0:
 		taskID, want = ended[int(x[1])%len(ended)], allocator.ErrUnknownTask
 	case x[2]%8 == 7 || len(tasks) == 0:
