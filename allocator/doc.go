@@ -179,6 +179,15 @@
 //     made right after a batch with a 60 s interval still applies in the
 //     batch at D + 60 s (SmallOfferFilterTimeout). Inverse-offer filters
 //     follow the same rule.
+//   - Reclaim (Options.Reclaim): roles below their guarantees are served
+//     in path order, then roles owed a fair share in path order. For a
+//     guarantee, the task that covers most of what the role lacks, then
+//     the one that frees least beyond it (each resource by the cluster's
+//     total), then the youngest (the latest launched); for a fair share,
+//     the task whose freed resources have the smallest dominant share,
+//     then the youngest. What a role's resources are held for is its
+//     first framework in its framework sorter's order that is active,
+//     subscribed and not suppressing it.
 //
 // # Why no offer, and metrics
 //
@@ -276,7 +285,11 @@
 //     victim's. What the tasks free counts as the role's consumption as
 //     soon as it is held for it, all of it (whole tasks end). The host
 //     ends them (EndTask), and what they free is held for the role's
-//     framework and offered to it at the next run. See reclaim.go for the
+//     framework and offered to it at the next run. Only what counts
+//     towards a guarantee is reclaimed: unreserved, non-revocable scalars;
+//     a task on revocable resources or on its role's reservations frees
+//     nothing of the kind and is never chosen (oversubscribed resources
+//     are the agent's to take back, as in Mesos). See reclaim.go for the
 //     rules that keep it from storms.
 //   - Splitting agents among frameworks (Options.OfferShare): no offer
 //     holds more than a part of an agent, so frameworks that fill one
