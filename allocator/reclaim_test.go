@@ -273,3 +273,19 @@ func TestReclaimAfterRestore(t *testing.T) {
 	require.Equal(t, taskIDs(want.Preemptions), taskIDs(got.Preemptions))
 	require.NotEmpty(t, got.Preemptions)
 }
+
+// Tasks on their role's reservations free nothing a guarantee counts, and
+// are never chosen.
+func TestReclaimLeavesReservedTasks(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a, err := allocator.New(allocator.Options{Seed: 1, Clock: clock.Now, Reclaim: allocator.ReclaimGuarantees})
+	require.NoError(t, err)
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "batch"), nil))
+	require.NoError(t, a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
+	o := a.AllocateAll().Offers[0]
+	require.NoError(t, a.Accept("spark", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}}, nil))
+	require.NoError(t, a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateQuota("web", allocator.MustParseQuota("cpus:1")))
+	clock.Advance(time.Second)
+	require.Empty(t, a.AllocateAll().Preemptions)
+}
