@@ -75,6 +75,11 @@ type Allocator struct {
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
 	ch      charge
+	// lastNum and freeNums hand out frameworks' numbers for the agents'
+	// filtered sets (filters.go).
+	lastNum  int
+	freeNums []int
+
 	// taskSeq is the seq of the latest task launched; preempting holds
 	// the tasks runs chose to end that have not ended (reclaim.go).
 	taskSeq    uint64
@@ -139,6 +144,9 @@ type framework struct {
 	skipsRun uint64
 	// joined is the number of runs made before the framework was added.
 	joined uint64
+	// num is the framework's number in the agents' filtered sets, once it
+	// refused something (filterNum); 0 before.
+	num int
 }
 
 type agent struct {
@@ -171,6 +179,9 @@ type agent struct {
 	ref      resources.Resources
 	refGen   uint64
 	refusals byRole[*refusalIndex]
+	// filtered holds the numbers of the frameworks with a refusal filter
+	// on the agent, in any role (filters.go).
+	filtered sorter.Bitset
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
@@ -452,6 +463,7 @@ func (a *Allocator) removeFramework(id string) error {
 		return err
 	}
 	a.forgetFilters(fw, "")
+	a.releaseNum(fw)
 	for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
 		ag := a.agents[agentID]
 		a.holdsToOffered(ag, id)

@@ -146,6 +146,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		}
 		a.checkCoverage(fw, ag, role, &f)
 		byAgent[ag.id] = append(byAgent[ag.id], f)
+		ag.filtered.Set(a.filterNum(fw))
 		if a.obs != nil {
 			a.observeFilter(fw, role, expires, f.batch, 1)
 		}
@@ -218,6 +219,9 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 // agent's reference (it comes from what is available): only then does a
 // filter known to cover the reference cover it without a look.
 func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
+	if fw.num != 0 && !ag.filtered.Has(fw.num) && !a.opts.CacheFree {
+		return false, time.Time{}
+	}
 	byAgent := fw.filters[role]
 	if byAgent == nil {
 		return false, time.Time{}
@@ -247,6 +251,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		if len(byAgent) == 0 {
 			delete(fw.filters, role)
 		}
+		a.unfiltered(fw, ag)
 	} else {
 		byAgent[ag.id] = kept
 	}
@@ -286,6 +291,66 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 			}
 		}
 		delete(fw.filters, r)
+		for agentID := range byAgent {
+			if ag := a.agents[agentID]; ag != nil {
+				a.unfiltered(fw, ag)
+			}
+		}
+	}
+}
+
+// Which frameworks have filters on an agent. A framework that refuses
+// gets a number (filterNum), and each agent a bit set of the numbers of the
+// frameworks with a filter on it, in any role, so that isFiltered answers
+// "no filter here" with one bit test. A bit is cleared only when the last
+// of the framework's filters on the agent goes; numbers are reused only
+// after that has happened everywhere (removeFramework forgets its
+// filters first). A cache-free allocator keeps the bits but does not
+// trust them.
+
+// filterNum returns fw's number, handing one out (and setting its bits on
+// every agent it already has filters on: after a restore, the snapshot's
+// filters) the first time.
+func (a *Allocator) filterNum(fw *framework) int {
+	if fw.num != 0 {
+		return fw.num
+	}
+	if n := len(a.freeNums); n > 0 {
+		fw.num, a.freeNums = a.freeNums[n-1], a.freeNums[:n-1]
+	} else {
+		a.lastNum++
+		fw.num = a.lastNum
+	}
+	for _, byAgent := range fw.filters {
+		for agentID := range byAgent {
+			if ag := a.agents[agentID]; ag != nil {
+				ag.filtered.Set(fw.num)
+			}
+		}
+	}
+	return fw.num
+}
+
+// unfiltered clears fw's bit on ag unless fw still has a filter there in
+// some role.
+func (a *Allocator) unfiltered(fw *framework, ag *agent) {
+	if fw.num == 0 {
+		return
+	}
+	for _, byAgent := range fw.filters {
+		if _, ok := byAgent[ag.id]; ok {
+			return
+		}
+	}
+	ag.filtered.Clear(fw.num)
+}
+
+// releaseNum gives a removed framework's number back, once its filters
+// are forgotten.
+func (a *Allocator) releaseNum(fw *framework) {
+	if fw.num != 0 {
+		a.freeNums = append(a.freeNums, fw.num)
+		fw.num = 0
 	}
 }
 
@@ -307,4 +372,5 @@ func (a *Allocator) forgetAgentFilters(ag *agent) {
 		delete(fw.inverseFilters, ag.id)
 	}
 	ag.refusals = byRole[*refusalIndex]{}
+	ag.filtered = nil
 }

@@ -266,8 +266,11 @@ func (c *invariantCheck) filters() {
 		fw := a.frameworks[fwID]
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
-				if _, ok := a.agents[agentID]; !ok {
+				ag, ok := a.agents[agentID]
+				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
+				} else if fw.num != 0 && !ag.filtered.Has(fw.num) {
+					c.fail("framework %s: filter in %s on %s, which does not list it as filtered", fwID, role, agentID)
 				}
 			}
 		}
