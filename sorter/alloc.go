@@ -85,10 +85,7 @@ func (h *holding) empty() bool { return h.res.IsEmpty() && len(h.more) == 0 }
 func (t *tree) newAgent(name string) *agent {
 	a := &agent{name: name}
 	a.holders = a.inline[:0]
-	if t.agents == nil {
-		t.agents = make(map[string]*agent)
-	}
-	t.agents[name] = a
+	t.agents.put(a)
 	return a
 }
 
@@ -166,7 +163,9 @@ func (t *tree) drop(a *agent, i int) {
 			a.index[a.holders[last].leaf] = i
 		}
 	}
-	a.holders[i] = a.holders[last]
+	if i != last {
+		a.holders[i] = a.holders[last]
+	}
 	a.holders[last] = holding{}
 	a.holders = a.holders[:last]
 	if len(a.holders) == 0 {
@@ -186,13 +185,13 @@ func (h *holding) own() {
 // forget drops a from the tree once it has neither a total nor holdings.
 func (t *tree) forget(a *agent) {
 	if !a.added && len(a.holders) == 0 {
-		delete(t.agents, a.name)
+		t.agents.remove(a)
 	}
 }
 
 // hold adds r to l's allocation on the named agent, without the shares.
 func (t *tree) hold(l *node, name string, r resources.Resources) {
-	a := t.agents[name]
+	a := t.agents.get(name)
 	if a == nil {
 		a = t.newAgent(name)
 	}
@@ -264,38 +263,58 @@ func (t *tree) allocated(client, agent string, r resources.Resources) error {
 	return nil
 }
 
-// check finds l's holding on the named agent and checks that it contains
-// r; with no holding there, only an empty r passes (with a nil agent).
-func (t *tree) check(l *node, name string, r resources.Resources) (*agent, int, error) {
-	var cur resources.Resources
-	a, i := t.agents[name], -1
+// holdingOf finds client's leaf and its holding on the named agent, for
+// Unallocated and Update: the agent and the index of the holding in its
+// holders, or a nil agent or -1 when the client holds nothing there. It
+// returns ErrUnknownClient for a client not present.
+//
+// The agent is looked up first: when the client is its only holder, as is
+// usual, the holding names the leaf, and the lookup of the client's name in
+// the clients map is saved.
+func (t *tree) holdingOf(client, name string) (*node, *agent, int, error) {
+	a := t.agents.get(name)
+	if a != nil && len(a.holders) == 1 && a.holders[0].leaf.client == client {
+		return a.holders[0].leaf, a, 0, nil
+	}
+	l, ok := t.clients[client]
+	if !ok {
+		return nil, nil, -1, fmt.Errorf("%w %q", ErrUnknownClient, client)
+	}
+	i := -1
 	if a != nil {
-		if i = a.find(l); i >= 0 {
-			h := &a.holders[i]
-			if h.res.Identical(r) {
-				return a, i, nil
-			}
-			for _, c := range h.more {
-				if c.Identical(r) {
-					return a, i, nil
-				}
-			}
-			cur = h.merged()
+		i = a.find(l)
+	}
+	return l, a, i, nil
+}
+
+// check checks that holding i of a (see holdingOf), l's on the named agent,
+// contains r; with no holding there, only an empty r passes.
+func (t *tree) check(l *node, a *agent, i int, name string, r resources.Resources) error {
+	var cur resources.Resources
+	if i >= 0 {
+		h := &a.holders[i]
+		if h.res.Identical(r) {
+			return nil
 		}
+		for _, c := range h.more {
+			if c.Identical(r) {
+				return nil
+			}
+		}
+		cur = h.merged()
 	}
 	if !cur.Contains(r) {
-		return nil, 0, fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, l.client, cur, name, r)
+		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, l.client, cur, name, r)
 	}
-	return a, i, nil
+	return nil
 }
 
 func (t *tree) unallocated(client, agent string, r resources.Resources) error {
-	l, ok := t.clients[client]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	l, a, i, err := t.holdingOf(client, agent)
+	if err != nil {
+		return err
 	}
-	a, i, err := t.check(l, agent, r)
-	if err != nil || r.IsEmpty() {
+	if err := t.check(l, a, i, agent, r); err != nil || r.IsEmpty() {
 		return err
 	}
 	t.release(a, i, r)
@@ -305,12 +324,11 @@ func (t *tree) unallocated(client, agent string, r resources.Resources) error {
 }
 
 func (t *tree) update(client, agent string, old, new resources.Resources) error {
-	l, ok := t.clients[client]
-	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
-	}
-	a, i, err := t.check(l, agent, old)
+	l, a, i, err := t.holdingOf(client, agent)
 	if err != nil {
+		return err
+	}
+	if err := t.check(l, a, i, agent, old); err != nil {
 		return err
 	}
 	if !old.IsEmpty() {
@@ -348,7 +366,7 @@ func (t *tree) allocationQuantities(client string) resources.Quantities {
 
 // addAgent sets agent's total; it reports whether the pool changed.
 func (t *tree) addAgent(name string, total resources.Quantities) bool {
-	a := t.agents[name]
+	a := t.agents.get(name)
 	if a == nil {
 		a = t.newAgent(name)
 	}
@@ -365,7 +383,7 @@ func (t *tree) addAgent(name string, total resources.Quantities) bool {
 }
 
 func (t *tree) removeAgent(name string) error {
-	a := t.agents[name]
+	a := t.agents.get(name)
 	if a == nil || !a.added {
 		return fmt.Errorf("%w %q", ErrUnknownAgent, name)
 	}

@@ -34,7 +34,10 @@ type DRF struct {
 	// the tree. Changes of structure or activity clear it.
 	exact bool
 
+	// visit and emit are visitNode and emitNode bound once, so that
+	// sorting allocates nothing.
 	visit func(*node) bool
+	emit  func(*node)
 
 	// Walk's state: the caller's visit, whether to go on, and walkStep
 	// bound once.
@@ -58,6 +61,7 @@ func NewDRF(cfg Config) *DRF {
 	d := &DRF{t: newTree(true, cfg.FairnessExcluded)}
 	d.t.bind()
 	d.visit = d.visitNode
+	d.emit = d.emitNode
 	d.walkStepF = d.walkStep
 	return d
 }
@@ -185,10 +189,17 @@ func (d *DRF) Sort() []string {
 		d.settleMoving()
 		return d.sorted
 	}
-	d.t.settle()
 	clear(d.leaves)
 	d.sorted, d.leaves = d.sorted[:0], d.leaves[:0]
-	d.t.root.order.Ascend(d.visit)
+	// The result has one entry per active client: size it once rather
+	// than let the appends grow it.
+	if active := d.t.root.activeLeaves; cap(d.sorted) < active {
+		d.sorted = make([]string, 0, active)
+		d.leaves = make([]*node, 0, active)
+	}
+	if !d.t.settle(d.emit) {
+		d.t.root.order.Ascend(d.visit)
+	}
 	d.exact = true
 	return d.sorted
 }
@@ -198,13 +209,18 @@ func (d *DRF) visitNode(n *node) bool {
 		return false // every later sibling is idle too
 	}
 	if n.leaf {
-		n.pos = len(d.sorted)
-		d.sorted = append(d.sorted, n.client)
-		d.leaves = append(d.leaves, n)
+		d.emitNode(n)
 	} else {
 		n.order.Ascend(d.visit)
 	}
 	return true
+}
+
+// emitNode appends active leaf n to the order Sort is building.
+func (d *DRF) emitNode(n *node) {
+	n.pos = len(d.sorted)
+	d.sorted = append(d.sorted, n.client)
+	d.leaves = append(d.leaves, n)
 }
 
 // settleMoving re-files the pending nodes and, for each one that changes

@@ -282,7 +282,7 @@ func TestManyHoldersOnOneAgent(t *testing.T) {
 			t.Fatalf("seed %d step %d: %v", seed, step, err)
 		}
 	}
-	if a := d.t.agents["s1"]; a == nil || (len(a.holders) > indexAbove && a.index == nil) {
+	if a := d.t.agents.get("s1"); a == nil || (len(a.holders) > indexAbove && a.index == nil) {
 		t.Fatalf("agent s1 not indexed")
 	}
 }

@@ -476,15 +476,24 @@ func checkTree(t *tree) error {
 	if err := walk(t.root); err != nil {
 		return err
 	}
-	for name, a := range t.agents {
-		if a.name != name || (!a.added && len(a.holders) == 0) {
+	var agents []*agent
+	t.agents.all(func(a *agent) { agents = append(agents, a) })
+	if len(agents) != t.agents.len() {
+		return fmt.Errorf("%d agents indexed, %d counted", len(agents), t.agents.len())
+	}
+	for _, a := range agents {
+		name := a.name
+		if t.agents.get(name) != a {
+			return fmt.Errorf("agent %q not found by name", name)
+		}
+		if !a.added && len(a.holders) == 0 {
 			return fmt.Errorf("agent %q kept with nothing", name)
 		}
 		if a.index != nil && len(a.index) != len(a.holders) {
 			return fmt.Errorf("agent %q: %d holders, %d indexed", name, len(a.holders), len(a.index))
 		}
 		for i, h := range a.holders {
-			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a {
+			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients[h.leaf.client] != h.leaf {
 				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client)
 			}
 			if a.index != nil && a.index[h.leaf] != i {

@@ -113,7 +113,7 @@ func (t *tree) marshal(kind byte, rng []byte) []byte {
 // the random source's bytes of a Random sorter. Everything is read into a
 // new tree, so on an error t and the caller's sorter are as they were.
 func (t *tree) unmarshal(kind byte, data []byte, rng func([]byte) error) (tree, error) {
-	if len(t.clients) > 0 || len(t.agents) > 0 || len(t.weights) > 0 {
+	if len(t.clients) > 0 || t.agents.len() > 0 || len(t.weights) > 0 {
 		return tree{}, fmt.Errorf("%w: the sorter is not empty", ErrInvalidSnapshot)
 	}
 	out := newTree(t.fair, t.excluded)
@@ -411,11 +411,11 @@ func (t *tree) savedAllowances() []savedQuantities {
 
 func (t *tree) savedAgents() []savedQuantities {
 	var out []savedQuantities
-	for name, a := range t.agents {
+	t.agents.all(func(a *agent) {
 		if a.added {
-			out = append(out, savedQuantities{name, a.total})
+			out = append(out, savedQuantities{a.name, a.total})
 		}
-	}
+	})
 	slices.SortFunc(out, func(x, y savedQuantities) int { return strings.Compare(x.key, y.key) })
 	return out
 }

@@ -2,6 +2,7 @@ package sorter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/btree"
@@ -35,23 +36,32 @@ type key struct {
 
 // node is a tree node: a client (leaf), a virtual leaf "." standing for a
 // client that also has children, or an internal node for a path prefix.
+//
+// The fields a sort reads and writes for every node come first (through
+// client), so that re-keying a level after a change of the pool, which
+// makes every share stale, reads the first two or three cache lines of each
+// child rather than four spread over the node. active, activeLeaves and
+// parent sit together: Activate and Allocated walk up the tree changing
+// the figures next to parent.
 type node struct {
-	name   string // path component; "." for a virtual leaf; "" for the root
-	path   string // full path; "a/." for the virtual leaf of client a
-	client string // leaves only: the client the leaf stands for
-	parent *node
+	name   string  // path component; "." for a virtual leaf; "" for the root
+	count  uint64  // Allocated calls for this node or a descendant
+	weight float64 // weight of this node's path (1 unless set)
 
 	leaf    bool
 	active  bool // leaves only: eligible for Sort
 	dead    bool // removed from the tree
 	pending bool // queued in tree.pending: key may be stale
+	// activeLeaves counts the active leaves in the subtree (a leaf counts
+	// itself).
+	activeLeaves int
+	parent       *node
 
-	activeLeaves int     // active leaves in the subtree (a leaf counts itself)
-	weight       float64 // weight of this node's path (1 unless set)
-	count        uint64  // Allocated calls for this node or a descendant
-	total        resources.Quantities
-
-	key key // the key this node is filed under in parent.order
+	key    key // the key this node is filed under in parent.order
+	total  resources.Quantities
+	pos    int    // active leaves: index in the DRF sorter's cached order
+	client string // leaves only: the client the leaf stands for
+	path   string // full path; "a/." for the virtual leaf of client a
 
 	// held lists the client's allocation, one holding per agent (leaves
 	// only); view is Allocation's map of it, built on demand.
@@ -67,7 +77,6 @@ type node struct {
 	kids  map[string]*node     // internal nodes only: children by name
 	order *btree.BTreeG[*node] // internal nodes only: children in order
 
-	pos int // active leaves: index in the DRF sorter's cached order
 	// index is a leaf's number (see Indexed): dense, kept while the client
 	// is present.
 	index int
@@ -77,6 +86,28 @@ type node struct {
 // ascending weighted share, allocation count and name. Siblings share their
 // parent's path, so the name order is the path order.
 func lessNode(a, b *node) bool { return lessKey(a.key, a.name, b.key, b.name) }
+
+// compareNodes is lessNode as a three-way comparison, for slices.SortFunc:
+// one pass over the keys instead of the two that lessNode both ways takes.
+func compareNodes(a, b *node) int {
+	x, y := &a.key, &b.key
+	switch {
+	case x.idle != y.idle:
+		if x.idle {
+			return 1
+		}
+		return -1
+	case x.share < y.share:
+		return -1
+	case x.share > y.share:
+		return 1
+	case x.count < y.count:
+		return -1
+	case x.count > y.count:
+		return 1
+	}
+	return strings.Compare(a.name, b.name)
+}
 
 func lessKey(a key, aName string, b key, bName string) bool {
 	if a.idle != b.idle {
@@ -109,7 +140,7 @@ type tree struct {
 	// its share (see Allowances); allowed is shareOf's scratch.
 	allowances map[string]resources.Quantities
 	allowed    resources.Quantities
-	agents     map[string]*agent    // agents with a total or a holding
+	agents     agentIndex           // agents with a total or a holding
 	total      resources.Quantities // sum of the agents' totals
 	nodes      int                  // nodes below the root
 	scratch    resources.Quantities // see load
@@ -121,8 +152,10 @@ type tree struct {
 	// rebuild is set instead and every order is rebuilt from scratch.
 	pending []*node
 	rebuild bool
-	kidBuf  []*node // refile's scratch
-	keyBuf  []key
+	// kidBuf is refile's scratch, and collect (bound once, so that
+	// iterating allocates nothing) appends to it.
+	kidBuf  []*node
+	collect func(*node) bool
 
 	// after's iteration state, kept here so that the iteration allocates
 	// nothing.
@@ -145,6 +178,7 @@ func newTree(fair bool, excluded resources.NameSet) tree {
 // bound to its address.
 func (t *tree) bind() {
 	t.findSucc = t.findSuccessor
+	t.collect = t.collectKid
 }
 
 func (t *tree) newInternal(name, path string, parent *node) *node {
@@ -196,7 +230,10 @@ func (t *tree) shareOf(n *node) (float64, string) {
 		}
 	}
 	s, dom := total.DominantShare(t.total, t.excluded)
-	return s / n.weight, dom
+	if n.weight != 1 {
+		s /= n.weight // x / 1 is x: most nodes skip a division
+	}
+	return s, dom
 }
 
 func (t *tree) keyOf(n *node) key {
@@ -255,12 +292,15 @@ func (t *tree) markRebuild() {
 	t.pending = t.pending[:0]
 }
 
-// settle brings every order up to date with the live figures.
-func (t *tree) settle() {
+// settle brings every order up to date with the live figures. When that
+// takes re-keying the whole tree and emit is not nil, it also calls emit
+// for every active leaf in Sort's order, as the rebuild visits them anyway,
+// and reports true.
+func (t *tree) settle(emit func(*node)) (emitted bool) {
 	if t.rebuild {
 		t.rebuild = false
-		t.refile(t.root)
-		return
+		t.refile(t.root, emit)
+		return emit != nil
 	}
 	for i, n := range t.pending {
 		t.pending[i] = nil
@@ -272,6 +312,7 @@ func (t *tree) settle() {
 		}
 	}
 	t.pending = t.pending[:0]
+	return false
 }
 
 // refileAs moves n in its parent's order to key k.
@@ -303,45 +344,55 @@ func (t *tree) findSuccessor(c *node) bool {
 	return false
 }
 
-// refile brings the order of every internal node below n up to date with
-// fresh keys. When the children's order under their fresh keys is the one
+// refile re-keys n's children from their live figures and brings n's
+// order up to date, then does the same below each internal child, in the
+// new order; with emit set, it calls emit for each active leaf below n in
+// Sort's order. When the children's order under their fresh keys is the one
 // they are filed in (a change of the pool often scales shares without
-// reordering them), the keys are updated in place in one pass; otherwise
-// the order is rebuilt.
-func (t *tree) refile(n *node) {
+// reordering them), the keys are updated in place; otherwise the children
+// are sorted and the order is refilled.
+func (t *tree) refile(n *node, emit func(*node)) {
 	start := len(t.kidBuf)
-	n.order.Ascend(func(c *node) bool {
-		t.kidBuf = append(t.kidBuf, c)
-		return true
-	})
-	for _, c := range t.kidBuf[start:] {
-		if !c.leaf {
-			t.refile(c) // uses kidBuf beyond this node's children only
-		}
-	}
+	t.kidBuf = slices.Grow(t.kidBuf, len(n.kids))
+	n.order.Ascend(t.collect)
 	kids := t.kidBuf[start:]
-	keys := t.keyBuf[:0]
 	inOrder := true
 	for i, c := range kids {
-		keys = append(keys, t.keyOf(c))
-		if i > 0 && !lessKey(keys[i-1], kids[i-1].name, keys[i], c.name) {
+		// Changing the keys in place keeps the order valid while they stay
+		// in order; if they do not, the order is refilled below.
+		c.key = t.keyOf(c)
+		if i > 0 && !lessNode(kids[i-1], c) {
 			inOrder = false
 		}
 	}
-	if inOrder {
-		for i, c := range kids {
-			c.key = keys[i]
-		}
-	} else {
+	if !inOrder {
+		slices.SortFunc(kids, compareNodes)
 		n.order.Clear(true)
-		for i, c := range kids {
-			c.key = keys[i]
+		for _, c := range kids {
 			n.order.ReplaceOrInsert(c)
 		}
 	}
-	t.keyBuf = keys[:0]
-	clear(kids)
+	for _, c := range kids {
+		switch {
+		case c.leaf:
+			if emit != nil && !c.key.idle {
+				emit(c)
+			}
+		case c.key.idle:
+			t.refile(c, nil)
+		default:
+			// The call appends beyond kids, perhaps into a new buffer:
+			// kids itself stays as it is.
+			t.refile(c, emit)
+		}
+	}
+	clear(t.kidBuf[start:])
 	t.kidBuf = t.kidBuf[:start]
+}
+
+func (t *tree) collectKid(c *node) bool {
+	t.kidBuf = append(t.kidBuf, c)
+	return true
 }
 
 // find returns the node at path: a client's leaf, an internal node, or with

@@ -88,7 +88,7 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		return
 	}
 	if d.stale {
-		d.t.settle()
+		d.t.settle(nil)
 		d.exact = false
 	}
 	rest := d.restBuf[:0]
@@ -152,7 +152,7 @@ func (d *DRF) Walk(visit func(client string) bool) {
 		}
 		return
 	}
-	d.t.settle()
+	d.t.settle(nil)
 	// The cached order no longer matches the tree: the next Sort walks the
 	// whole tree again.
 	d.exact = false
