@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,9 +23,9 @@ import (
 // still got nothing in the run and wants more then has one task chosen,
 // from a role with a higher weighted share, if after it the role's share
 // stays at or below the other's: at most one a run, and none in the run
-// that offers it what an earlier choice freed. The run returns them as Result.Preemptions; the host
-// ends them (kill requests, or Mesos-style inverse offers, as it likes)
-// and reports EndTask as for any task. What such an end frees (unreserved,
+// that offers it what an earlier choice freed. The run returns them as
+// Result.Preemptions; the host ends them (kill requests, or Mesos-style
+// inverse offers, as it likes) and reports EndTask as for any task. What such an end frees (unreserved,
 // non-revocable, non-shared scalars; the rest goes back to the pool) is
 // then held for the framework it was taken for, as the holds of
 // PreemptTask are, and offered to it at the next run.
@@ -65,7 +66,7 @@ func (r Reclaim) String() string {
 	case ReclaimFairShare:
 		return "fair-share"
 	}
-	return "reclaim(" + string(rune('0'+r)) + ")"
+	return "reclaim(" + strconv.Itoa(int(r)) + ")"
 }
 
 // PreemptReason says why a task was chosen to end.
@@ -118,9 +119,9 @@ func (p Preemption) String() string {
 		shareText(p.RoleShare[0]) + "→" + shareText(p.RoleShare[1])
 }
 
-// DefaultReclaimTimeout is how long a chosen task has to end before the
-// choice lapses, when Options.ReclaimTimeout is zero: ten allocation
-// intervals.
+// defaultReclaimIntervals is how long, in allocation intervals, a chosen
+// task has to end before the choice lapses, when Options.ReclaimTimeout is
+// zero.
 const defaultReclaimIntervals = 10
 
 // taskRef names a task of the ledger.
@@ -181,8 +182,7 @@ func (rc *reclaimer) lapse() {
 			delete(a.tookAt, role)
 		}
 	}
-	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
-		p := a.preempting[ref]
+	for ref, p := range a.preempting {
 		fw := a.frameworks[ref.framework]
 		if fw == nil || fw.tasks[ref.task] == nil || rc.r.now.After(p.until) {
 			delete(a.preempting, ref)
@@ -409,8 +409,7 @@ func (a *Allocator) weightedShareWith(n *roleNode, plus, minus resources.Quantit
 func (a *Allocator) Preempting() []Preemption {
 	a.ready()
 	var out []Preemption
-	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
-		p := a.preempting[ref]
+	for ref, p := range a.preempting {
 		fw := a.frameworks[ref.framework]
 		if fw == nil || fw.tasks[ref.task] == nil {
 			continue
