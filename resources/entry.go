@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/allot-go/allot/internal/names"
@@ -217,9 +218,9 @@ func sameValue(a, b *entry) bool {
 	case ScalarType:
 		return a.scalar == b.scalar
 	case RangesType:
-		return rangesEqual(a.ranges(), b.ranges())
+		return slices.Equal(a.ranges(), b.ranges())
 	case SetType:
-		return setEqual(a.set(), b.set())
+		return slices.Equal(a.set(), b.set())
 	}
 	return false
 }

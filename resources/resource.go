@@ -292,30 +292,6 @@ func printable(s string) bool {
 	return true
 }
 
-func rangesEqual(a, b Ranges) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func setEqual(a, b Set) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // normalized returns r in canonical form: ranges coalesced, set sorted,
 // labels sorted. It copies what it changes.
 func (r Resource) normalized() Resource {

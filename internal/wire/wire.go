@@ -121,22 +121,14 @@ func (r *Reader) Uvarint() uint64 {
 	return v
 }
 
-// Varint reads a zig-zag varint.
+// Varint reads a zig-zag varint (as binary.PutVarint writes it).
 func (r *Reader) Varint() int64 {
-	if r.err != nil {
-		return 0
+	u := r.Uvarint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
 	}
-	v, n := binary.Varint(r.b[r.off:])
-	switch {
-	case n == 0:
-		r.truncated("varint")
-		return 0
-	case n < 0:
-		r.Failf("varint overflows 64 bits")
-		return 0
-	}
-	r.off += n
-	return v
+	return x
 }
 
 // Int reads an unsigned varint that must be at most max.

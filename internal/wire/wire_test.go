@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -32,5 +33,17 @@ func TestRoundTripAndBadInput(t *testing.T) {
 	}
 	if r := NewReader([]byte{2}); r.Bool() || !errors.Is(r.Err(), ErrInvalid) {
 		t.Errorf("a boolean byte 2: %v", r.Err())
+	}
+}
+
+// Varint reads what binary.PutVarint writes, at the extremes too.
+func TestVarintExtremes(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, math.MaxInt64, math.MinInt64} {
+		var w Writer
+		w.Varint(v)
+		r := NewReader(w.B)
+		if got := r.Varint(); got != v || r.Err() != nil {
+			t.Errorf("Varint(%d) read back as %d (%v)", v, got, r.Err())
+		}
 	}
 }
