@@ -187,7 +187,9 @@
 //     the task whose freed resources have the smallest dominant share,
 //     then the youngest. What a role's resources are held for is its
 //     first framework in its framework sorter's order that is active,
-//     subscribed and not suppressing it.
+//     subscribed and not suppressing it; for a guarantee on a role with no
+//     such framework, the first found so in its sub-roles, depth first in
+//     path order.
 //
 // # Why no offer, and metrics
 //

@@ -83,6 +83,7 @@ func (a *Allocator) reclaimFingerprint() uint64 {
 		x.s(ref.task)
 		x.s(p.forRole)
 		x.s(p.forFramework)
+		x.s(p.heldIn)
 		x.u(uint64(p.reason))
 		x.quantities(p.frees)
 		x.u(uint64(p.until.UnixNano()))

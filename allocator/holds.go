@@ -129,13 +129,13 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 
 // holdFreed holds what a task chosen to end (p) freed on ag, back in the
 // agent's available pool, for the framework it was chosen for, in the role
-// it was chosen for: its unreserved, non-revocable, non-shared scalars,
+// it is held in (the role it was chosen for, or a sub-role of it): its unreserved, non-revocable, non-shared scalars,
 // which are what counts towards that role's guarantee. The rest stays in
 // the pool, as does everything when the framework left or no longer
 // subscribes to the role.
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
 	fw := a.frameworks[p.forFramework]
-	if fw == nil || !fw.roles.has(p.forRole) || a.frameworkSorters[p.forRole] == nil || ag.overAllocated {
+	if fw == nil || !fw.roles.has(p.heldIn) || a.frameworkSorters[p.heldIn] == nil || ag.overAllocated {
 		return
 	}
 	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
@@ -144,14 +144,14 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 	if plain.IsEmpty() || !ag.available.Contains(plain) {
 		return
 	}
-	held := plain.Allocate(p.forRole).Frozen()
-	a.trackOffer(fw, ag, p.forRole, held, plain, false)
+	held := plain.Allocate(p.heldIn).Frozen()
+	a.trackOffer(fw, ag, p.heldIn, held, plain, false)
 	setOrDelete(ag.offered, fw.id, ag.offered[fw.id].Minus(held))
 	ag.holds = append(ag.holds, hold{framework: fw.id, res: held, until: a.opts.Clock().Add(a.reclaimTimeout())})
 	if a.obs != nil {
 		a.ch.load(held)
-		a.observeHeld(fw, p.forRole, a.ch.q, resources.Quantities{}, false)
-		a.observeHeld(fw, p.forRole, resources.Quantities{}, a.ch.q, true)
+		a.observeHeld(fw, p.heldIn, a.ch.q, resources.Quantities{}, false)
+		a.observeHeld(fw, p.heldIn, resources.Quantities{}, a.ch.q, true)
 	}
 	a.uncapped()
 	a.pending[ag.id] = struct{}{}

@@ -97,10 +97,11 @@ type Preemption struct {
 	// FrameworkID and TaskID name the task (from the task ledger), AgentID
 	// where it runs, Role the role it runs in.
 	FrameworkID, TaskID, AgentID, Role string
-	// For is the role it is ended for, ForFramework the framework of that
-	// role what it frees is held for.
-	For, ForFramework string
-	Reason            PreemptReason
+	// For is the role it is ended for; ForFramework the framework what it
+	// frees is held for, in role HeldIn: For, or, for a guarantee on a
+	// role whose frameworks are in its sub-roles, one of those.
+	For, ForFramework, HeldIn string
+	Reason                    PreemptReason
 	// Frees is what its end frees that counts towards For's guarantee:
 	// its unreserved, non-revocable, non-shared scalars.
 	Frees resources.Quantities
@@ -129,9 +130,9 @@ type taskRef struct{ framework, task string }
 
 // pendingPreemption is a task chosen to end that has not ended yet.
 type pendingPreemption struct {
-	forRole, forFramework string
-	reason                PreemptReason
-	frees                 resources.Quantities
+	forRole, forFramework, heldIn string
+	reason                        PreemptReason
+	frees                         resources.Quantities
 	// until: past it, at a run, the choice lapses.
 	until time.Time
 }
@@ -198,24 +199,35 @@ func compareTaskRefs(x, y taskRef) int {
 	return cmp.Or(strings.Compare(x.framework, y.framework), strings.Compare(x.task, y.task))
 }
 
-// beneficiary returns the framework of role n that what is freed for n is
-// held for: the first, in n's framework sorter's order, that is active,
-// subscribed to n and does not suppress offers in it; nil if none.
-func (a *Allocator) beneficiary(n *roleNode) *framework {
-	fs := a.frameworkSorters[n.path]
-	if fs == nil {
-		return nil
-	}
-	var found *framework
-	walk(fs.Sorter, func(id string) bool {
-		fw := a.frameworks[id]
-		if fw != nil && fw.active && fw.roles.has(n.path) && !fw.suppressed.has(n.path) {
-			found = fw
-			return false
+// beneficiary returns the framework that what is freed for role n is
+// held for, and the role it is held in: the first framework, in n's
+// framework sorter's order, that is active, subscribed to n and does not
+// suppress offers in it; else, when subtree is set (a guarantee covers
+// n's subtree), the first found so in n's sub-roles, depth first in path
+// order. Nil if none.
+func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) {
+	if fs := a.frameworkSorters[n.path]; fs != nil {
+		var found *framework
+		walk(fs.Sorter, func(id string) bool {
+			fw := a.frameworks[id]
+			if fw != nil && fw.active && fw.roles.has(n.path) && !fw.suppressed.has(n.path) {
+				found = fw
+				return false
+			}
+			return true
+		})
+		if found != nil {
+			return found, n.path
 		}
-		return true
-	})
-	return found
+	}
+	if subtree {
+		for _, k := range slices.Sorted(maps.Keys(n.children)) {
+			if fw, role := a.beneficiary(n.children[k], true); fw != nil {
+				return fw, role
+			}
+		}
+	}
+	return nil, ""
 }
 
 // usableBy reports whether what a task frees on ag could be offered to fw.
@@ -237,22 +249,22 @@ func (rc *reclaimer) forGuarantee(n *roleNode) {
 	if need.IsEmpty() {
 		return
 	}
-	fw := a.beneficiary(n)
+	fw, in := a.beneficiary(n, true)
 	if fw == nil {
 		return
 	}
 	need.Subtract(rc.pendingFor[n.path])
-	need.Subtract(rc.freeFor(fw, n.path))
+	need.Subtract(rc.freeFor(fw, in))
 	if need.IsEmpty() {
 		return
 	}
 	rc.gather()
 	for !need.IsEmpty() {
-		c := rc.chooseVictim(n, fw, need)
+		c := rc.chooseVictim(n, fw, in, need)
 		if c == nil {
 			return
 		}
-		rc.choose(c, n, fw, PreemptForGuarantee)
+		rc.choose(c, n, fw, in, PreemptForGuarantee)
 		need.Subtract(c.frees)
 	}
 }
@@ -267,7 +279,7 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 	if _, pending := rc.pendingFor[n.path]; pending || rc.offeredRoles[n.path] {
 		return
 	}
-	fw := a.beneficiary(n)
+	fw, _ := a.beneficiary(n, false)
 	if fw == nil {
 		return
 	}
@@ -290,7 +302,7 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 			if best != nil && !fairBefore(c, best) {
 				break // the rest of v's free more, or are older
 			}
-			if !rc.eligible(c, n, fw) {
+			if !rc.eligible(c, n, fw, n.path) {
 				continue
 			}
 			if rc.share(n, c.frees, none) > rc.share(c.node, none, c.frees) {
@@ -301,7 +313,7 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 		}
 	}
 	if best != nil {
-		rc.choose(best, n, fw, PreemptForFairShare)
+		rc.choose(best, n, fw, n.path, PreemptForFairShare)
 	}
 }
 
@@ -351,13 +363,13 @@ func containsAnyMin(q resources.Quantities, mins []resources.Quantities) bool {
 	return false
 }
 
-// choose records c as chosen for n, to be held for fw.
-func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, reason PreemptReason) {
+// choose records c as chosen for n, to be held for fw in role in.
+func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, in string, reason PreemptReason) {
 	a := rc.a
 	none := resources.Quantities{}
 	p := Preemption{
 		FrameworkID: c.fw.id, TaskID: c.t.id, AgentID: c.ag.id, Role: c.node.path,
-		For: n.path, ForFramework: fw.id, Reason: reason, Frees: c.frees.Clone(),
+		For: n.path, ForFramework: fw.id, HeldIn: in, Reason: reason, Frees: c.frees.Clone(),
 		ForShare:  [2]float64{rc.share(n, none, none), rc.share(n, c.frees, none)},
 		RoleShare: [2]float64{rc.share(c.node, none, none), rc.share(c.node, none, c.frees)},
 	}
@@ -378,7 +390,7 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, rea
 	rc.pendingFor[n.path] = pf
 	a.tookAt[n.path] = rc.r.id
 	a.preempting[taskRef{c.fw.id, c.t.id}] = &pendingPreemption{
-		forRole: n.path, forFramework: fw.id, reason: reason, frees: c.frees.Clone(),
+		forRole: n.path, forFramework: fw.id, heldIn: in, reason: reason, frees: c.frees.Clone(),
 		until: rc.r.now.Add(a.reclaimTimeout()),
 	}
 	c.chosen = true
@@ -409,14 +421,15 @@ func (a *Allocator) weightedShareWith(n *roleNode, plus, minus resources.Quantit
 func (a *Allocator) Preempting() []Preemption {
 	a.ready()
 	var out []Preemption
-	for ref, p := range a.preempting {
+	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
+		p := a.preempting[ref]
 		fw := a.frameworks[ref.framework]
 		if fw == nil || fw.tasks[ref.task] == nil {
 			continue
 		}
 		t := fw.tasks[ref.task]
 		out = append(out, Preemption{FrameworkID: ref.framework, TaskID: ref.task, AgentID: t.agent, Role: t.role,
-			For: p.forRole, ForFramework: p.forFramework, Reason: p.reason, Frees: p.frees.Clone()})
+			For: p.forRole, ForFramework: p.forFramework, HeldIn: p.heldIn, Reason: p.reason, Frees: p.frees.Clone()})
 	}
 	return out
 }

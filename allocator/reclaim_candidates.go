@@ -266,15 +266,15 @@ func (rc *reclaimer) anyGPUs() bool {
 }
 
 // eligible reports whether c may be ended for role n (fw the framework
-// what it frees would be held for): not chosen in this run, of a role
-// outside n's subtree (whose consumption does not count as n's), on an
-// agent fw could use, and without taking its role or an ancestor below its
-// guarantee.
-func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework) bool {
+// what it frees would be held for, in role in): not chosen in this run, of
+// a role outside n's subtree (whose consumption counts as n's already),
+// on an agent fw could use in role in, and without taking its role or an
+// ancestor below its guarantee.
+func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework, in string) bool {
 	if c.chosen || c.node == n || reservation.IsStrictSubrole(c.node.path, n.path) {
 		return false
 	}
-	if !rc.a.usableBy(fw, n.path, c.ag) {
+	if !rc.a.usableBy(fw, in, c.ag) {
 		return false
 	}
 	for q := range c.node.quotaAncestry {
@@ -298,7 +298,7 @@ func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework) b
 // frees the least beyond the need (each resource by the cluster's total),
 // then the youngest; nil when none covers anything. Tasks of one shape
 // cover alike, so shapes are ranked and each searched youngest first.
-func (rc *reclaimer) chooseVictim(n *roleNode, fw *framework, need resources.Quantities) *reclaimCandidate {
+func (rc *reclaimer) chooseVictim(n *roleNode, fw *framework, in string, need resources.Quantities) *reclaimCandidate {
 	var best *reclaimCandidate
 	var bestCover, bestExcess float64
 	for _, s := range rc.shapes {
@@ -310,7 +310,7 @@ func (rc *reclaimer) chooseVictim(n *roleNode, fw *framework, need resources.Qua
 			if best != nil && cover == bestCover && excess == bestExcess && youngerFirst(c, best) > 0 {
 				break // the rest of the shape is older than the best
 			}
-			if rc.eligible(c, n, fw) {
+			if rc.eligible(c, n, fw, in) {
 				best, bestCover, bestExcess = c, cover, excess
 				break
 			}

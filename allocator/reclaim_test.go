@@ -289,3 +289,26 @@ func TestReclaimLeavesReservedTasks(t *testing.T) {
 	clock.Advance(time.Second)
 	require.Empty(t, a.AllocateAll().Preemptions)
 }
+
+// A guarantee on a role whose frameworks are in its sub-roles: what the
+// chosen tasks free is held for the first framework found below it, in
+// its own role, and counts towards the guarantee there.
+func TestReclaimForAParentRole(t *testing.T) {
+	c := newReclaimCluster(t, allocator.ReclaimGuarantees, 2)
+	require.NoError(t, c.a.AddFramework("team-api", allocator.FrameworkInfo{Roles: []string{"tenant/api"}}, nil, allocator.Active))
+	require.NoError(t, c.a.UpdateQuota("tenant", allocator.MustParseQuota("cpus:2;mem:2048")))
+	res := c.run()
+	require.Equal(t, []string{"spark/t08", "spark/t07"}, taskIDs(res.Preemptions))
+	for _, p := range res.Preemptions {
+		require.Equal(t, "tenant", p.For)
+		require.Equal(t, "tenant/api", p.HeldIn)
+		require.Equal(t, "team-api", p.ForFramework)
+		require.NoError(t, c.a.EndTask(p.FrameworkID, p.TaskID))
+	}
+	res = c.run()
+	require.Len(t, res.Offers, 1)
+	require.Equal(t, "team-api", res.Offers[0].FrameworkID)
+	require.Equal(t, "tenant/api", res.Offers[0].Role)
+	tenant, _ := c.a.Role("tenant")
+	require.True(t, tenant.Consumed.Contains(resources.MustParseQuantities("cpus:2;mem:2048")), "tenant consumes %s", tenant.Consumed)
+}

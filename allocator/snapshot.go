@@ -116,7 +116,7 @@ type RestoreOptions struct {
 //	explain     the latest run's log (its preemptions last) and the nobody
 //	            entries' passes (see snapshot_explain.go)
 //	reclaim     chosen tasks by framework and task id (framework task
-//	            for-role for-framework reason frees until), then the runs
+//	            for-role for-framework held-in reason frees until), then the runs
 //	            that chose for each role (role run)
 //	CRC-32C     of everything before, 4 bytes little-endian
 //

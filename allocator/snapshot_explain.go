@@ -61,6 +61,7 @@ func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
 		c.string(&p.Role)
 		c.string(&p.For)
 		c.string(&p.ForFramework)
+		c.string(&p.HeldIn)
 		walkByte(c, &p.Reason)
 		c.quantities(&p.Frees)
 		for i := range 2 {

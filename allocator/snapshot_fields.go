@@ -121,6 +121,7 @@ func reclaimFields(c *snapCodec, a *Allocator) {
 		c.string(&ref.task)
 		c.string(&p.forRole)
 		c.string(&p.forFramework)
+		c.string(&p.heldIn)
 		walkByte(c, &p.reason)
 		c.quantities(&p.frees)
 		c.time(&p.until)

@@ -75,7 +75,7 @@ var goldenStates = []goldenState{
 		return snapshotOfSequence(tb, configNamed(tb, "one role, many frameworks"), 3, 400)
 	}, sha256: "1c757fa48ec01ac9cb4bb747b53bcf88f8bf8c52843b00998cae57edd1055d48"},
 	{name: "reclaim", make: reclaimSnapshot,
-		sha256: "9d4e68c780ce49499b19c68a9280f73bbbe1865494adda212c297174a58e2687"},
+		sha256: "437a8eac94a650468125f2cac3e85f10346170c7d45c9ca8d8e6e6cce8c9b937"},
 	{name: "random sorter seed 4", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "random sorter"), 4, 400)
 	}, with: allocator.RestoreOptions{RoleSorter: randomSorter, FrameworkSorter: randomSorter},

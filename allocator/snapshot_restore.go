@@ -109,6 +109,9 @@ func (sn *snapState) checkReclaim() error {
 		if err := reservation.ValidateRole(p.forRole); err != nil {
 			return fmt.Errorf("task %q of %q chosen to end for role %q: %v", ref.task, ref.framework, p.forRole, err)
 		}
+		if p.heldIn != p.forRole && !reservation.IsStrictSubrole(p.heldIn, p.forRole) {
+			return fmt.Errorf("task %q of %q chosen to end for role %q, held in %q outside it", ref.task, ref.framework, p.forRole, p.heldIn)
+		}
 	}
 	if role, ok := leastKey(a.tookAt, func(_ string, run uint64) bool { return run == 0 || run > a.runs }); ok {
 		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.tookAt[role], a.runs)
