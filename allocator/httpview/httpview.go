@@ -37,7 +37,8 @@
 //     "offered_resources", "offers" (the outstanding ones).
 //   - /explain?framework=ID or /explain?role=ROLE: the explanation of the
 //     latest run (allocator.Explain, ExplainRole), each role with its
-//     sentence as "text". An unknown framework or role is 404, a request
+//     sentence as "text", and the run's "preemptions" that concern it
+//     (with reclaim on). An unknown framework or role is 404, a request
 //     without either or with an invalid role 400, before any run 404.
 //
 // Resources are Mesos's "model" of them: an object from names to values,
@@ -352,6 +353,27 @@ type ExplanationJSON struct {
 	Run       uint64                `json:"run"`
 	Time      time.Time             `json:"time"`
 	Roles     []RoleExplanationJSON `json:"roles"`
+	// Preemptions are the run's tasks chosen to end that concern the
+	// framework or role (allocator.Options.Reclaim); left out when none.
+	Preemptions []PreemptionJSON `json:"preemptions,omitempty"`
+}
+
+// PreemptionJSON is a task a run chose to end for another role.
+type PreemptionJSON struct {
+	Framework    string         `json:"framework"`
+	Task         string         `json:"task"`
+	Agent        string         `json:"agent"`
+	Role         string         `json:"role"`
+	For          string         `json:"for"`
+	ForFramework string         `json:"for_framework"`
+	HeldIn       string         `json:"held_in"`
+	Reason       string         `json:"reason"`
+	Frees        QuantitiesJSON `json:"frees"`
+	// ForShare and RoleShare are the two roles' weighted shares, before
+	// and after.
+	ForShare  [2]float64 `json:"for_share"`
+	RoleShare [2]float64 `json:"role_share"`
+	Text      string     `json:"text"`
 }
 
 // RoleExplanationJSON is one role of an explanation.
@@ -404,6 +426,13 @@ type RoleQuantitiesJSON struct {
 
 func explanationOf(x allocator.Explanation) ExplanationJSON {
 	out := ExplanationJSON{Framework: x.Framework, Run: x.Run, Time: x.Time, Roles: []RoleExplanationJSON{}}
+	for _, p := range x.Preemptions {
+		out.Preemptions = append(out.Preemptions, PreemptionJSON{
+			Framework: p.FrameworkID, Task: p.TaskID, Agent: p.AgentID, Role: p.Role, For: p.For,
+			ForFramework: p.ForFramework, HeldIn: p.HeldIn, Reason: p.Reason.String(), Frees: quantitiesOf(p.Frees),
+			ForShare: p.ForShare, RoleShare: p.RoleShare, Text: p.String(),
+		})
+	}
 	for _, r := range x.Roles {
 		re := RoleExplanationJSON{Role: r.Role, Text: r.String(), Agents: r.Agents, Offered: r.Offered, Reasons: []ReasonGroupJSON{}}
 		if r.Reason != allocator.ReasonNone {

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/httpview"
+	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -110,4 +112,37 @@ func TestSourceError(t *testing.T) {
 	var body map[string]string
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
 	require.Equal(t, allocator.ErrClosed.Error(), body["error"])
+}
+
+// /explain lists the run's preemptions that concern the framework.
+func TestExplainPreemptions(t *testing.T) {
+	clock := allocator.NewManualClock(epoch)
+	a, err := allocator.New(allocator.Options{Seed: 1, Clock: clock.Now, Reclaim: allocator.ReclaimGuarantees})
+	require.NoError(t, err)
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:4096", "*"), nil))
+	require.NoError(t, a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
+	o := a.AllocateAll().Offers[0]
+	launch := offer.Launch{Tasks: []offer.Task{{ID: "t1", Resources: o.Resources}}}
+	require.NoError(t, a.Accept("spark", "a1", o.Resources, []offer.Operation{launch}, nil))
+	require.NoError(t, a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateQuota("web", allocator.MustParseQuota("cpus:1")))
+	clock.Advance(time.Second)
+	require.Len(t, a.AllocateAll().Preemptions, 1)
+
+	var mu sync.Mutex
+	srv := httptest.NewServer(httpview.Serve(httpview.Locked(&mu, a)))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/explain?framework=nginx")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var x httpview.ExplanationJSON
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&x))
+	require.Len(t, x.Preemptions, 1)
+	p := x.Preemptions[0]
+	require.Equal(t, "t1", p.Task)
+	require.Equal(t, "spark", p.Framework)
+	require.Equal(t, "web", p.For)
+	require.Equal(t, "web", p.HeldIn)
+	require.Equal(t, "guarantee", p.Reason)
+	require.Equal(t, httpview.QuantitiesJSON{"cpus": 4, "mem": 4096}, p.Frees)
 }
