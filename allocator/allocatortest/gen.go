@@ -260,7 +260,10 @@ type Config struct {
 //     ReservedFirst, OfferShare), with holds and quota changes more often;
 //   - "one role, many frameworks": eight frameworks mostly in one role,
 //     declining often, so that agents are refused by enough frameworks of
-//     a role for the refusal index.
+//     a role for the refusal index;
+//   - "reclaim": reclaim across roles for guarantees and fair shares
+//     (Options.Reclaim), with launches, quota changes and task ends often,
+//     chosen tasks among the ends.
 //
 // Each call returns new values.
 func Configs() []Config {
