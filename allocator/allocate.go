@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -44,6 +45,19 @@ type RunStats struct {
 	// refusal filter at its expiry instant may still apply to; see the
 	// tie rules in the package doc).
 	Periodic bool
+}
+
+// PassedOver yields, for each reason a run passes a framework over for,
+// how often this run did, in a stable order (Skips holds the same, indexed
+// by reason; the other reasons are what Explain finds besides).
+func (s RunStats) PassedOver() iter.Seq2[Reason, int] {
+	return func(yield func(Reason, int) bool) {
+		for _, r := range skipReasons {
+			if !yield(r, s.Skips[r]) {
+				return
+			}
+		}
+	}
 }
 
 // Result is what one allocation run offers.

@@ -1582,6 +1582,14 @@ func (a *Allocator) resume() {
 // Paused reports whether allocation is paused.
 func (a *Allocator) Paused() bool { return a.paused }
 
+// Pending reports whether an event asked for an allocation run that has
+// not been made yet: a host (or runner.Runner) that sees it true calls
+// Allocate soon, as Mesos batches the allocations its events ask for.
+func (a *Allocator) Pending() bool { return a.pendingAll || len(a.pending) > 0 }
+
+// Options returns the options the allocator runs with, defaults filled in.
+func (a *Allocator) Options() Options { return a.opts }
+
 // ---- helpers ----
 
 // roleSet is a small sorted set of role names: frameworks have few roles.

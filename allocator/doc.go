@@ -7,10 +7,11 @@
 // shuffle); it reads time only through Options.Clock, which is the system
 // clock unless the host passes another (ManualClock for simulations and
 // tests). The same events with the same options and clock readings give the
-// same offers, byte for byte. It is not safe for concurrent use; Runner
-// wraps it behind a mutex, runs it every allocation interval and after
-// events that call for a run, hands the offers to a callback, tells when
-// each run is over, and stops with a context (see the Runner example).
+// same offers, byte for byte. It is not safe for concurrent use;
+// package allocator/runner wraps it behind a mutex, runs it every
+// allocation interval and after events that call for a run (Pending),
+// hands the offers to a callback, tells when each run is over, and stops
+// with a context.
 //
 // # Usage
 //
@@ -35,8 +36,8 @@
 // AllocateAll every interval is what keeps the cluster busy: it offers what
 // expired refusal filters and ended tasks gave back. Allocate runs only what
 // events have triggered (below); calling it after such events gives a
-// quicker answer, but it does not replace the periodic run. Runner does
-// both.
+// quicker answer, but it does not replace the periodic run. A
+// runner.Runner does both.
 //
 // EndTask ends a task launched through Accept or UpdateAllocation by id
 // (the allocator keeps a ledger of them); an id that is unknown or already
@@ -215,12 +216,13 @@
 // that changes them, the run's statistics and duration (by
 // Options.Stopwatch, the host's), the cluster's totals and holdings, and
 // per role and framework its share, what it is offered and uses, its
-// quota, its filters in force and its suppression. Report.Metrics names
-// them as Mesos's allocator metrics do (allocator/mesos/allocation_run_ms,
-// allocator/mesos/roles/<role>/shares/dominant, ...); the package imports
-// no metrics library. Package allocator/httpview serves the views and
-// Explain as JSON for a Runner; examples/metrics exports the Observer's
-// figures to Prometheus.
+// quota, its filters in force and its suppression. Package
+// allocator/metrics names them as Mesos's allocator metrics do
+// (allocator/mesos/allocation_run_ms,
+// allocator/mesos/roles/<role>/shares/dominant, ...); neither imports a
+// metrics library. Package allocator/httpview serves the views and Explain
+// as JSON for a runner.Runner (or behind any lock a host holds);
+// examples/metrics exports the figures to Prometheus.
 //
 // # Where this package differs from Mesos
 //

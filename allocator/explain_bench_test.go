@@ -47,23 +47,22 @@ func declineLoop(b *testing.B, agents, frameworks int, opts Options) {
 }
 
 // BenchmarkObserver is DeclineOffers at 2000 agents and 200 frameworks
-// without an Observer, with one that takes the reports (what the allocator
-// pays: the holdings kept as they change, the report of each run and each
-// decline) and with one that also turns every report into metrics, as a
-// host exporting them does. The differences of the run times are the
+// without an Observer and with one that takes the reports (what the
+// allocator pays: the holdings kept as they change, the report of each run
+// and each decline); metrics.BenchmarkFromReport times naming a report's
+// figures, which a host exporting them adds. The differences of the run times are the
 // observer's cost per run; ns/decline is the time of one decline
 // (RecoverResources with a filter), which reports to the observer.
 func BenchmarkObserver(b *testing.B) {
 	start := time.Now()
 	watch := func() time.Duration { return time.Since(start) }
-	var reports, metrics int
+	var reports int
 	for _, c := range []struct {
 		name string
 		obs  Observer
 	}{
 		{"observer=none", nil},
 		{"observer=reports", ObserverFunc(func(r Report) { reports += len(r.Roles) + len(r.Frameworks) })},
-		{"observer=metrics", ObserverFunc(func(r Report) { metrics += len(r.Metrics()) })},
 	} {
 		b.Run(c.name+"/agents=2000/frameworks=200", func(b *testing.B) {
 			opts := Options{Observer: c.obs}
@@ -73,7 +72,7 @@ func BenchmarkObserver(b *testing.B) {
 			declineLoop(b, 2000, 200, opts)
 		})
 	}
-	_, _ = reports, metrics
+	_ = reports
 }
 
 // BenchmarkExplain times Explain and ExplainRole after 50 rounds of

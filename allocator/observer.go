@@ -13,17 +13,17 @@ import (
 // Observer receives the allocator's figures, for a host's metrics: at the
 // end of every allocation run, and at the end of every event that changes
 // one of them. It is registered in Options.Observer and called
-// synchronously, from the goroutine that called the allocator (a Runner's,
-// with the Runner's lock held): it must not call back into the allocator or
-// its Runner, and should be quick (setting a few gauges is).
+// synchronously, from the goroutine that called the allocator (a
+// runner.Runner's, with its lock held): it must not call back into the
+// allocator or its runner, and should be quick (setting a few gauges is).
 //
 // A report carries only what changed since the previous one: the roles and
 // frameworks whose figures moved, and those that went away. Shares move
 // with every allocation and with the cluster's totals: a role's or a
 // framework's share is reported with its other figures, and the end of a
 // run after the cluster's totals changed reports every role and framework.
-// The library imports no metrics package; Report.Metrics names each figure
-// as Mesos's allocator does (see Metric), for a host to hand to its own.
+// The library imports no metrics package; allocator/metrics names each
+// figure as Mesos's allocator does, for a host to hand to its own.
 type Observer interface {
 	Observe(Report)
 }

@@ -240,17 +240,17 @@ func TestReclaimReported(t *testing.T) {
 	last := reports[len(reports)-1]
 	require.NotNil(t, last.Run)
 	require.Equal(t, 1, last.Run.Preemptions)
-	var from, forWeb float64
-	for _, m := range last.Metrics() {
-		switch m.Path() {
-		case "allocator/mesos/roles/batch/preemptions/from":
-			from = m.Value
-		case "allocator/mesos/roles/web/preemptions/for":
-			forWeb = m.Value
+	var from, forWeb uint64
+	for _, m := range last.Roles {
+		switch m.Role {
+		case "batch":
+			from = m.PreemptedFrom
+		case "web":
+			forWeb = m.PreemptedFor
 		}
 	}
-	require.Equal(t, 1.0, from)
-	require.Equal(t, 1.0, forWeb)
+	require.Equal(t, uint64(1), from)
+	require.Equal(t, uint64(1), forWeb)
 
 	require.NoError(t, a.EndTask("spark", "big"))
 	require.Empty(t, a.Preempting())

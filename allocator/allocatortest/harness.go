@@ -82,7 +82,7 @@ const DefaultFullCheckEvery = 32
 // allocator calls against the state it finds, and after every step checks
 // the allocator (see Step). It is not safe for concurrent use; a host that
 // drives it from several goroutines serialises the calls, for example
-// through allocator.Runner.Do.
+// through runner.Runner.Do.
 type Harness struct {
 	opts     Options
 	a        *allocator.Allocator

@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/httpview"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -18,8 +19,8 @@ func Example() {
 	a, _ := allocator.New(allocator.Options{Clock: clock.Now})
 	tick := make(handTicker)
 	runs := make(chan allocator.Result, 4)
-	r := allocator.NewRunner(a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return tick },
+	r := runner.New(a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return tick },
 		OnRun:     func(res allocator.Result) { runs <- res },
 	})
 	defer r.Close()

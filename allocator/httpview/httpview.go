@@ -10,7 +10,7 @@
 // to serve while the Runner runs; every request holds the Runner's lock
 // only while it copies the views, and encodes them after:
 //
-//	r := allocator.NewRunner(a, allocator.RunnerOptions{...})
+//	r := runner.New(a, runner.Options{...})
 //	http.Handle("/allocator/", http.StripPrefix("/allocator", httpview.New(r)))
 //
 // Serve reads any Source: Locked serves an allocator a program drives
@@ -56,11 +56,12 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 )
 
 // New returns the handler of r's views, read under the Runner's lock.
-func New(r *allocator.Runner) http.Handler { return Serve(FromRunner(r)) }
+func New(r *runner.Runner) http.Handler { return Serve(FromRunner(r)) }
 
 // Serve returns the handler of the views src lends.
 func Serve(src Source) http.Handler {
@@ -111,7 +112,7 @@ func serve(w http.ResponseWriter, src Source, view func(Viewer) (any, error)) {
 
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, allocator.ErrClosed), errors.Is(err, allocator.ErrZeroRunner):
+	case errors.Is(err, runner.ErrClosed), errors.Is(err, runner.ErrZero):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, allocator.ErrInvalidRole):
 		return http.StatusBadRequest

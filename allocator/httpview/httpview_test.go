@@ -14,6 +14,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/httpview"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -27,7 +28,7 @@ func (handTicker) Stop()                 {}
 
 // cluster is a Runner serving its views over loopback.
 type cluster struct {
-	r     *allocator.Runner
+	r     *runner.Runner
 	srv   *httptest.Server
 	tick  handTicker
 	runs  chan allocator.Result
@@ -43,8 +44,8 @@ func newCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.r = allocator.NewRunner(a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return c.tick },
+	c.r = runner.New(a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return c.tick },
 		OnRun:     func(res allocator.Result) { c.runs <- res },
 	})
 	t.Cleanup(c.r.Close)
@@ -242,7 +243,7 @@ func TestMethodsAndClosed(t *testing.T) {
 	}
 	c.r.Close()
 	var e map[string]string
-	if code := get(t, c, "/state", &e); code != http.StatusServiceUnavailable || e["error"] != "allocator: runner closed" {
+	if code := get(t, c, "/state", &e); code != http.StatusServiceUnavailable || e["error"] != runner.ErrClosed.Error() {
 		t.Errorf("closed: %d %q", code, e)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/offer"
 )
 
@@ -20,7 +21,7 @@ type Viewer interface {
 
 // Source lends the handler a Viewer for the length of one call to View,
 // under whatever lock guards it, and returns what the call returns (or an
-// error of its own, such as allocator.ErrClosed, without calling it).
+// error of its own, such as runner.ErrClosed, without calling it).
 type Source interface {
 	View(func(Viewer) error) error
 }
@@ -32,7 +33,7 @@ type SourceFunc func(func(Viewer) error) error
 func (f SourceFunc) View(view func(Viewer) error) error { return f(view) }
 
 // FromRunner returns the Source that reads r's allocator with Runner.Do.
-func FromRunner(r *allocator.Runner) Source {
+func FromRunner(r *runner.Runner) Source {
 	return SourceFunc(func(view func(Viewer) error) error {
 		return r.Do(func(a *allocator.Allocator) error { return view(a) })
 	})

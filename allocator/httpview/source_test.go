@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/httpview"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -102,7 +103,7 @@ func (v checkedViewer) ExplainRole(role string) (allocator.Explanation, error) {
 
 // A Source's own error is the answer, with its status.
 func TestSourceError(t *testing.T) {
-	src := httpview.SourceFunc(func(func(httpview.Viewer) error) error { return allocator.ErrClosed })
+	src := httpview.SourceFunc(func(func(httpview.Viewer) error) error { return runner.ErrClosed })
 	srv := httptest.NewServer(httpview.Serve(src))
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/roles")
@@ -111,7 +112,7 @@ func TestSourceError(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	var body map[string]string
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-	require.Equal(t, allocator.ErrClosed.Error(), body["error"])
+	require.Equal(t, runner.ErrClosed.Error(), body["error"])
 }
 
 // /explain lists the run's preemptions that concern the framework.

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/metrics"
 )
 
 // Exporter is an allocator.Observer that keeps the figures it is told and
@@ -79,8 +80,8 @@ func (e *Exporter) Observe(r allocator.Report) {
 	for _, id := range r.RemovedFrameworks {
 		delete(e.series, "framework/"+id)
 	}
-	for _, m := range r.Metrics() {
-		if m.Kind == allocator.Timer {
+	for _, m := range metrics.FromReport(r) {
+		if m.Kind == metrics.Timer {
 			e.runTime.Observe(m.Value)
 			continue
 		}
@@ -95,7 +96,7 @@ func (e *Exporter) Observe(r allocator.Report) {
 			e.descs[m.Name] = desc
 		}
 		kind := prometheus.GaugeValue
-		if m.Kind == allocator.Counter {
+		if m.Kind == metrics.Counter {
 			kind = prometheus.CounterValue
 		}
 		owner := ownerOf(m)
@@ -107,7 +108,7 @@ func (e *Exporter) Observe(r allocator.Report) {
 }
 
 // ownerOf says which part of a report a metric belongs to.
-func ownerOf(m allocator.Metric) string {
+func ownerOf(m metrics.Metric) string {
 	switch {
 	case strings.HasPrefix(m.Name, "allocator/mesos/frameworks/"):
 		return "framework/" + m.Labels[0].Value

@@ -31,6 +31,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/httpview"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -54,13 +55,13 @@ func main() {
 // called after every run.
 type config struct {
 	clock     func() time.Time
-	newTicker func(time.Duration) allocator.Ticker
+	newTicker func(time.Duration) runner.Ticker
 	onRun     func(allocator.Result)
 }
 
 // service is the allocator, its Runner and the HTTP server.
 type service struct {
-	runner *allocator.Runner
+	loop   *runner.Runner
 	server *http.Server
 	addr   string
 	done   chan struct{}
@@ -81,12 +82,12 @@ func start(ctx context.Context, addr string, cfg config) (*service, error) {
 		return nil, err
 	}
 	s := &service{done: make(chan struct{})}
-	s.runner = allocator.NewRunnerContext(ctx, a, allocator.RunnerOptions{
+	s.loop = runner.NewContext(ctx, a, runner.Options{
 		NewTicker: cfg.newTicker,
 		OnResult:  s.launch,
 		OnRun:     cfg.onRun,
 	})
-	err = s.runner.Do(func(a *allocator.Allocator) error {
+	err = s.loop.Do(func(a *allocator.Allocator) error {
 		for i := range 3 {
 			id := fmt.Sprintf("agent-%d", i+1)
 			if err := a.AddAgent(id, allocator.AgentInfo{Hostname: id}, resources.MustParse("cpus:4;mem:8192", "*"), nil); err != nil {
@@ -102,7 +103,7 @@ func start(ctx context.Context, addr string, cfg config) (*service, error) {
 		return a.AddFramework("batch", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active)
 	})
 	if err != nil {
-		s.runner.Close()
+		s.loop.Close()
 		return nil, err
 	}
 
@@ -110,10 +111,10 @@ func start(ctx context.Context, addr string, cfg config) (*service, error) {
 	registry.MustRegister(exporter)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
-	mux.Handle("/allocator/", http.StripPrefix("/allocator", httpview.New(s.runner)))
+	mux.Handle("/allocator/", http.StripPrefix("/allocator", httpview.New(s.loop)))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		s.runner.Close()
+		s.loop.Close()
 		return nil, err
 	}
 	s.addr = ln.Addr().String()
@@ -132,7 +133,7 @@ func start(ctx context.Context, addr string, cfg config) (*service, error) {
 func (s *service) launch(res allocator.Result) {
 	need := resources.MustParseQuantities("cpus:1;mem:1024")
 	for _, o := range res.Offers {
-		_ = s.runner.Do(func(a *allocator.Allocator) error {
+		_ = s.loop.Do(func(a *allocator.Allocator) error {
 			var ops []offer.Operation
 			if task, ok := offer.Pick(o.Resources, need, o.Role); ok {
 				ops = append(ops, offer.Launch{Tasks: []offer.Task{{ID: fmt.Sprintf("%s-%s", o.ID, o.AgentID), Resources: task}}})
@@ -146,5 +147,5 @@ func (s *service) launch(res allocator.Result) {
 func (s *service) close() {
 	_ = s.server.Close()
 	<-s.done
-	s.runner.Close()
+	s.loop.Close()
 }

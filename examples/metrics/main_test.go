@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 )
 
 // handTicker is an interval ticker ticked by hand: a send is a tick.
@@ -61,7 +62,7 @@ func TestMetrics(t *testing.T) {
 	defer cancel()
 	s, err := start(ctx, "127.0.0.1:0", config{
 		clock:     clock.Now,
-		newTicker: func(time.Duration) allocator.Ticker { return tick },
+		newTicker: func(time.Duration) runner.Ticker { return tick },
 		onRun:     func(res allocator.Result) { runs <- res },
 	})
 	if err != nil {
@@ -84,7 +85,7 @@ func TestMetrics(t *testing.T) {
 	// Right after the second run every filter is in force (5 s).
 	m := scrape(t, s.addr)
 	var filters map[string]int
-	_ = s.runner.Do(func(a *allocator.Allocator) error {
+	_ = s.loop.Do(func(a *allocator.Allocator) error {
 		filters = map[string]int{}
 		for _, f := range a.Filters() {
 			filters[f.Role]++
@@ -126,7 +127,7 @@ func TestMetrics(t *testing.T) {
 		`allocator_mesos_roles_weight{role="batch"}`:                                  1,
 	}
 	// What the allocator's views say, read under the Runner's lock.
-	_ = s.runner.Do(func(a *allocator.Allocator) error {
+	_ = s.loop.Do(func(a *allocator.Allocator) error {
 		var used, offered float64
 		for _, r := range a.Roles() {
 			want[fmt.Sprintf(`allocator_mesos_roles_shares_dominant{role=%q}`, r.Role)] = r.Share

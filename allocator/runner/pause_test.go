@@ -1,4 +1,4 @@
-package allocator_test
+package runner_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
 )
@@ -17,8 +18,8 @@ func TestRunnerPauseResume(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1})
 	ticker := &manualTicker{c: make(chan time.Time)}
 	results := make(chan allocator.Result, 8)
-	r := allocator.NewRunner(a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+	r := runner.New(a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return ticker },
 		OnResult:  func(res allocator.Result) { results <- res },
 	})
 	defer r.Close()
@@ -50,7 +51,7 @@ func TestRunnerPauseResume(t *testing.T) {
 	}
 
 	r.Close()
-	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, runner.ErrClosed) {
 		t.Fatalf("Do after Close = %v, want ErrClosed", err)
 	}
 }

@@ -1,4 +1,4 @@
-package allocator
+package runner
 
 import (
 	"context"
@@ -7,21 +7,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/allot-go/allot/allocator"
 )
 
 // ErrClosed is returned by a Runner after Close, or once the context it
 // was made with is done (the error then also wraps the context's cause,
 // context.Canceled for example).
-var ErrClosed = errors.New("allocator: runner closed")
+var ErrClosed = errors.New("runner: closed")
 
-// ErrZeroRunner is returned by a Runner that was not made by NewRunner or
-// NewRunnerContext, such as the zero Runner.
-var ErrZeroRunner = errors.New("allocator: Runner used without NewRunner")
+// ErrZero is returned by a Runner that was not made by New or NewContext,
+// such as the zero Runner.
+var ErrZero = errors.New("runner: Runner used without runner.New")
 
 // Ticker delivers allocation-interval ticks to a Runner. TimeTicker, the
 // default, wraps a *time.Ticker. A test or a simulation makes its own (a
 // channel it sends to, and a Stop that does nothing) and passes it through
-// RunnerOptions.NewTicker, so that it decides when runs happen.
+// Options.NewTicker, so that it decides when runs happen.
 type Ticker interface {
 	C() <-chan time.Time
 	Stop()
@@ -35,15 +37,15 @@ func (t timeTicker) Stop()               { t.t.Stop() }
 // TimeTicker returns a Ticker backed by time.NewTicker.
 func TimeTicker(d time.Duration) Ticker { return timeTicker{time.NewTicker(d)} }
 
-// RunnerOptions configure a Runner.
-type RunnerOptions struct {
+// Options configure a Runner.
+type Options struct {
 	// NewTicker makes the interval ticker, given Options.AllocationInterval;
 	// nil means TimeTicker. Every tick runs an allocation over all agents.
 	NewTicker func(interval time.Duration) Ticker
 	// OnResult receives every run that made offers or inverse offers, in
 	// order, from the runner's goroutine and without the runner's lock held:
 	// it may call back into the Runner.
-	OnResult func(Result)
+	OnResult func(allocator.Result)
 	// OnRun is called after every run, whether it made offers or not, after
 	// OnResult, from the runner's goroutine and without the runner's lock
 	// held: it may call back into the Runner. It tells a host that a run it
@@ -51,26 +53,26 @@ type RunnerOptions struct {
 	// and its metrics. A run while paused makes nothing and reports a zero
 	// Result (Stats.Run 0). The runner waits for OnRun to return before it
 	// runs again.
-	OnRun func(Result)
+	OnRun func(allocator.Result)
 }
 
 // Runner owns an Allocator and makes it safe for concurrent use. Events go
 // through Do, which holds a mutex. Allocation runs happen on every tick of
 // the interval ticker (over all agents) and after events that call for one
-// (over the agents concerned, see Allocate); triggers that arrive while a
+// (over the agents concerned, see Allocator.Allocate); triggers that arrive while a
 // run is pending are batched into that run, as Mesos batches allocation
-// requests. Offers reach the host through RunnerOptions.OnResult, and
-// RunnerOptions.OnRun tells it when each run is over.
+// requests. Offers reach the host through Options.OnResult, and
+// Options.OnRun tells it when each run is over.
 //
-// A Runner runs until Close or, made by NewRunnerContext, until its context
+// A Runner runs until Close or, made by NewContext, until its context
 // is done; Done tells when it has stopped. Afterwards Do returns ErrClosed.
-// A Runner must be made by NewRunner or NewRunnerContext: the zero Runner
-// returns ErrZeroRunner from Do and does nothing else.
+// A Runner must be made by New or NewContext: the zero Runner
+// returns ErrZero from Do and does nothing else.
 type Runner struct {
 	mu       sync.Mutex
-	a        *Allocator
+	a        *allocator.Allocator
 	ctx      context.Context
-	opts     RunnerOptions
+	opts     Options
 	trigger  chan struct{}
 	done     chan struct{}
 	finished chan struct{}
@@ -82,20 +84,20 @@ type Runner struct {
 	calling atomic.Bool
 }
 
-// NewRunner starts a Runner around a; the caller must not use a directly
-// afterwards. Close stops it. It is NewRunnerContext with a context that
-// is never done.
-func NewRunner(a *Allocator, opts RunnerOptions) *Runner {
-	return NewRunnerContext(context.Background(), a, opts)
+// New starts a Runner around a; the caller must not use a directly
+// afterwards. Close stops it. It is NewContext with a context that is
+// never done.
+func New(a *allocator.Allocator, opts Options) *Runner {
+	return NewContext(context.Background(), a, opts)
 }
 
-// NewRunnerContext starts a Runner around a that stops when ctx is done, as
+// NewContext starts a Runner around a that stops when ctx is done, as
 // if Close had been called: the run under way, if any, ends first. The
 // caller must not use a directly afterwards. Close works as well, and
 // stops the runner earlier. It panics if a is nil.
-func NewRunnerContext(ctx context.Context, a *Allocator, opts RunnerOptions) *Runner {
+func NewContext(ctx context.Context, a *allocator.Allocator, opts Options) *Runner {
 	if a == nil {
-		panic("allocator: NewRunner with a nil Allocator")
+		panic("runner: New with a nil Allocator")
 	}
 	if opts.NewTicker == nil {
 		opts.NewTicker = TimeTicker
@@ -108,7 +110,7 @@ func NewRunnerContext(ctx context.Context, a *Allocator, opts RunnerOptions) *Ru
 		done:     make(chan struct{}),
 		finished: make(chan struct{}),
 	}
-	ticker := opts.NewTicker(a.opts.AllocationInterval)
+	ticker := opts.NewTicker(a.Options().AllocationInterval)
 	go r.loop(ticker)
 	return r
 }
@@ -117,14 +119,14 @@ func NewRunnerContext(ctx context.Context, a *Allocator, opts RunnerOptions) *Ru
 // allocation pending (it added an agent, activated a framework, revived
 // offers, ...), the runner schedules a run. It returns fn's error, or
 // ErrClosed without calling fn once the runner has stopped.
-func (r *Runner) Do(fn func(a *Allocator) error) error {
+func (r *Runner) Do(fn func(a *allocator.Allocator) error) error {
 	r.mu.Lock()
 	if err := r.usable(); err != nil {
 		r.mu.Unlock()
 		return err
 	}
 	err := fn(r.a)
-	pending := r.a.pendingAll || len(r.a.pending) > 0
+	pending := r.a.Pending()
 	r.mu.Unlock()
 	if pending {
 		r.poke()
@@ -136,7 +138,7 @@ func (r *Runner) Do(fn func(a *Allocator) error) error {
 func (r *Runner) usable() error {
 	switch {
 	case r.a == nil:
-		return ErrZeroRunner
+		return ErrZero
 	case r.cause != nil:
 		return fmt.Errorf("%w: %w", ErrClosed, r.cause)
 	case r.closed:
@@ -155,12 +157,12 @@ func (r *Runner) poke() {
 }
 
 // Pause stops allocation runs until Resume.
-func (r *Runner) Pause() { _ = r.Do(func(a *Allocator) error { a.Pause(); return nil }) }
+func (r *Runner) Pause() { _ = r.Do(func(a *allocator.Allocator) error { a.Pause(); return nil }) }
 
 // Resume lets allocation runs happen again, and runs one if any was
 // requested while paused.
 func (r *Runner) Resume() {
-	_ = r.Do(func(a *Allocator) error { a.Resume(); return nil })
+	_ = r.Do(func(a *allocator.Allocator) error { a.Resume(); return nil })
 	r.poke()
 }
 
@@ -223,7 +225,7 @@ func (r *Runner) loop(ticker Ticker) {
 			r.mu.Unlock()
 			return
 		}
-		var res Result
+		var res allocator.Result
 		if all {
 			res = r.a.AllocateAll()
 		} else {

@@ -1,4 +1,4 @@
-package allocator_test
+package runner_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -18,15 +19,15 @@ func (handTicker) Stop()                 {}
 // A Runner in a service: events go through Do, offers come to OnResult,
 // OnRun says when each run is over, and the service's context stops it.
 // The example ticks the interval itself, so that its output is always the
-// same; a service leaves RunnerOptions.NewTicker nil to tick every
+// same; a service leaves Options.NewTicker nil to tick every
 // Options.AllocationInterval.
 func ExampleRunner() {
 	a, _ := allocator.New(allocator.Options{Seed: 1})
 	tick := make(handTicker)
 	runs := make(chan allocator.Result)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := allocator.NewRunnerContext(ctx, a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return tick },
+	r := runner.NewContext(ctx, a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return tick },
 		OnResult: func(res allocator.Result) {
 			for _, o := range res.Offers {
 				fmt.Printf("run %d: %s is offered %s on %s\n", res.Stats.Run, o.FrameworkID, o.Resources.Quantities(), o.AgentID)
@@ -64,5 +65,5 @@ func ExampleRunner() {
 	// run 1: web is offered cpus:4; mem:8192 on agent-1
 	// run 2: web is offered cpus:4; mem:8192 on agent-1
 	// run 3: 0 offers
-	// allocator: runner closed: context canceled
+	// runner: closed: context canceled
 }

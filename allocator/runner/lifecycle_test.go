@@ -1,4 +1,4 @@
-package allocator_test
+package runner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator"
+	"github.com/allot-go/allot/allocator/runner"
 	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
 )
@@ -30,13 +31,13 @@ type runRecord struct {
 
 // recordingRunner starts a Runner whose OnResult and OnRun send to the
 // returned channel.
-func recordingRunner(t *testing.T, ctx context.Context) (*allocator.Runner, *stopTicker, chan runRecord) {
+func recordingRunner(t *testing.T, ctx context.Context) (*runner.Runner, *stopTicker, chan runRecord) {
 	t.Helper()
 	a := newAllocator(t, allocator.Options{Seed: 1})
 	ticker := &stopTicker{c: make(chan time.Time)}
 	seen := make(chan runRecord, 4)
-	r := allocator.NewRunnerContext(ctx, a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+	r := runner.NewContext(ctx, a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return ticker },
 		OnResult:  func(res allocator.Result) { seen <- runRecord{"OnResult", res} },
 		OnRun:     func(res allocator.Result) { seen <- runRecord{"OnRun", res} },
 	})
@@ -99,14 +100,14 @@ func TestRunnerContext(t *testing.T) {
 		t.Error("Do called fn after the context was done")
 		return nil
 	})
-	if !errors.Is(err, allocator.ErrClosed) || !errors.Is(err, context.Canceled) {
+	if !errors.Is(err, runner.ErrClosed) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Do after cancel = %v, want ErrClosed and context.Canceled", err)
 	}
 	<-r.Done()
 	if !ticker.stopped.Load() {
 		t.Error("the ticker was not stopped")
 	}
-	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) || !errors.Is(err, context.Canceled) {
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, runner.ErrClosed) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Do after Done = %v, want ErrClosed and context.Canceled", err)
 	}
 	r.Close()
@@ -123,22 +124,22 @@ func TestRunnerCloseDone(t *testing.T) {
 		t.Error("the ticker was not stopped")
 	}
 	err := r.Do(func(*allocator.Allocator) error { return nil })
-	if !errors.Is(err, allocator.ErrClosed) || errors.Is(err, context.Canceled) {
+	if !errors.Is(err, runner.ErrClosed) || errors.Is(err, context.Canceled) {
 		t.Errorf("Do after Close = %v, want ErrClosed only", err)
 	}
 }
 
-// The zero Runner does not panic: Do returns ErrZeroRunner, which names the
+// The zero Runner does not panic: Do returns ErrZero, which names the
 // constructor, and the rest does nothing.
 func TestZeroRunner(t *testing.T) {
-	var r allocator.Runner
+	var r runner.Runner
 	called := false
 	err := r.Do(func(*allocator.Allocator) error { called = true; return nil })
-	if !errors.Is(err, allocator.ErrZeroRunner) || called {
-		t.Fatalf("Do on a zero Runner = %v (fn called: %v), want ErrZeroRunner", err, called)
+	if !errors.Is(err, runner.ErrZero) || called {
+		t.Fatalf("Do on a zero Runner = %v (fn called: %v), want ErrZero", err, called)
 	}
-	if !strings.Contains(err.Error(), "NewRunner") {
-		t.Errorf("the error %q does not name NewRunner", err)
+	if !strings.Contains(err.Error(), "runner.New") {
+		t.Errorf("the error %q does not name runner.New", err)
 	}
 	r.Pause()
 	r.Resume()
@@ -151,10 +152,10 @@ func TestZeroRunner(t *testing.T) {
 func TestRunnerCloseFromCallback(t *testing.T) {
 	a := newAllocator(t, allocator.Options{Seed: 1})
 	ticker := &stopTicker{c: make(chan time.Time)}
-	var r *allocator.Runner
+	var r *runner.Runner
 	closed := make(chan struct{})
-	r = allocator.NewRunner(a, allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+	r = runner.New(a, runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return ticker },
 		OnRun: func(allocator.Result) {
 			r.Close()
 			close(closed)
@@ -171,8 +172,8 @@ func TestRunnerCloseFromCallback(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the runner did not stop after the callback")
 	}
-	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
-		t.Fatalf("Do after Close = %v, want %v", err, allocator.ErrClosed)
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, runner.ErrClosed) {
+		t.Fatalf("Do after Close = %v, want %v", err, runner.ErrClosed)
 	}
 	if !ticker.stopped.Load() {
 		t.Error("the ticker was not stopped")

@@ -1,4 +1,4 @@
-package allocator_test
+package runner_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/allocator/runner"
 )
 
 // manualTicker is a Ticker the test drives.
@@ -35,8 +36,8 @@ func TestRunnerConcurrentEvents(t *testing.T) {
 	stop := make(chan struct{})
 	results := make(chan allocator.Result, 64)
 	var runs, offers atomic.Int64
-	r := allocator.NewRunner(h.Allocator(), allocator.RunnerOptions{
-		NewTicker: func(time.Duration) allocator.Ticker { return ticker },
+	r := runner.New(h.Allocator(), runner.Options{
+		NewTicker: func(time.Duration) runner.Ticker { return ticker },
 		OnResult: func(res allocator.Result) {
 			runs.Add(1)
 			offers.Add(int64(len(res.Offers)))
@@ -141,8 +142,8 @@ func TestRunnerConcurrentEvents(t *testing.T) {
 
 	require.NoError(t, r.Do(func(a *allocator.Allocator) error { return allocatortest.Check(a) }))
 	r.Close()
-	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, allocator.ErrClosed) {
-		t.Errorf("Do after Close = %v, want %v", err, allocator.ErrClosed)
+	if err := r.Do(func(*allocator.Allocator) error { return nil }); !errors.Is(err, runner.ErrClosed) {
+		t.Errorf("Do after Close = %v, want %v", err, runner.ErrClosed)
 	}
 	require.NoError(t, allocatortest.Check(h.Allocator()))
 	for i, err := range violations {

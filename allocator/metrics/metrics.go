@@ -1,16 +1,18 @@
-package allocator
+package metrics
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/allot-go/allot/allocator"
 )
 
-// MetricKind says how a host should keep a metric.
-type MetricKind uint8
+// Kind says how a host should keep a metric.
+type Kind uint8
 
 const (
 	// Gauge: a value that goes up and down; the latest one holds.
-	Gauge MetricKind = iota
+	Gauge Kind = iota
 	// Counter: a total that only grows; the latest one holds.
 	Counter
 	// Timer: one observation (of a run's duration) to add to a
@@ -19,7 +21,7 @@ const (
 )
 
 // String names the kind.
-func (k MetricKind) String() string {
+func (k Kind) String() string {
 	switch k {
 	case Counter:
 		return "counter"
@@ -29,15 +31,10 @@ func (k MetricKind) String() string {
 	return "gauge"
 }
 
-// MetricLabel is the value of one placeholder of a metric's name.
-type MetricLabel struct{ Name, Value string }
+// Label is the value of one placeholder of a metric's name.
+type Label struct{ Name, Value string }
 
-// Label is MetricLabel's earlier name.
-//
-// Deprecated: use MetricLabel; reservation.Label is a reservation's label.
-type Label = MetricLabel
-
-// Metric is one figure of a Report, named as Mesos's allocator names it.
+// Metric is one figure of an allocator.Report, named as Mesos's allocator names it.
 // Name keeps the placeholders (<role>, <framework>, <resource>, <reason>),
 // Labels give their values in order, and Path puts them in:
 //
@@ -58,12 +55,12 @@ type Label = MetricLabel
 // allocator/mesos/frameworks/<framework>/ with Mesos's suffixes
 // (offers/sent, roles/<role>/suppressed) and the role's suffixes for the
 // rest. The figures Mesos does not have (offered and allocated apart, a
-// run's statistics) follow the same pattern; see Report.Metrics for the
+// run's statistics) follow the same pattern; see FromReport for the
 // list.
 type Metric struct {
 	Name   string
-	Labels []MetricLabel
-	Kind   MetricKind
+	Labels []Label
+	Kind   Kind
 	Value  float64
 }
 
@@ -77,7 +74,7 @@ func (m Metric) Path() string {
 	return p
 }
 
-// Metrics lists the report's figures as metrics, in a stable order: the
+// FromReport lists the report's figures as metrics, in a stable order: the
 // run's (when the report is a run's), the cluster's, each role's and each
 // framework's. A quantity is one metric per resource name it holds, so a
 // resource that drops to nothing disappears: a host replaces every metric
@@ -107,9 +104,9 @@ func (m Metric) Path() string {
 //
 // Quota metrics are listed for roles with quota only, as Mesos does;
 // shares only when the sorter reports them.
-func (r Report) Metrics() []Metric {
+func FromReport(r allocator.Report) []Metric {
 	var out []Metric
-	add := func(name string, kind MetricKind, v float64, labels ...MetricLabel) {
+	add := func(name string, kind Kind, v float64, labels ...Label) {
 		out = append(out, Metric{Name: name, Labels: labels, Kind: kind, Value: v})
 	}
 	if run := r.Run; run != nil {
@@ -129,46 +126,46 @@ func (r Report) Metrics() []Metric {
 		if run.Preemptions > 0 {
 			add(p+"preemptions", Gauge, float64(run.Preemptions))
 		}
-		for _, reason := range skipReasons {
-			add(p+"passed_over/<reason>", Gauge, float64(s.Skips[reason]), MetricLabel{"reason", reason.String()})
+		for reason, n := range s.PassedOver() {
+			add(p+"passed_over/<reason>", Gauge, float64(n), Label{"reason", reason.String()})
 		}
 	}
 	c := r.Cluster
 	for name, v := range c.Total.All() {
-		res := MetricLabel{"resource", name}
+		res := Label{"resource", name}
 		add("allocator/mesos/resources/<resource>/total", Gauge, v.Float64(), res)
 		add("allocator/mesos/resources/<resource>/offered_or_allocated", Gauge, c.Offered.Float64(name)+c.Allocated.Float64(name), res)
 		add("allocator/mesos/resources/<resource>/offered", Gauge, c.Offered.Float64(name), res)
 		add("allocator/mesos/resources/<resource>/allocated", Gauge, c.Allocated.Float64(name), res)
 	}
 	for _, m := range r.Roles {
-		role := MetricLabel{"role", m.Role}
+		role := Label{"role", m.Role}
 		if m.Share >= 0 {
 			add("allocator/mesos/roles/<role>/shares/dominant", Gauge, m.Share, role)
 		}
 		add("allocator/mesos/roles/<role>/weight", Gauge, m.Weight, role)
 		for name, v := range m.Offered.All() {
-			add("allocator/mesos/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+			add("allocator/mesos/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), role, Label{"resource", name})
 		}
 		for name, v := range m.Allocated.All() {
-			add("allocator/mesos/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+			add("allocator/mesos/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), role, Label{"resource", name})
 		}
 		add("allocator/mesos/roles/<role>/frameworks/count", Gauge, float64(m.Frameworks), role)
 		add("allocator/mesos/roles/<role>/frameworks/suppressed", Gauge, float64(m.Suppressed), role)
 		if !m.Guarantee.IsEmpty() || !m.Limit.IsEmpty() {
 			const q = "allocator/mesos/quota/roles/<role>/resources/<resource>/"
 			for name, v := range m.Guarantee.All() {
-				add(q+"guarantee", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+				add(q+"guarantee", Gauge, v.Float64(), role, Label{"resource", name})
 			}
 			for _, name := range m.Limit.Names() {
 				v, _ := m.Limit.Get(name)
-				add(q+"limit", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+				add(q+"limit", Gauge, v.Float64(), role, Label{"resource", name})
 			}
 			for name, v := range m.Consumed.All() {
-				add(q+"consumed", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+				add(q+"consumed", Gauge, v.Float64(), role, Label{"resource", name})
 			}
 			for name, v := range m.OfferedOrAllocated.All() {
-				add(q+"offered_or_allocated", Gauge, v.Float64(), role, MetricLabel{"resource", name})
+				add(q+"offered_or_allocated", Gauge, v.Float64(), role, Label{"resource", name})
 			}
 		}
 		add("allocator/mesos/offer_filters/roles/<role>/active", Gauge, float64(m.Filters), role)
@@ -178,21 +175,21 @@ func (r Report) Metrics() []Metric {
 		}
 	}
 	for _, m := range r.Frameworks {
-		fw := MetricLabel{"framework", m.Framework}
+		fw := Label{"framework", m.Framework}
 		add("allocator/mesos/frameworks/<framework>/active", Gauge, boolValue(m.Active), fw)
 		add("allocator/mesos/frameworks/<framework>/offers/sent", Counter, float64(m.Offers), fw)
 		add("allocator/mesos/frameworks/<framework>/inverse_offers/sent", Counter, float64(m.InverseOffers), fw)
 		for _, rm := range m.Roles {
-			role := MetricLabel{"role", rm.Role}
+			role := Label{"role", rm.Role}
 			add("allocator/mesos/frameworks/<framework>/roles/<role>/suppressed", Gauge, boolValue(rm.Suppressed), fw, role)
 			if rm.Share >= 0 {
 				add("allocator/mesos/frameworks/<framework>/roles/<role>/shares/dominant", Gauge, rm.Share, fw, role)
 			}
 			for name, v := range rm.Offered.All() {
-				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), fw, role, MetricLabel{"resource", name})
+				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/offered", Gauge, v.Float64(), fw, role, Label{"resource", name})
 			}
 			for name, v := range rm.Allocated.All() {
-				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), fw, role, MetricLabel{"resource", name})
+				add("allocator/mesos/frameworks/<framework>/roles/<role>/resources/<resource>/allocated", Gauge, v.Float64(), fw, role, Label{"resource", name})
 			}
 			add("allocator/mesos/frameworks/<framework>/offer_filters/roles/<role>/active", Gauge, float64(rm.Filters), fw, role)
 		}
