@@ -131,8 +131,7 @@ type framework struct {
 	// tracked: roles the framework is known under in the sorters
 	// (subscribed, or still holding resources allocated to the role).
 	tracked roleSet
-	// filters: role -> agent -> refusals.
-	filters map[string]map[string][]refusal
+	filters refusalFilters
 	// inverseFilters: agent -> the filter.
 	inverseFilters map[string]inverseFilter
 	// agents where the framework holds resources.
@@ -204,7 +203,7 @@ type agent struct {
 	// in full, in the order they were made (see outstanding.go).
 	outstanding []outstandingOffer
 	// holds are resources held for frameworks (see holds.go).
-	holds []hold
+	holds holdList
 }
 
 // nobodyEntry says that at agent version `version` and role epoch `epoch`
@@ -1136,7 +1135,7 @@ func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
 func (ag *agent) held(fwID string) resources.Resources {
 	held := ag.offered[fwID].Plus(ag.allocated[fwID])
 	if len(ag.holds) > 0 {
-		held.Add(ag.heldFor(fwID))
+		held.Add(ag.holds.of(fwID))
 	}
 	return held
 }
@@ -1271,7 +1270,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		a.trackHeld(role, part, false)
 	}
 	if _, ok := ag.offered[fw.id]; !ok {
-		if _, ok := ag.allocated[fw.id]; !ok && ag.heldFor(fw.id).IsEmpty() {
+		if _, ok := ag.allocated[fw.id]; !ok && !ag.holds.has(fw.id) {
 			delete(fw.agents, ag.id)
 		}
 	}

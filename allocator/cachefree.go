@@ -94,12 +94,6 @@ func (a *Allocator) dropCaches() {
 		ag.refusals = byRole[*refusalIndex]{}
 	}
 	for _, fw := range a.frameworks {
-		for _, byAgent := range fw.filters {
-			for _, list := range byAgent {
-				for i := range list {
-					list[i].covered = 0
-				}
-			}
-		}
+		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })
 	}
 }

@@ -44,6 +44,77 @@ type refusal struct {
 	covered uint64
 }
 
+// refusalFilters are a framework's refusal filters, by role and agent.
+// Lists are never empty: the last filter gone takes its agent's entry, and
+// the last agent its role's.
+type refusalFilters map[string]map[string][]refusal
+
+// on returns the filters in role on the agent.
+func (fs refusalFilters) on(role, agentID string) []refusal { return fs[role][agentID] }
+
+// add appends f to the filters in role on the agent.
+func (fs *refusalFilters) add(role, agentID string, f refusal) {
+	byAgent := (*fs)[role]
+	if byAgent == nil {
+		if *fs == nil {
+			*fs = refusalFilters{}
+		}
+		byAgent = map[string][]refusal{}
+		(*fs)[role] = byAgent
+	}
+	byAgent[agentID] = append(byAgent[agentID], f)
+}
+
+// keep replaces the filters in role on the agent with kept, a prefix of
+// what on returned, and clears the rest of the old list's storage.
+func (fs refusalFilters) keep(role, agentID string, kept []refusal) {
+	byAgent := fs[role]
+	list := byAgent[agentID]
+	clear(list[len(kept):])
+	if len(kept) > 0 {
+		byAgent[agentID] = kept
+		return
+	}
+	delete(byAgent, agentID)
+	if len(byAgent) == 0 {
+		delete(fs, role)
+	}
+}
+
+// anyOn reports whether some filter, in any role, is on the agent.
+func (fs refusalFilters) anyOn(agentID string) bool {
+	for _, byAgent := range fs {
+		if _, ok := byAgent[agentID]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// dropAgent removes every filter on the agent, calling gone for each.
+func (fs refusalFilters) dropAgent(agentID string, gone func(role string, f refusal)) {
+	for role, byAgent := range fs {
+		for _, f := range byAgent[agentID] {
+			gone(role, f)
+		}
+		delete(byAgent, agentID)
+		if len(byAgent) == 0 {
+			delete(fs, role)
+		}
+	}
+}
+
+// each calls fn for every filter.
+func (fs refusalFilters) each(fn func(role, agentID string, f *refusal)) {
+	for role, byAgent := range fs {
+		for agentID, list := range byAgent {
+			for i := range list {
+				fn(role, agentID, &list[i])
+			}
+		}
+	}
+}
+
 // refusalIndex holds, for one agent and role, the frameworks whose filters
 // cover the agent at generation gen, by their number in the role's
 // framework sorter.
@@ -53,6 +124,25 @@ type refusalIndex struct {
 	// until is the earliest expiry of the filters behind skip: the index
 	// holds while runs happen at or before it.
 	until time.Time
+}
+
+// mark records that the framework numbered i has a filter, expiring at
+// expires, that covers the agent at generation gen; a new generation
+// starts the index afresh.
+func (idx *refusalIndex) mark(i int, gen uint64, expires time.Time) {
+	if idx.gen != gen {
+		idx.skip.Reset()
+		idx.gen, idx.until = gen, time.Time{}
+	}
+	if idx.skip.Set(i) && (idx.until.IsZero() || expires.Before(idx.until)) {
+		idx.until = expires
+	}
+}
+
+// validAt reports whether the index holds for a run at now on an agent at
+// generation gen.
+func (idx *refusalIndex) validAt(gen uint64, now time.Time) bool {
+	return idx.gen == gen && now.Before(idx.until)
 }
 
 // inverseFilter is an inverse-offer filter of a framework for an agent.
@@ -124,14 +214,6 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 	}
 	expires := a.opts.Clock().Add(d)
 	for _, role := range res.AllocationRoles() {
-		byAgent := fw.filters[role]
-		if byAgent == nil {
-			if fw.filters == nil {
-				fw.filters = map[string]map[string][]refusal{}
-			}
-			byAgent = map[string][]refusal{}
-			fw.filters[role] = byAgent
-		}
 		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires, batch: a.batches}
 		switch {
 		case f.refused.Equal(ag.ref):
@@ -145,7 +227,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			ag.ref = ag.available.Clone().Frozen()
 		}
 		a.checkCoverage(fw, ag, role, &f)
-		byAgent[ag.id] = append(byAgent[ag.id], f)
+		fw.filters.add(role, ag.id, f)
 		ag.filtered.Set(a.filterNum(fw))
 		if a.obs != nil {
 			a.observeFilter(fw, role, expires, f.batch, 1)
@@ -160,15 +242,7 @@ func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refu
 		return
 	}
 	f.covered = ag.refGen
-	s, ok := a.frameworkSorters[role]
-	if !ok {
-		return
-	}
-	indexed, ok := s.Sorter.(sorter.Indexed)
-	if !ok {
-		return
-	}
-	i, ok := indexed.Index(fw.id)
+	i, ok := a.sorterNum(role, fw.id)
 	if !ok {
 		return
 	}
@@ -177,13 +251,22 @@ func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refu
 		idx = &refusalIndex{}
 		ag.refusals.set(role, idx)
 	}
-	if idx.gen != ag.refGen {
-		idx.skip.Reset()
-		idx.gen, idx.until = ag.refGen, time.Time{}
+	idx.mark(i, ag.refGen, f.expires)
+}
+
+// sorterNum returns the framework's number in the role's framework
+// sorter, which the refusal indexes are kept by; false when the sorter
+// does not number its clients (sorter.Indexed) or does not know it.
+func (a *Allocator) sorterNum(role, fwID string) (int, bool) {
+	s, ok := a.frameworkSorters[role]
+	if !ok {
+		return 0, false
 	}
-	if idx.skip.Set(i) && (idx.until.IsZero() || f.expires.Before(idx.until)) {
-		idx.until = f.expires
+	indexed, ok := s.Sorter.(sorter.Indexed)
+	if !ok {
+		return 0, false
 	}
+	return indexed.Index(fwID)
 }
 
 // availableGrew keeps ag.available within ag.ref after available grew:
@@ -204,7 +287,7 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 	if idx == nil {
 		return nil
 	}
-	if idx.gen != ag.refGen || !now.Before(idx.until) {
+	if !idx.validAt(ag.refGen, now) {
 		ag.refusals.drop(role)
 		return nil
 	}
@@ -222,11 +305,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 	if fw.num != 0 && !ag.filtered.Has(fw.num) && !a.opts.CacheFree {
 		return false, time.Time{}
 	}
-	byAgent := fw.filters[role]
-	if byAgent == nil {
-		return false, time.Time{}
-	}
-	list := byAgent[ag.id]
+	list := fw.filters.on(role, ag.id)
 	if len(list) == 0 {
 		return false, time.Time{}
 	}
@@ -245,15 +324,9 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		}
 		kept = append(kept, f)
 	}
-	clear(list[len(kept):])
+	fw.filters.keep(role, ag.id, kept)
 	if len(kept) == 0 {
-		delete(byAgent, ag.id)
-		if len(byAgent) == 0 {
-			delete(fw.filters, role)
-		}
 		a.unfiltered(fw, ag)
-	} else {
-		byAgent[ag.id] = kept
 	}
 	return filtered, until
 }
@@ -265,16 +338,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		if role != "" && r != role {
 			continue
 		}
-		s, ok := a.frameworkSorters[r]
-		var i int
-		if ok {
-			if indexed, isIndexed := s.Sorter.(sorter.Indexed); isIndexed {
-				i, ok = indexed.Index(fw.id)
-			} else {
-				ok = false
-			}
-		}
-		if ok {
+		if i, ok := a.sorterNum(r, fw.id); ok {
 			for agentID := range byAgent {
 				if ag := a.agents[agentID]; ag != nil {
 					if idx, _ := ag.refusals.get(r); idx != nil {
@@ -321,28 +385,20 @@ func (a *Allocator) filterNum(fw *framework) int {
 		a.lastNum++
 		fw.num = a.lastNum
 	}
-	for _, byAgent := range fw.filters {
-		for agentID := range byAgent {
-			if ag := a.agents[agentID]; ag != nil {
-				ag.filtered.Set(fw.num)
-			}
+	fw.filters.each(func(_, agentID string, _ *refusal) {
+		if ag := a.agents[agentID]; ag != nil {
+			ag.filtered.Set(fw.num)
 		}
-	}
+	})
 	return fw.num
 }
 
 // unfiltered clears fw's bit on ag unless fw still has a filter there in
 // some role.
 func (a *Allocator) unfiltered(fw *framework, ag *agent) {
-	if fw.num == 0 {
-		return
+	if fw.num != 0 && !fw.filters.anyOn(ag.id) {
+		ag.filtered.Clear(fw.num)
 	}
-	for _, byAgent := range fw.filters {
-		if _, ok := byAgent[ag.id]; ok {
-			return
-		}
-	}
-	ag.filtered.Clear(fw.num)
 }
 
 // releaseNum gives a removed framework's number back, once its filters
@@ -358,17 +414,11 @@ func (a *Allocator) releaseNum(fw *framework) {
 // agent's indexes.
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for _, fw := range a.frameworks {
-		for role, byAgent := range fw.filters {
+		fw.filters.dropAgent(ag.id, func(role string, f refusal) {
 			if a.obs != nil {
-				for _, f := range byAgent[ag.id] {
-					a.observeFilter(fw, role, f.expires, f.batch, -1)
-				}
+				a.observeFilter(fw, role, f.expires, f.batch, -1)
 			}
-			delete(byAgent, ag.id)
-			if len(byAgent) == 0 {
-				delete(fw.filters, role)
-			}
-		}
+		})
 		delete(fw.inverseFilters, ag.id)
 	}
 	ag.refusals = byRole[*refusalIndex]{}

@@ -38,6 +38,43 @@ type hold struct {
 	until     time.Time
 }
 
+// holdList is what an agent holds, in the order the holds were made.
+type holdList []hold
+
+// add holds res (tagged with allocation roles) for the framework until
+// the given time; res is frozen, not copied.
+func (hs *holdList) add(fwID string, res resources.Resources, until time.Time) {
+	*hs = append(*hs, hold{framework: fwID, res: res.Frozen(), until: until})
+}
+
+// of returns what is held for the framework, all its holds together.
+func (hs holdList) of(fwID string) resources.Resources {
+	var out resources.Resources
+	for _, h := range hs {
+		if h.framework == fwID {
+			out.Add(h.res)
+		}
+	}
+	return out
+}
+
+// has reports whether something is held for the framework.
+func (hs holdList) has(fwID string) bool {
+	return slices.ContainsFunc(hs, func(h hold) bool { return h.framework == fwID })
+}
+
+// release removes the framework's holds (every framework's when fwID is
+// ""), calling gone for each in order.
+func (hs *holdList) release(fwID string, gone func(hold)) {
+	*hs = slices.DeleteFunc(*hs, func(h hold) bool {
+		if fwID != "" && h.framework != fwID {
+			return false
+		}
+		gone(h)
+		return true
+	})
+}
+
 // RecoverHeld gives back resources a framework uses on an agent (as
 // RecoverAllocated does) but holds them for the framework for d: the next
 // run offers them to it alone (see the package doc and holds.go). res must
@@ -123,7 +160,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 // Nothing else changes: held resources count as they did in use.
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
 	setOrDelete(ag.allocated, fw.id, ag.allocated[fw.id].Minus(res))
-	ag.holds = append(ag.holds, hold{framework: fw.id, res: res.Clone().Frozen(), until: a.opts.Clock().Add(d)})
+	ag.holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
 	a.pending[ag.id] = struct{}{}
 }
 
@@ -147,7 +184,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 	held := plain.Allocate(p.heldIn).Frozen()
 	a.trackOffer(fw, ag, p.heldIn, held, plain, false)
 	setOrDelete(ag.offered, fw.id, ag.offered[fw.id].Minus(held))
-	ag.holds = append(ag.holds, hold{framework: fw.id, res: held, until: a.opts.Clock().Add(a.reclaimTimeout())})
+	ag.holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
 		a.observeHeld(fw, p.heldIn, a.ch.q, resources.Quantities{}, false)
@@ -157,26 +194,11 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 	a.pending[ag.id] = struct{}{}
 }
 
-// heldFor returns what ag holds for fw, all holds together.
-func (ag *agent) heldFor(fwID string) resources.Resources {
-	var out resources.Resources
-	for _, h := range ag.holds {
-		if h.framework == fwID {
-			out.Add(h.res)
-		}
-	}
-	return out
-}
-
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
 // into offered resources, so that the usual paths give them back.
 func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
-	ag.holds = slices.DeleteFunc(ag.holds, func(h hold) bool {
-		if fwID != "" && h.framework != fwID {
-			return false
-		}
+	ag.holds.release(fwID, func(h hold) {
 		a.heldToOffered(a.frameworks[h.framework], ag, h.res)
-		return true
 	})
 }
 

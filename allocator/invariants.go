@@ -98,7 +98,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 			held = held.Plus(more)
 		}
 		if len(ag.holds) > 0 {
-			held = held.Plus(ag.heldFor(fwID))
+			held = held.Plus(ag.holds.of(fwID))
 		}
 		fw, ok := a.frameworks[fwID]
 		if !ok {

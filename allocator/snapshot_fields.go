@@ -336,7 +336,7 @@ func frameworkFields(c *snapCodec, fw *framework) {
 	c.bool(&fw.active)
 	walkKeys(c, &fw.suppressed, "suppressed roles")
 	walkKeys(c, &fw.tracked, "tracked roles")
-	walkMap(c, &fw.filters, "filter roles", "filters of role", func(_ string, byAgent map[string][]refusal) map[string][]refusal {
+	walkMap(c, (*map[string]map[string][]refusal)(&fw.filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusal) map[string][]refusal {
 		walkMap(c, &byAgent, "filter agents", "filters on agent", func(_ string, list []refusal) []refusal {
 			walkList(c, &list, "filters", func(f *refusal) {
 				c.resources(&f.refused)

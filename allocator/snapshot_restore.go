@@ -295,7 +295,7 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
 		fw.holdsOn(id)
-		for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID], ag.heldFor(fwID)} {
+		for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID], ag.holds.of(fwID)} {
 			for _, role := range held.AllocationRoles() {
 				if role == "" {
 					return fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)
