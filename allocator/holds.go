@@ -110,13 +110,9 @@ func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
 
 // preemptTask is PreemptTask's handler (see events.go).
 func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
-	fw, err := a.framework(fwID)
+	fw, t, err := a.task(fwID, taskID)
 	if err != nil {
 		return err
-	}
-	t, ok := fw.tasks[taskID]
-	if !ok {
-		return fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
 	}
 	held := t.owns.NonShared()
 	if err := checkHold(held, d); err != nil {

@@ -249,6 +249,18 @@ func (s *observerState) framework(id string) *frameworkLedger {
 	return f
 }
 
+// frameworkRole returns the ledger of a framework in one of its roles,
+// made on first use, and marks the framework as changed.
+func (s *observerState) frameworkRole(fwID, role string) *roleLedger {
+	f := s.framework(fwID)
+	fr := f.roles[role]
+	if fr == nil {
+		fr = &roleLedger{role: role}
+		f.roles[role] = fr
+	}
+	return fr
+}
+
 // role returns the ledger of a role, made on first use.
 func (s *observerState) role(role string) *roleLedger {
 	r := s.roles[role]
@@ -279,12 +291,7 @@ func (s *observerState) markRole(role string) *roleLedger {
 // away.
 func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated resources.Quantities, add bool) {
 	s := a.obs
-	f := s.framework(fw.id)
-	fr := f.roles[role]
-	if fr == nil {
-		fr = &roleLedger{role: role}
-		f.roles[role] = fr
-	}
+	fr := s.frameworkRole(fw.id, role)
 	r := s.markRole(role)
 	if !offered.IsEmpty() {
 		adjust(&fr.offered, offered, add)
@@ -303,12 +310,7 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 // after batch periodic runs, was made (delta 1) or dropped (-1).
 func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, batch uint64, delta int) {
 	s := a.obs
-	f := s.framework(fw.id)
-	fr := f.roles[role]
-	if fr == nil {
-		fr = &roleLedger{role: role}
-		f.roles[role] = fr
-	}
+	fr := s.frameworkRole(fw.id, role)
 	fr.filters.add(t, batch, delta)
 	s.markRole(role).filters.add(t, batch, delta)
 }

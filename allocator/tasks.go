@@ -153,15 +153,24 @@ func (a *Allocator) EndTask(fwID, taskID string) error {
 	return a.stepErr(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
 }
 
-// endTask is EndTask's handler (see events.go).
-func (a *Allocator) endTask(fwID, taskID string) error {
+// task returns a framework and one of its tasks in the ledger.
+func (a *Allocator) task(fwID, taskID string) (*framework, *task, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	t, ok := fw.tasks[taskID]
 	if !ok {
-		return fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
+		return nil, nil, fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
+	}
+	return fw, t, nil
+}
+
+// endTask is EndTask's handler (see events.go).
+func (a *Allocator) endTask(fwID, taskID string) error {
+	fw, t, err := a.task(fwID, taskID)
+	if err != nil {
+		return err
 	}
 	ag := a.agents[t.agent]
 	free := t.owns.NonShared()

@@ -244,6 +244,31 @@ func (a *Allocator) Skips(fwID string) map[Reason]int {
 	return out
 }
 
+// String renders the agent as stable text, one line per fact: the agent,
+// then what it has and who holds what, indented.
+func (v AgentView) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
+	fmt.Fprintf(&b, "  total: %s\n", v.Total)
+	fmt.Fprintf(&b, "  available: %s\n", v.Available)
+	for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
+		fmt.Fprintf(&b, "  offered to %s: %s\n", fw, v.Offered[fw])
+	}
+	for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
+		fmt.Fprintf(&b, "  allocated to %s: %s\n", fw, v.Allocated[fw])
+	}
+	for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
+		fmt.Fprintf(&b, "  held for %s until %s: %s\n", fw, v.HeldUntil[fw].UTC().Format(time.RFC3339Nano), v.Held[fw])
+	}
+	for _, fw := range slices.Sorted(maps.Keys(v.Unclaimed)) {
+		fmt.Fprintf(&b, "  in use by %s, not added yet: %s\n", fw, v.Unclaimed[fw])
+	}
+	if u := v.Unavailability; u != nil {
+		fmt.Fprintf(&b, "  unavailable: from %s for %s\n", u.Start.UTC().Format(time.RFC3339), u.Duration)
+	}
+	return b.String()
+}
+
 // Describe renders the whole state as stable text: the same state always
 // gives the same text, so tests can compare it before and after an event.
 func (a *Allocator) Describe() string {
@@ -255,23 +280,8 @@ func (a *Allocator) Describe() string {
 	}
 	b.WriteString("agents:\n")
 	for _, v := range a.Agents() {
-		fmt.Fprintf(&b, "  %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
-		fmt.Fprintf(&b, "    total: %s\n", v.Total)
-		fmt.Fprintf(&b, "    available: %s\n", v.Available)
-		for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
-			fmt.Fprintf(&b, "    offered to %s: %s\n", fw, v.Offered[fw])
-		}
-		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
-			fmt.Fprintf(&b, "    allocated to %s: %s\n", fw, v.Allocated[fw])
-		}
-		for _, fw := range slices.Sorted(maps.Keys(v.Held)) {
-			fmt.Fprintf(&b, "    held for %s until %s: %s\n", fw, v.HeldUntil[fw].UTC().Format(time.RFC3339Nano), v.Held[fw])
-		}
-		for _, fw := range slices.Sorted(maps.Keys(v.Unclaimed)) {
-			fmt.Fprintf(&b, "    in use by %s, not added yet: %s\n", fw, v.Unclaimed[fw])
-		}
-		if v.Unavailability != nil {
-			fmt.Fprintf(&b, "    unavailable: from %s for %s\n", v.Unavailability.Start.UTC().Format(time.RFC3339), v.Unavailability.Duration)
+		for line := range strings.Lines(v.String()) {
+			b.WriteString("  " + line)
 		}
 	}
 	b.WriteString("roles:\n")

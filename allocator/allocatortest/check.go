@@ -741,18 +741,7 @@ func union(a, b, c map[string]resources.Resources) []string {
 func (s Views) String() string {
 	var b strings.Builder
 	for _, v := range s.Agents {
-		fmt.Fprintf(&b, "agent %s host=%q active=%v over-allocated=%v\n", v.ID, v.Hostname, v.Active, v.OverAllocated)
-		fmt.Fprintf(&b, "  total: %s\n", v.Total)
-		fmt.Fprintf(&b, "  available: %s\n", v.Available)
-		for _, fw := range slices.Sorted(maps.Keys(v.Offered)) {
-			fmt.Fprintf(&b, "  offered to %s: %s\n", fw, v.Offered[fw])
-		}
-		for _, fw := range slices.Sorted(maps.Keys(v.Allocated)) {
-			fmt.Fprintf(&b, "  allocated to %s: %s\n", fw, v.Allocated[fw])
-		}
-		if u := v.Unavailability; u != nil {
-			fmt.Fprintf(&b, "  unavailable: from %s for %s\n", u.Start.UTC().Format(time.RFC3339), u.Duration)
-		}
+		b.WriteString(v.String())
 	}
 	for _, r := range s.Roles {
 		fmt.Fprintf(&b, "role %s weight=%g share=%.6f frameworks=%v\n", r.Role, r.Weight, r.Share, r.Frameworks)
