@@ -65,12 +65,16 @@ func (fs *refusalFilters) add(role, agentID string, f refusal) {
 	byAgent[agentID] = append(byAgent[agentID], f)
 }
 
-// keep replaces the filters in role on the agent with kept, a prefix of
-// what on returned, and clears the rest of the old list's storage.
-func (fs refusalFilters) keep(role, agentID string, kept []refusal) {
-	byAgent := fs[role]
-	list := byAgent[agentID]
+// keep replaces list, the filters in role on the agent as on returned
+// them, with kept, which was made in list's storage (list[:0] and
+// appends), and clears the rest of that storage. Keeping them all costs
+// nothing.
+func (fs refusalFilters) keep(role, agentID string, list, kept []refusal) {
+	if len(kept) == len(list) {
+		return
+	}
 	clear(list[len(kept):])
+	byAgent := fs[role]
 	if len(kept) > 0 {
 		byAgent[agentID] = kept
 		return
@@ -324,7 +328,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		}
 		kept = append(kept, f)
 	}
-	fw.filters.keep(role, ag.id, kept)
+	fw.filters.keep(role, ag.id, list, kept)
 	if len(kept) == 0 {
 		a.unfiltered(fw, ag)
 	}
