@@ -316,6 +316,23 @@
 // free was offered, or every framework that could take them was kept off
 // by a rule Explain names and the views bear out.
 //
+// # What lives here, and what around it
+//
+// This package is the state machine and the vocabulary it fills in: its
+// events and their journal, the views, Explain, the Observer's reports.
+// What is built on its public API lives beside it: allocator/runner (the
+// allocator behind a lock, run every interval), allocator/metrics (the
+// reports named as Mesos's metrics), allocator/httpview (views and Explain
+// as JSON), allocator/allocatortest (invariants and random events for
+// tests) and allocator/sim (workloads and traces, policies compared).
+//
+// Every event takes one path (events.go): the public method makes an
+// Entry, and step validates, applies, journals and observes it. An event
+// is added in three places: its EventKind and row in the table of
+// events.go (with its handler), the public method that makes its Entry,
+// and a handler in allocatortest, whose tests fail while a kind of the
+// table is never reached.
+//
 // # Implementation notes
 //
 // Agents keep their available resources cached and a per-agent share of
