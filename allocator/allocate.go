@@ -938,10 +938,10 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	fw.holdsOn(ag.id)
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
-	if held := ag.offered[fw.id]; held.IsEmpty() {
-		ag.offered[fw.id] = offered
+	if held := ag.offered.get(fw.id); held.IsEmpty() {
+		ag.offered.set(fw.id, offered)
 	} else {
-		ag.offered[fw.id] = held.Plus(offered)
+		ag.offered.set(fw.id, held.Plus(offered))
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.

@@ -157,8 +157,8 @@ type agent struct {
 	// their allocation role: offered and not yet used, and in use. Their
 	// values are never changed in place (they are shared with the sorters):
 	// every change stores a new value.
-	offered   map[string]resources.Resources
-	allocated map[string]resources.Resources
+	offered   perFramework
+	allocated perFramework
 	// available is what is neither offered nor allocated (shared volumes
 	// always stay here), without allocation roles.
 	available resources.Resources
@@ -771,8 +771,6 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 		total:     total.Unallocate(),
 		active:    true,
 		refGen:    1,
-		offered:   map[string]resources.Resources{},
-		allocated: map[string]resources.Resources{},
 	}
 	ag.unclaimed = a.unknownUse(used)
 	a.agents[id] = ag
@@ -889,10 +887,10 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 // ag.excess from it, adding the excess to the cluster's.
 func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	var used, shared resources.Resources
-	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-		for _, fwID := range slices.Sorted(maps.Keys(held)) {
-			used.Add(held[fwID].NonShared().Unallocate())
-			shared.Add(held[fwID].Shared().Unallocate())
+	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
+		for _, fwID := range held.ids() {
+			used.Add(held.get(fwID).NonShared().Unallocate())
+			shared.Add(held.get(fwID).Shared().Unallocate())
 		}
 	}
 	for _, h := range ag.holds {
@@ -1127,13 +1125,13 @@ func (a *Allocator) agent(id string) (*agent, error) {
 // what it may operate on or give back (what is held for it, RecoverHeld,
 // is neither until it is offered).
 func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
-	return ag.offered[fwID].Plus(ag.allocated[fwID])
+	return ag.offered.get(fwID).Plus(ag.allocated.get(fwID))
 }
 
 // held returns what a framework holds on the agent: offered, allocated or
 // held for it.
 func (ag *agent) held(fwID string) resources.Resources {
-	held := ag.offered[fwID].Plus(ag.allocated[fwID])
+	held := ag.offered.get(fwID).Plus(ag.allocated.get(fwID))
 	if len(ag.holds) > 0 {
 		held.Add(ag.holds.of(fwID))
 	}
@@ -1142,16 +1140,16 @@ func (ag *agent) held(fwID string) resources.Resources {
 
 func (ag *agent) frameworkIDs() []string {
 	if len(ag.holds) == 0 {
-		if len(ag.allocated) == 0 {
-			return slices.Sorted(maps.Keys(ag.offered))
+		if ag.allocated.len() == 0 {
+			return ag.offered.ids()
 		}
-		if len(ag.offered) == 0 {
-			return slices.Sorted(maps.Keys(ag.allocated))
+		if ag.offered.len() == 0 {
+			return ag.allocated.ids()
 		}
 	}
-	ids := slices.Sorted(maps.Keys(ag.offered))
-	for id := range ag.allocated {
-		if _, ok := ag.offered[id]; !ok {
+	ids := ag.offered.ids()
+	for id := range ag.allocated.all() {
+		if !ag.offered.has(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -1189,17 +1187,13 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 	for _, role := range res.AllocationRoles() {
 		part := res.AllocatedTo(role)
 		a.trackFrameworkUnderRole(fw, role)
-		held := ag.offered
+		held := &ag.offered
 		if inUse {
-			held = ag.allocated
+			held = &ag.allocated
 		}
 		// The sorters and the agent's records share part; none changes it
 		// in place.
-		if cur := held[fw.id]; cur.IsEmpty() {
-			held[fw.id] = part
-		} else {
-			held[fw.id] = cur.Plus(part)
-		}
+		held.add(fw.id, part)
 		plain := part.Unallocate()
 		if fromAvailable {
 			if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
@@ -1241,14 +1235,14 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		if len(roles) > 1 {
 			part = res.AllocatedTo(role)
 		}
-		first, second := ag.offered, ag.allocated
+		first, second := &ag.offered, &ag.allocated
 		if allocatedFirst {
 			first, second = second, first
 		}
 		// When part is all the framework holds there, hand the sorters the
 		// value they were given (they find it by identity, in O(1)).
 		given := part
-		if whole := first[fw.id]; whole.Len() == part.Len() && whole.Equal(part) {
+		if whole := first.get(fw.id); whole.Len() == part.Len() && whole.Equal(part) {
 			given = whole
 		}
 		fromFirst, fromSecond := takeFrom(first, second, fw.id, part)
@@ -1269,10 +1263,8 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		}
 		a.trackHeld(role, part, false)
 	}
-	if _, ok := ag.offered[fw.id]; !ok {
-		if _, ok := ag.allocated[fw.id]; !ok && !ag.holds.has(fw.id) {
-			delete(fw.agents, ag.id)
-		}
+	if !ag.offered.has(fw.id) && !ag.allocated.has(fw.id) && !ag.holds.has(fw.id) {
+		delete(fw.agents, ag.id)
 	}
 	for _, role := range roles {
 		if !fw.roles.has(role) && a.heldInRole(fw.id, role).IsEmpty() {
@@ -1315,21 +1307,21 @@ func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) 
 
 // takeFrom removes part from first[key] as far as it holds it, and the rest
 // from second[key]; it returns what it took from each.
-func takeFrom(first, second map[string]resources.Resources, key string, part resources.Resources) (fromFirst, fromSecond resources.Resources) {
-	held := first[key]
+func takeFrom(first, second *perFramework, key string, part resources.Resources) (fromFirst, fromSecond resources.Resources) {
+	held := first.get(key)
 	if held.Contains(part) {
 		if held.Identical(part) || held.Equal(part) {
-			delete(first, key)
+			first.remove(key)
 		} else {
-			setOrDelete(first, key, held.Minus(part))
+			first.set(key, held.Minus(part))
 		}
 		return part, resources.Resources{}
 	}
 	// part ∩ held, with Mesos's subtraction: part − (part − held).
 	fromFirst = part.Minus(part.Minus(held))
-	setOrDelete(first, key, held.Minus(fromFirst))
+	first.set(key, held.Minus(fromFirst))
 	if rest := part.Minus(fromFirst); !rest.IsEmpty() {
-		setOrDelete(second, key, second[key].Minus(rest))
+		second.set(key, second.get(key).Minus(rest))
 		fromSecond = rest
 	}
 	return fromFirst, fromSecond
@@ -1380,7 +1372,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	} else if !single && slices.Contains(res.AllocationRoles(), "") {
 		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 	}
-	if !ag.offered[fwID].Contains(res) && !ag.allocated[fwID].Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
+	if !ag.offered.get(fwID).Contains(res) && !ag.allocated.get(fwID).Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)

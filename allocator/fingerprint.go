@@ -2,6 +2,8 @@ package allocator
 
 import (
 	"hash/maphash"
+	"iter"
+	"maps"
 	"math"
 	"time"
 
@@ -206,7 +208,7 @@ func (h *fpHash) quantities(q resources.Quantities) {
 	}
 }
 
-func (h *fpHash) held(m map[string]resources.Resources, tag uint64) {
+func (h *fpHash) held(m iter.Seq2[string, resources.Resources], tag uint64) {
 	var sum uint64
 	for fwID, rs := range m {
 		x := fpHash(tag)
@@ -225,9 +227,9 @@ func (ag *agent) fingerprint() uint64 {
 	h.b(ag.overAllocated)
 	h.resources(ag.total)
 	h.resources(ag.available)
-	h.held(ag.offered, 1)
-	h.held(ag.allocated, 2)
-	h.held(ag.unclaimed, 3)
+	h.held(ag.offered.all(), 1)
+	h.held(ag.allocated.all(), 2)
+	h.held(maps.All(ag.unclaimed), 3)
 	// Holds are kept in order of creation; that order is part of the state
 	// (an expired hold is given back before a later one).
 	h.u(uint64(len(ag.holds)))

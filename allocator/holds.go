@@ -94,7 +94,7 @@ func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d
 	if err := checkHold(res, d); err != nil {
 		return err
 	}
-	if !ag.allocated[fwID].Contains(res) {
+	if !ag.allocated.get(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q does not use %s on agent %q", ErrNotHeld, fwID, res, agentID)
 	}
 	a.holdFor(fw, ag, res, d)
@@ -119,7 +119,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 		return err
 	}
 	ag := a.agents[t.agent]
-	if !ag.allocated[fwID].Contains(held) {
+	if !ag.allocated.get(fwID).Contains(held) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, held)
 	}
 	if shared := t.owns.Shared(); !shared.IsEmpty() {
@@ -155,7 +155,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 // holdFor moves res (checked) from what fw uses on ag to a hold for it.
 // Nothing else changes: held resources count as they did in use.
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
-	setOrDelete(ag.allocated, fw.id, ag.allocated[fw.id].Minus(res))
+	ag.allocated.set(fw.id, ag.allocated.get(fw.id).Minus(res))
 	ag.holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
 	a.pending[ag.id] = struct{}{}
 }
@@ -179,7 +179,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 	}
 	held := plain.Allocate(p.heldIn).Frozen()
 	a.trackOffer(fw, ag, p.heldIn, held, plain, false)
-	setOrDelete(ag.offered, fw.id, ag.offered[fw.id].Minus(held))
+	ag.offered.set(fw.id, ag.offered.get(fw.id).Minus(held))
 	ag.holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
@@ -202,7 +202,7 @@ func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
 // The Observer counts held resources as allocated (they are charged as
 // they were in use), so it is told they moved.
 func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resources) {
-	ag.offered[fw.id] = ag.offered[fw.id].Plus(res)
+	ag.offered.set(fw.id, ag.offered.get(fw.id).Plus(res))
 	if a.obs == nil {
 		return
 	}

@@ -91,8 +91,8 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 	var sharedByRole map[string]resources.Resources
 	sharedOutside := false
 	for _, fwID := range ag.frameworkIDs() {
-		held := ag.offered[fwID]
-		if more := ag.allocated[fwID]; held.IsEmpty() {
+		held := ag.offered.get(fwID)
+		if more := ag.allocated.get(fwID); held.IsEmpty() {
 			held = more
 		} else if !more.IsEmpty() {
 			held = held.Plus(more)
@@ -318,8 +318,8 @@ func (c *invariantCheck) outstanding() {
 			sums[o.framework] = s
 		}
 		for fwID, s := range sums {
-			if !ag.offered[fwID].Contains(s) {
-				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered[fwID])
+			if !ag.offered.get(fwID).Contains(s) {
+				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered.get(fwID))
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/allot-go/allot/offer"
@@ -23,8 +22,8 @@ func (ag *agent) capabilities() offer.Capabilities {
 // inUse returns the persistent volumes that tasks use on the agent.
 func (ag *agent) inUse() resources.Resources {
 	var out resources.Resources
-	for _, fwID := range slices.Sorted(maps.Keys(ag.allocated)) {
-		out.Add(ag.allocated[fwID].PersistentVolumes().Unallocate())
+	for _, fwID := range ag.allocated.ids() {
+		out.Add(ag.allocated.get(fwID).PersistentVolumes().Unallocate())
 	}
 	return out
 }
@@ -215,7 +214,7 @@ func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources,
 	// what it leaves unused is offered); the volumes other frameworks'
 	// tasks use stay.
 	ctx, seen, left := a.operationContext(fw, ag), map[string]bool{}, offered.Clone()
-	offeredToFw, used := ag.offered[fwID].Clone(), ag.allocated[fwID].Clone()
+	offeredToFw, used := ag.offered.get(fwID).Clone(), ag.allocated.get(fwID).Clone()
 	others := ctx.InUse.Minus(used.PersistentVolumes().Unallocate())
 	for i, op := range ops {
 		ctx.InUse = others.Plus(used.PersistentVolumes().Unallocate())
@@ -273,7 +272,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	taken, _ := takeFrom(ag.offered, ag.allocated, fwID, offered)
+	taken, _ := takeFrom(&ag.offered, &ag.allocated, fwID, offered)
 	if !taken.IsEmpty() {
 		ag.offersTaken(fwID, role, taken, accepted.Unused)
 	}
@@ -281,10 +280,10 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		a.observeUpdated(fw, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
-		ag.offered[fwID] = ag.offered[fwID].Plus(accepted.Unused)
+		ag.offered.set(fwID, ag.offered.get(fwID).Plus(accepted.Unused))
 	}
 	if !accepted.Launched.IsEmpty() {
-		ag.allocated[fwID] = ag.allocated[fwID].Plus(accepted.Launched)
+		ag.allocated.set(fwID, ag.allocated.get(fwID).Plus(accepted.Launched))
 	}
 	// Every task launched joins the ledger, one with no resources too: its
 	// id is taken until it ends.

@@ -98,8 +98,8 @@ func usedQuantities(used map[string]resources.Resources, what string) (resources
 // not added yet.
 func (ag *agent) heldQuantities() resources.Quantities {
 	var q resources.Quantities
-	for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated} {
-		for _, r := range held {
+	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
+		for _, r := range held.all() {
 			if r.HasShared() {
 				r = r.NonShared()
 			}

@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -307,7 +306,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if !ok {
 			return errText(s.a.RecoverResources(fwID, agentID, resources.Resources{}, filter))
 		}
-		held := ag.offered[fwID]
+		held := ag.offered.get(fwID)
 		if role, ok := arg(d, "role"); ok {
 			held = held.AllocatedTo(role)
 		}
@@ -338,7 +337,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		offered := resources.Resources{}
 		if ag, ok := s.a.agents[agentID]; ok {
-			offered = ag.offered[fwID].AllocatedTo(role)
+			offered = ag.offered.get(fwID).AllocatedTo(role)
 		}
 		if d.Cmd == "update-allocation" {
 			return errText(s.a.UpdateAllocation(fwID, agentID, offered, ops))
@@ -625,11 +624,11 @@ func checkConservation(a *Allocator) error {
 			continue
 		}
 		sum := ag.available.Clone()
-		for _, fw := range slices.Sorted(maps.Keys(ag.offered)) {
-			sum.Add(ag.offered[fw].NonShared().Unallocate())
+		for _, fw := range ag.offered.ids() {
+			sum.Add(ag.offered.get(fw).NonShared().Unallocate())
 		}
-		for _, fw := range slices.Sorted(maps.Keys(ag.allocated)) {
-			sum.Add(ag.allocated[fw].NonShared().Unallocate())
+		for _, fw := range ag.allocated.ids() {
+			sum.Add(ag.allocated.get(fw).NonShared().Unallocate())
 		}
 		if !sum.Equal(ag.total) {
 			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.total)

@@ -544,6 +544,25 @@ func walkMap[V any](c *snapCodec, m *map[string]V, count, key string, val func(k
 	})
 }
 
+// walkPerFramework walks an agent's resources per framework as walkMap
+// walks a map; read, an empty entry is an error (an agent keeps none).
+func walkPerFramework(c *snapCodec, p *perFramework, count, key string) {
+	var ids []string
+	if !c.reading() {
+		ids = p.ids()
+	}
+	walkKeyed(c, ids, count, key, func(fwID string) {
+		res := p.get(fwID)
+		c.resources(&res)
+		if c.reading() {
+			if res.IsEmpty() {
+				c.failf("empty %s %q", key, fwID)
+			}
+			p.set(fwID, res)
+		}
+	})
+}
+
 // walkByRole walks an agent's entries by role (see byRole) as walkMap
 // walks a map; an entry (named by entry) never has the empty role.
 func walkByRole[V any](c *snapCodec, m *byRole[V], count, entry, key string, val func(v V) V) {

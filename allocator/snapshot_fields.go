@@ -263,7 +263,7 @@ func (sn *snapState) agent(id string) *agent {
 	if ag := a.agents[id]; ag != nil {
 		return ag
 	}
-	ag := &agent{id: id, offered: map[string]resources.Resources{}, allocated: map[string]resources.Resources{}}
+	ag := &agent{id: id}
 	a.agents[id] = ag
 	a.agentIDs = append(a.agentIDs, id)
 	return ag
@@ -278,12 +278,13 @@ func agentFields(c *snapCodec, ag *agent) {
 	c.resources(&ag.ref)
 	c.uvarint(&ag.refGen)
 	c.uvarint(&ag.version)
-	for _, held := range []*map[string]resources.Resources{&ag.offered, &ag.allocated, &ag.unclaimed} {
-		walkMap(c, held, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
-			c.resources(&res)
-			return res
-		})
+	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
+		walkPerFramework(c, held, "holdings", "holding of framework")
 	}
+	walkMap(c, &ag.unclaimed, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
+		c.resources(&res)
+		return res
+	})
 	walkByRole(c, &ag.refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusalIndex) *refusalIndex {
 		if idx == nil {
 			idx = &refusalIndex{}

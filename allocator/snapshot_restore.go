@@ -128,10 +128,8 @@ func (sn *snapState) checkAgents() error {
 			return err
 		}
 		ag := a.agents[id]
-		for _, held := range []map[string]resources.Resources{ag.offered, ag.allocated, ag.unclaimed} {
-			if fw, ok := leastKey(held, func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
-				return fmt.Errorf("agent %q: empty holding of %q", id, fw)
-			}
+		if fw, ok := leastKey(ag.unclaimed, func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
+			return fmt.Errorf("agent %q: empty holding of %q", id, fw)
 		}
 		if fw, ok := leastKey(ag.inverse, func(_ string, st *inverseState) bool { return st.status > InverseDeclined }); ok {
 			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.inverse[fw].status)
@@ -295,7 +293,7 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
 		fw.holdsOn(id)
-		for _, held := range []resources.Resources{ag.offered[fwID], ag.allocated[fwID], ag.holds.of(fwID)} {
+		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds.of(fwID)} {
 			for _, role := range held.AllocationRoles() {
 				if role == "" {
 					return fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)

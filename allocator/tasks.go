@@ -190,7 +190,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 			free = to
 		}
 	}
-	if !ag.allocated[fwID].Contains(free) {
+	if !ag.allocated.get(fwID).Contains(free) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, free)
 	}
 	for heir, owns := range heirs {

@@ -57,13 +57,7 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 	v := AgentView{
 		ID: id, Hostname: ag.info.Hostname, Active: ag.active, OverAllocated: ag.overAllocated,
 		Total: ag.total.Clone(), Available: ag.available.Clone(),
-		Offered: map[string]resources.Resources{}, Allocated: map[string]resources.Resources{},
-	}
-	for k, r := range ag.offered {
-		v.Offered[k] = r.Clone()
-	}
-	for k, r := range ag.allocated {
-		v.Allocated[k] = r.Clone()
+		Offered: ag.offered.clone(), Allocated: ag.allocated.clone(),
 	}
 	for _, h := range ag.holds {
 		if v.Held == nil {
@@ -171,8 +165,8 @@ func (a *Allocator) Frameworks() []FrameworkView {
 		v := FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
 		for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
 			ag := a.agents[agentID]
-			v.Offered.Add(ag.offered[id])
-			v.Allocated.Add(ag.allocated[id])
+			v.Offered.Add(ag.offered.get(id))
+			v.Allocated.Add(ag.allocated.get(id))
 		}
 		out = append(out, v)
 	}
