@@ -199,7 +199,17 @@ func (a *Allocator) allocate(candidates []string) Result {
 		stats:    &RunStats{Run: a.runs, Periodic: a.periodic},
 	}
 	a.explain.begin(r.id, r.now, r.periodic, a.batches, candidates)
-	agents := make([]*agent, 0, len(candidates))
+	// The offer records and the candidate agents go in storage kept from
+	// run to run.
+	r.offers = a.explain.offers
+	if cap(a.runAgents) < len(candidates) {
+		a.runAgents = make([]*agent, 0, len(candidates))
+	}
+	agents := a.runAgents[:0]
+	defer func() {
+		clear(agents)
+		a.runAgents = agents[:0]
+	}()
 	for rank, id := range candidates {
 		ag, ok := a.agents[id]
 		if !ok {
@@ -334,12 +344,24 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	})
 	out := make([]offer.Offer, 0, len(records))
 	ids := a.offerIDs.NextN(len(records))
+	// Agents with no room for an outstanding offer get it from one
+	// allocation for the run, not one each (they keep the room across runs).
+	fresh := 0
+	for i := range records {
+		if cap(records[i].ag.outstanding) == 0 {
+			fresh++
+		}
+	}
+	room := make([]outstandingOffer, fresh)
 	for i, k := range keys {
 		rec := &records[k.i]
 		out = append(out, offer.Offer{
 			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
 			Role: rec.key.role, Resources: rec.res,
 		})
+		if cap(rec.ag.outstanding) == 0 && len(room) > 0 {
+			rec.ag.outstanding, room = room[:0:1], room[1:]
+		}
 		rec.ag.outstanding = append(rec.ag.outstanding, outstandingOffer{id: ids[i], framework: rec.key.framework, role: rec.key.role, res: rec.res})
 	}
 	return out

@@ -95,6 +95,8 @@ type Allocator struct {
 
 	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
 	unsatBuf resources.Quantities
+	// runAgents holds a run's candidate agents, kept between runs.
+	runAgents []*agent
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.

@@ -126,7 +126,8 @@ func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uin
 	l.passes = l.passes[:0]
 	clear(l.details)
 	l.details = l.details[:0]
-	l.offers = nil
+	clear(l.offers) // the run records its offers here again (allocate)
+	l.offers = l.offers[:0]
 	l.preemptions = nil
 }
 
