@@ -768,11 +768,11 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
 	ag := &agent{
-		id:        id,
-		info:      info.clone(),
-		total:     total.Unallocate(),
-		active:    true,
-		refGen:    1,
+		id:     id,
+		info:   info.clone(),
+		total:  total.Unallocate(),
+		active: true,
+		refGen: 1,
 	}
 	ag.unclaimed = a.unknownUse(used)
 	a.agents[id] = ag
