@@ -23,8 +23,10 @@ func TestNilClockIsSystemClock(t *testing.T) {
 	require.Len(t, filters, 1)
 	require.WithinDuration(t, start.Add(50*time.Millisecond), filters[0].Expires, time.Second,
 		"the filter's expiry is not read off the system clock")
-	if time.Since(start) < 40*time.Millisecond {
-		require.Empty(t, a.AllocateAll().Offers, "offered within the refusal")
+	// A run that ended before the expiry ran within the refusal (however
+	// late a loaded machine let it start).
+	if during := a.AllocateAll(); time.Now().Before(filters[0].Expires) {
+		require.Empty(t, during.Offers, "offered within the refusal")
 	}
 	time.Sleep(time.Until(filters[0].Expires) + 5*time.Millisecond)
 	require.Len(t, a.AllocateAll().Offers, 1, "the refusal never expired")
