@@ -1,0 +1,110 @@
+package allocator
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// refuseRounds installs directly the refusal filters that k rounds of
+// Mesos's DeclineOffers loop leave behind, without running them: every
+// agent refused, with a year-long filter of everything it has, by k
+// frameworks. In the loop, which frameworks an agent was offered to
+// depends on the shuffles and the shares of each round; here they are k
+// drawn at random for each agent (from a seeded source), so that, as in
+// the loop, every framework has refused about agents·k/frameworks agents
+// and a walk meets an agent's refusers anywhere in the sorted order.
+func refuseRounds(tb testing.TB, a *Allocator, k int) {
+	tb.Helper()
+	ids := slices.Sorted(maps.Keys(a.frameworks))
+	if k > len(ids) {
+		tb.Fatalf("%d rounds of refusals with %d frameworks", k, len(ids))
+	}
+	perm := make([]int, len(ids))
+	for n, agentID := range a.agentIDs {
+		ag := a.agents[agentID]
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		for i := range perm {
+			perm[i] = i
+		}
+		for j := range k {
+			pick := j + rng.IntN(len(perm)-j)
+			perm[j], perm[pick] = perm[pick], perm[j]
+			fw := a.frameworks[ids[perm[j]]]
+			role := fw.info.Roles[0]
+			a.addRefusal(fw, ag, ag.available.Allocate(role), MaxRefuse)
+		}
+	}
+}
+
+// BenchmarkLateRounds times one round of Mesos's DeclineOffers loop after
+// k rounds of refusals (installed by refuseRounds), the rounds the whole
+// loop reaches only after running all the earlier ones: round 1 is the
+// first round, round k+1 the one after k rounds of declines. Beside the
+// whole loop at 10000 × 1000, it reaches beyond Mesos's grid: 50000
+// agents and 5000 frameworks, whose whole loop would hold 250 million
+// filters by its end. One run each (-benchtime 1x); setup is not timed, and its garbage is
+// collected before the round.
+func BenchmarkLateRounds(b *testing.B) {
+	for _, c := range []struct{ agents, frameworks, refused int }{
+		{10000, 1000, 0}, {10000, 1000, 250}, {10000, 1000, 500}, {10000, 1000, 750}, {10000, 1000, 990},
+		{50000, 5000, 0}, {50000, 5000, 20},
+	} {
+		b.Run(fmt.Sprintf("agents=%d/frameworks=%d/round=%d", c.agents, c.frameworks, c.refused+1), func(b *testing.B) {
+			offers := 0
+			var cpu cpuClock
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				a, _ := declineSetup(b, c.agents, c.frameworks, "r", "")
+				refuseRounds(b, a, c.refused)
+				runtime.GC() // the setup's garbage is not the round's
+				b.StartTimer()
+				cpu.measure(func() { offers += len(a.AllocateAll().Offers) })
+			}
+			b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/round")
+			cpu.report(b)
+		})
+	}
+}
+
+// TestRefuseRoundsIsTheLoopsState checks refuseRounds against what it
+// stands for: after it, every agent is refused by exactly k frameworks,
+// so a run offers every agent to one of the others, and after the last
+// round every agent refused by every framework is offered to none.
+func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
+	a, _ := declineSetup(t, 40, 8, "r", "")
+	refuseRounds(t, a, 5)
+	for _, id := range a.agentIDs {
+		n := 0
+		for _, fw := range a.frameworks {
+			if len(fw.filters.on("r", id)) > 0 {
+				n++
+			}
+		}
+		if n != 5 {
+			t.Fatalf("agent %s refused by %d frameworks, want 5", id, n)
+		}
+	}
+	res := a.AllocateAll()
+	if len(res.Offers) != 40 {
+		t.Fatalf("%d offers after 5 rounds of 8, want one an agent", len(res.Offers))
+	}
+	for _, o := range res.Offers {
+		if filtered, _ := a.isFiltered(a.frameworks[o.FrameworkID], "r", a.agents[o.AgentID], o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
+			t.Fatalf("offer of %s to %s, which refused it", o.AgentID, o.FrameworkID)
+		}
+	}
+	b, _ := declineSetup(t, 40, 8, "r", "")
+	refuseRounds(t, b, 8)
+	if res := b.AllocateAll(); len(res.Offers) != 0 {
+		t.Fatalf("%d offers after every framework refused every agent", len(res.Offers))
+	}
+	if err := b.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}
