@@ -957,7 +957,6 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 // with role, plain is the same without the tag, and whole says it is all of
 // the agent's available resources.
 func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
-	fw.holdsOn(ag.id)
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
 	if held := ag.offered.get(fw.id); held.IsEmpty() {

@@ -136,8 +136,6 @@ type framework struct {
 	filters refusalFilters
 	// inverseFilters: agent -> the filter.
 	inverseFilters map[string]inverseFilter
-	// agents where the framework holds resources.
-	agents map[string]struct{}
 	// tasks is the ledger of launched tasks that have not ended, by id.
 	tasks map[string]*task
 
@@ -465,10 +463,15 @@ func (a *Allocator) removeFramework(id string) error {
 	}
 	a.forgetFilters(fw, "")
 	a.releaseNum(fw)
-	for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
+	// The agents hold what each framework holds there: no index of a
+	// framework's agents is kept, so that an offer costs no insert into
+	// one.
+	for _, agentID := range a.agentIDs {
 		ag := a.agents[agentID]
-		a.holdsToOffered(ag, id)
-		a.untrackAllocation(fw, ag, ag.held(id), false)
+		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds.has(id) {
+			a.holdsToOffered(ag, id)
+			a.untrackAllocation(fw, ag, ag.held(id), false)
+		}
 	}
 	for _, ag := range a.agents {
 		delete(ag.inverse, id)
@@ -728,8 +731,10 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 	if fw == nil {
 		return out
 	}
-	for agentID := range fw.agents {
-		out.Add(a.agents[agentID].held(fwID).AllocatedTo(role))
+	for _, agentID := range a.agentIDs {
+		if ag := a.agents[agentID]; ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds.has(fwID) {
+			out.Add(ag.held(fwID).AllocatedTo(role))
+		}
 	}
 	return out
 }
@@ -1184,7 +1189,6 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 	if res.IsEmpty() {
 		return
 	}
-	fw.holdsOn(ag.id)
 	recompute := false
 	for _, role := range res.AllocationRoles() {
 		part := res.AllocatedTo(role)
@@ -1264,9 +1268,6 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
 		}
 		a.trackHeld(role, part, false)
-	}
-	if !ag.offered.has(fw.id) && !ag.allocated.has(fw.id) && !ag.holds.has(fw.id) {
-		delete(fw.agents, ag.id)
 	}
 	for _, role := range roles {
 		if !fw.roles.has(role) && a.heldInRole(fw.id, role).IsEmpty() {
@@ -1616,12 +1617,4 @@ func (s *roleSet) remove(role string) bool {
 		*s = slices.Delete(*s, i, i+1)
 	}
 	return ok
-}
-
-// holdsOn records that the framework holds resources on an agent.
-func (fw *framework) holdsOn(agentID string) {
-	if fw.agents == nil {
-		fw.agents = map[string]struct{}{}
-	}
-	fw.agents[agentID] = struct{}{}
 }

@@ -280,13 +280,5 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 			}
 		}
 		ag.holds = kept
-		// Giving back part of a hold above may have made the framework
-		// forget the agent while the rest of that hold was out of ag.holds;
-		// it still holds what was kept or offered.
-		for _, h := range holds {
-			if fw := a.frameworks[h.framework]; !ag.held(fw.id).IsEmpty() {
-				fw.holdsOn(ag.id)
-			}
-		}
 	}
 }

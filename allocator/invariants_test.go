@@ -52,7 +52,6 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		{"filter on unknown agent", func(a *Allocator) {
 			a.frameworks["batch"].filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
-		{"agent list", func(a *Allocator) { a.frameworks["web"].agents["a9"] = struct{}{} }, "lists unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
 			for _, id := range a.agentIDs {
 				if ag := a.agents[id]; len(ag.outstanding) > 0 {

@@ -292,7 +292,6 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
-		fw.holdsOn(id)
 		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds.of(fwID)} {
 			for _, role := range held.AllocationRoles() {
 				if role == "" {

@@ -159,16 +159,24 @@ type FrameworkView struct {
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
-	out := make([]FrameworkView, 0, len(a.frameworks))
-	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+	ids := slices.Sorted(maps.Keys(a.frameworks))
+	out := make([]FrameworkView, len(ids))
+	at := make(map[string]*FrameworkView, len(ids))
+	for i, id := range ids {
 		fw := a.frameworks[id]
-		v := FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
-		for _, agentID := range slices.Sorted(maps.Keys(fw.agents)) {
-			ag := a.agents[agentID]
-			v.Offered.Add(ag.offered.get(id))
-			v.Allocated.Add(ag.allocated.get(id))
+		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
+		at[id] = &out[i]
+	}
+	// One pass over the agents, in id order, sums what each framework is
+	// offered and uses.
+	for _, agentID := range a.agentIDs {
+		ag := a.agents[agentID]
+		for id, res := range ag.offered.all() {
+			at[id].Offered.Add(res)
 		}
-		out = append(out, v)
+		for id, res := range ag.allocated.all() {
+			at[id].Allocated.Add(res)
+		}
 	}
 	return out
 }
