@@ -225,6 +225,11 @@ func (a *Allocator) allocate(candidates []string) Result {
 		agents = append(agents, ag)
 	}
 	r.stats.Agents = len(agents)
+	if cap(r.offers) < len(agents) {
+		// A run offers each agent about once: room for that at once, not
+		// grown offer by offer.
+		r.offers = make([]offerRecord, 0, len(agents))
+	}
 	a.countSuppressed(r)
 	a.refreshSorterTotals()
 	a.offerHolds(r, agents)
