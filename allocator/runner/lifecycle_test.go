@@ -33,7 +33,8 @@ type runRecord struct {
 // returned channel.
 func recordingRunner(t *testing.T, ctx context.Context) (*runner.Runner, *stopTicker, chan runRecord) {
 	t.Helper()
-	a := newAllocator(t, allocator.Options{Seed: 1})
+	a, err := allocator.New(allocator.Options{Seed: 1})
+	require.NoError(t, err)
 	ticker := &stopTicker{c: make(chan time.Time)}
 	seen := make(chan runRecord, 4)
 	r := runner.NewContext(ctx, a, runner.Options{
@@ -150,7 +151,8 @@ func TestZeroRunner(t *testing.T) {
 // Close called from OnRun, which may call back into the Runner, stops the
 // runner and returns; the runner's goroutine ends after the callback.
 func TestRunnerCloseFromCallback(t *testing.T) {
-	a := newAllocator(t, allocator.Options{Seed: 1})
+	a, err := allocator.New(allocator.Options{Seed: 1})
+	require.NoError(t, err)
 	ticker := &stopTicker{c: make(chan time.Time)}
 	var r *runner.Runner
 	closed := make(chan struct{})

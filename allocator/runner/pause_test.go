@@ -15,7 +15,8 @@ import (
 // Resume runs the batch that was asked for meanwhile. After Close, events
 // are refused.
 func TestRunnerPauseResume(t *testing.T) {
-	a := newAllocator(t, allocator.Options{Seed: 1})
+	a, err := allocator.New(allocator.Options{Seed: 1})
+	require.NoError(t, err)
 	ticker := &manualTicker{c: make(chan time.Time)}
 	results := make(chan allocator.Result, 8)
 	r := runner.New(a, runner.Options{
