@@ -113,14 +113,18 @@ func (a *Allocator) allocateTriggered() Result {
 		return Result{}
 	}
 	var candidates []string
+	var all []*agent
 	if a.pendingAll {
-		candidates = slices.Clone(a.agentIDs)
+		// The explain log keeps the candidates until the next run, which
+		// refills the same storage.
+		a.candidateIDs = append(a.candidateIDs[:0], a.agentIDs...)
+		candidates, all = a.candidateIDs, a.agentList
 	} else {
 		candidates = slices.Sorted(maps.Keys(a.pending))
 	}
 	a.pendingAll = false
 	clear(a.pending)
-	return a.allocate(candidates)
+	return a.allocate(candidates, all)
 }
 
 // AllocateAll runs one allocation over every agent, as the periodic batch
@@ -186,7 +190,9 @@ const (
 	exhausted                // nothing left on the agent for the role
 )
 
-func (a *Allocator) allocate(candidates []string) Result {
+// allocate runs an allocation over the candidate agents (sorted ids); all,
+// when not nil, holds them, in the same order.
+func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	var started time.Duration
 	if a.obs != nil && a.obs.watch != nil {
 		started = a.obs.watch()
@@ -210,10 +216,16 @@ func (a *Allocator) allocate(candidates []string) Result {
 		clear(agents)
 		a.runAgents = agents[:0]
 	}()
+	var maintained []*agent // agents with a maintenance window
 	for rank, id := range candidates {
-		ag, ok := a.agents[id]
-		if !ok {
+		var ag *agent
+		if all != nil {
+			ag = all[rank]
+		} else if ag = a.agents[id]; ag == nil {
 			continue
+		}
+		if ag.info.Unavailability != nil {
+			maintained = append(maintained, ag)
 		}
 		ag.rank = rank
 		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
@@ -233,6 +245,14 @@ func (a *Allocator) allocate(candidates []string) Result {
 	a.countSuppressed(r)
 	a.refreshSorterTotals()
 	a.offerHolds(r, agents)
+	if _, stable := a.roleSorter.Sorter.(sorter.Stable); stable {
+		// A walk over an agent with nothing available offers nothing and,
+		// with a role sorter whose walks change nothing, changes nothing:
+		// such agents are left out of the shuffles and the walks, with or
+		// without caches (Options.CacheFree), so both draw the same
+		// numbers. A busy cluster's run then costs what changed.
+		agents = slices.DeleteFunc(agents, func(ag *agent) bool { return ag.available.IsEmpty() })
+	}
 
 	guarantees := false
 	for _, n := range a.roles.nodes {
@@ -294,7 +314,7 @@ func (a *Allocator) allocate(candidates []string) Result {
 	res := Result{Stats: *r.stats, Preemptions: preemptions}
 	a.explain.offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
-	res.InverseOffers = a.inverseOffers(candidates, r)
+	res.InverseOffers = a.inverseOffers(maintained, r)
 	if r.periodic {
 		a.batches++
 	}
@@ -1037,13 +1057,10 @@ func stripIncapable(res resources.Resources, caps offer.Capabilities) resources.
 // inverseOffers makes the run's inverse offers: for each candidate agent
 // under maintenance, every active framework holding resources there that
 // has no outstanding inverse offer and no inverse-offer filter in force.
-func (a *Allocator) inverseOffers(candidates []string, r *run) []offer.InverseOffer {
+func (a *Allocator) inverseOffers(maintained []*agent, r *run) []offer.InverseOffer {
 	var out []offer.InverseOffer
-	for _, id := range candidates {
-		ag, ok := a.agents[id]
-		if !ok || ag.info.Unavailability == nil {
-			continue
-		}
+	for _, ag := range maintained {
+		id := ag.id
 		for _, fwID := range ag.frameworkIDs() {
 			fw := a.frameworks[fwID]
 			if fw == nil || !fw.active {

@@ -38,6 +38,9 @@ type Allocator struct {
 	frameworks map[string]*framework
 	agents     map[string]*agent
 	agentIDs   []string // sorted
+	// agentList holds the agents in the order of agentIDs, so that a run
+	// over every agent looks none up by id.
+	agentList []*agent
 
 	roles            *roleTree
 	roleSorter       *trackedSorter
@@ -95,8 +98,10 @@ type Allocator struct {
 
 	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
 	unsatBuf resources.Quantities
-	// runAgents holds a run's candidate agents, kept between runs.
-	runAgents []*agent
+	// runAgents holds a run's candidate agents, kept between runs;
+	// candidateIDs the ids of a run over every agent.
+	runAgents    []*agent
+	candidateIDs []string
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.
@@ -783,6 +788,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	a.agents[id] = ag
 	i, _ := slices.BinarySearch(a.agentIDs, id)
 	a.agentIDs = slices.Insert(a.agentIDs, i, id)
+	a.agentList = slices.Insert(a.agentList, i, ag)
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.frameworks[fwID]; ok {
@@ -970,6 +976,7 @@ func (a *Allocator) removeAgent(id string) error {
 	delete(a.agents, id)
 	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
 		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)
+		a.agentList = slices.Delete(a.agentList, i, i+1)
 	}
 	delete(a.pending, id)
 	return nil

@@ -162,7 +162,10 @@
 //     count (how many offers a client has been charged with, never
 //     decreasing), then by path, as the DRF sorter documents.
 //   - Agents: shuffled from the seed before each stage; candidates come from
-//     a sorted list, so the same seed gives the same order.
+//     a sorted list, so the same seed gives the same order. With the DRF
+//     role sorter (any sorter.Stable one), agents with nothing available
+//     are left out before the shuffles: they could be offered nothing, and
+//     a busy cluster's run costs what changed, not the cluster's size.
 //   - Resources shrunk to a quota or headroom target are cut in an order
 //     drawn from the same seeded source.
 //   - Offers of one run are returned sorted by framework, role and agent.

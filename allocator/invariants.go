@@ -36,8 +36,14 @@ func (a *Allocator) CheckInvariants() error {
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
-	for _, id := range a.agentIDs {
+	if len(a.agentList) != len(a.agentIDs) || len(a.agentIDs) != len(a.agents) {
+		c.fail("%d agent ids, %d agents listed, %d agents", len(a.agentIDs), len(a.agentList), len(a.agents))
+	}
+	for i, id := range a.agentIDs {
 		ag := a.agents[id]
+		if i < len(a.agentList) && a.agentList[i] != ag {
+			c.fail("agent %s is not listed at its place among the ids", id)
+		}
 		totals.Add(ag.total.Quantities())
 		headroom.Add(headroomOf(ag.available))
 		c.agent(id, ag)

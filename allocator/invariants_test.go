@@ -49,6 +49,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		}, "framework sorter web: web holds"},
 		{"role tree reserved", func(a *Allocator) { a.roles.get("web").reserved.Add(cpu) }, "role web: reserved"},
 		{"role tree allocated", func(a *Allocator) { a.roles.get("batch").allocatedUnreserved.Add(cpu) }, "role batch: allocated"},
+		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
 		{"filter on unknown agent", func(a *Allocator) {
 			a.frameworks["batch"].filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},

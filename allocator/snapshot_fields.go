@@ -266,6 +266,7 @@ func (sn *snapState) agent(id string) *agent {
 	ag := &agent{id: id}
 	a.agents[id] = ag
 	a.agentIDs = append(a.agentIDs, id)
+	a.agentList = append(a.agentList, ag)
 	return ag
 }
 

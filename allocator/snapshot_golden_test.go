@@ -61,7 +61,7 @@ func configNamed(tb testing.TB, name string) allocatortest.Config {
 
 var goldenStates = []goldenState{
 	{name: "hand-built", make: handBuiltSnapshot,
-		sha256: "2ecb35309fe1b7ea99693af1d1e17ee43c7d155816c5519c23b23f5f7b9d9286"},
+		sha256: "39b169f9cd438384ae3f18f9840aef304acdcc697c2a2cd2cc1e7876b2b0cd92"},
 	{name: "recorded", make: func(tb testing.TB) []byte {
 		return snapshotOf(tb, allocatortest.Options{}, 7, 200)
 	}, sha256: "a01c68c4db697d9fda04165c101bf2255f584815d7fbf21a1c9c40d8df22a15e"},
@@ -70,12 +70,12 @@ var goldenStates = []goldenState{
 	}, sha256: "db05fd50ddf0d36fc569c3fe6279976dbfc3b3d5db3836ce33acefde7f443768"},
 	{name: "beyond Mesos seed 2", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "beyond Mesos"), 2, 400)
-	}, sha256: "da934dcadc212be53b0a1e174d27bcb6680afad02fc2c831d53acd7b1c6367cb"},
+	}, sha256: "b389a7ea1dd357b5f6009993261e1236bf8afdb346c0b6af623f98568f51dedf"},
 	{name: "many frameworks seed 3", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "one role, many frameworks"), 3, 400)
-	}, sha256: "1c757fa48ec01ac9cb4bb747b53bcf88f8bf8c52843b00998cae57edd1055d48"},
+	}, sha256: "27295590bdba91833bda0cdfaff8f1f9ebb8c4935d739787c865f5c70d61d29f"},
 	{name: "reclaim", make: reclaimSnapshot,
-		sha256: "437a8eac94a650468125f2cac3e85f10346170c7d45c9ca8d8e6e6cce8c9b937"},
+		sha256: "4ed48e81cd6252ca61be28e685acadabfb0b27acee5720bc014f2877c1f5fa2a"},
 	{name: "random sorter seed 4", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "random sorter"), 4, 400)
 	}, with: allocator.RestoreOptions{RoleSorter: randomSorter, FrameworkSorter: randomSorter},
@@ -278,7 +278,7 @@ func TestSnapshotGoldenBytes(t *testing.T) {
 // handBuiltGolden is the snapshot of handBuiltSnapshot, in base64.
 const handBuiltGolden = `
 YWxsb3Qtc25hcHNob3QDFQEEZ3B1cwACAQAEY3B1c2QBAANtZW2AfYDQrPMOAQAAAAAAAOA/
-BGVhc3QBAQAAFHBjZzoBBtQB0mg9fzYgIgQalzwMBhcEBTQuBgIAAAICYTICYTQBBAJoMQJo
+BGVhc3QBAQAAFHBjZzppuKeP8+Utf6DA3G0BfSPoBhcEBTQuBgIAAAICYTICYTQBBAJoMQJo
 MgJoMwJoNAYDAQEAAAAGAAAEAQAAAAABAQABAQEGY2FwcGVkAQJhMgN3ZWIBAgAKY3B1czow
 LjAwMQEDd2Vi9AMACW1lbTowLjAwMQKA9AMBgODT3Oz62pgxAgRtYW55AAAAAAAA4D8Dd2Vi
 AAAAAAAAAEAEBmNhcHBlZAUFBgADAQACAAAEZ3B1cwAEbWFueREAAAAABW90aGVyEgAAAAAD
@@ -324,5 +324,5 @@ LkRSRgRCUwFEAAABCShjbHVzdGVyKQMABGNwdXOYdQADbWVtgODUAwAEZ3B1c+gHAQN3ZWIA
 AQQDAfAuAoCIpAED9AMAAAEABgGAgJnYrffamDEBBQQCYTECYTICYTMCYTUBAmE1AQJtMwRt
 YW55AmEyDAICYTIFb3RoZXIBAQABAAAAAmEyA3dlYgABAAAABQN3ZWIDd2ViAmEyBgEAAgJt
 MQRtYW55AmEyBQEAAAJtMgRtYW55AmEyBQEAAAJtNQRtYW55AmEyBQEAAAJtNgRtYW55AmEy
-BQEAAAECAfQDAoDkMgECbTYCBG1hbnkFb3RoZXIGAAAAAAAAAAAAAAAAjNUh7A==
+BQEAAAECAfQDAoDkMgECbTYCBG1hbnkFb3RoZXIGAAAAAAAAAAAAAAAAVriClg==
 `
