@@ -296,6 +296,7 @@ func (a *Allocator) restFingerprint() uint64 {
 			y.s(t.agent)
 			y.s(t.role)
 			y.resources(t.uses)
+			y.resources(t.owns)
 			y.u(t.seq)
 			tasks += uint64(y)
 		}

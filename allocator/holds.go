@@ -124,9 +124,12 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 	}
 	if shared := t.owns.Shared(); !shared.IsEmpty() {
 		// The task's shared volumes go as EndTask lets them go; its other
-		// resources are held.
+		// resources are held. EndTask refuses before it changes anything,
+		// and then the task owns what it owned.
+		owns := t.owns
 		t.owns = shared
 		if err := a.endTask(fwID, taskID); err != nil {
+			t.owns = owns
 			return err
 		}
 	} else {

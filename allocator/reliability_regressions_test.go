@@ -325,6 +325,36 @@ allocate-all 0 0 0 0
 decline 115 91 249 204
 accept 166 88 177 117
 accept-each 139 170 130 187`,
+	}, {
+		// A PreemptTask refused because the task's shared volume was
+		// given back already must leave the task owning what it owned:
+		// EndTask then frees all of it, as the journal's replica (which
+		// never sees a refused event) does.
+		"refused preemption of a task with a shared volume", "random sorter", `seed 9323
+add-agent 144 64 206 213
+add-agent 42 250 110 180
+add-framework 163 85 184 117
+add-framework 222 74 229 213
+add-framework 70 72 184 195
+allocate 172 60 35 102
+decline 135 214 191 43
+remove-agent 227 81 181 222
+add-agent 196 140 25 227
+add-agent 211 155 219 169
+overflow 1 82 0 0
+allocate-all 0 0 0 0
+decline 5 1 6 0
+advance 10 0 0 0
+allocate-all 0 0 0 0
+allocate-all 0 0 0 0
+accept 16 200 22 203
+accept 57 180 29 130
+recover 24 109 77 221
+preempt 204 144 224 133
+accept-each 161 33 155 155
+accept 179 20 217 23
+end-task 141 90 114 224
+allocate 37 18 199 235`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)
