@@ -48,6 +48,10 @@ type DRF struct {
 	// restBuf is its buffer for the clients it visits.
 	walkSkip Bitset
 	restBuf  []*node
+	// walkBudget, when positive, is how many skipped clients a walk may
+	// step over before its first visit; walkGaveUp says it ran out.
+	walkBudget int
+	walkGaveUp bool
 	// Buffers for moving blocks of the cached order.
 	bufS []string
 	bufN []*node

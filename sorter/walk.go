@@ -71,9 +71,10 @@ func (d *DRF) Index(client string) (int, bool) {
 // WalkExcept visits the active clients not in skip in Walk's order until
 // visit returns false. When skip holds a small part of the active clients
 // it walks the order and steps over them; when it holds most of them, and
-// every client is a child of the root (no client path has a "/"), it takes
-// the few others by number and sorts them, which costs what they are, not
-// what skip is.
+// every client is a child of the root (no client path has a "/"), it walks
+// the order over a few of them (the others often come first) and, when
+// they do not, takes the others by number and sorts them, which costs what
+// they are, not what skip is.
 func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 	k := skip.Count()
 	if k == 0 {
@@ -81,10 +82,23 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		return
 	}
 	active := d.t.root.activeLeaves
-	if 2*k < active || d.t.nodes != len(d.t.clients) {
+	flat := d.t.nodes == len(d.t.clients)
+	if 2*k < active || !flat {
 		d.walkSkip = skip
 		d.Walk(visit)
 		d.walkSkip = nil
+		return
+	}
+	// Most clients are skipped. Where they sit in the order decides what
+	// is cheaper: walking the order costs the skipped clients before the
+	// first other one, taking the others by number costs all of them. Walk
+	// first, but give up after a few skipped clients (before visiting any,
+	// so nothing is visited twice) and take the others by number then.
+	d.walkSkip, d.walkBudget, d.walkGaveUp = skip, exceptBudget, false
+	d.Walk(visit)
+	gaveUp := d.walkGaveUp
+	d.walkSkip, d.walkBudget, d.walkGaveUp = nil, 0, false
+	if !gaveUp {
 		return
 	}
 	if d.stale {
@@ -144,8 +158,12 @@ func (d *DRF) Walk(visit func(client string) bool) {
 		// Nothing changed since the last Sort or Walk: read Sort's result.
 		for i, c := range d.sorted {
 			if d.walkSkip != nil && d.walkSkip.Has(d.leaves[i].index) {
+				if d.skipped() {
+					return
+				}
 				continue
 			}
+			d.walkBudget = 0
 			if !visit(c) {
 				return
 			}
@@ -161,6 +179,24 @@ func (d *DRF) Walk(visit func(client string) bool) {
 	d.walkVisit = nil
 }
 
+// exceptBudget is how many skipped clients WalkExcept steps over in the
+// order, before its first visit, when most clients are skipped.
+const exceptBudget = 16
+
+// skipped counts a client stepped over against the walk's budget, and
+// reports whether the walk gives up.
+func (d *DRF) skipped() bool {
+	if d.walkBudget <= 0 {
+		return false
+	}
+	d.walkBudget--
+	if d.walkBudget == 0 {
+		d.walkGaveUp = true
+		return true
+	}
+	return false
+}
+
 // walkStep visits one child in a walk; a bound method stored once, so that
 // walking allocates nothing.
 func (d *DRF) walkStep(c *node) bool {
@@ -169,7 +205,10 @@ func (d *DRF) walkStep(c *node) bool {
 	}
 	if c.leaf {
 		if d.walkSkip == nil || !d.walkSkip.Has(c.index) {
+			d.walkBudget = 0
 			d.walkMore = d.walkVisit(c.client)
+		} else if d.skipped() {
+			d.walkMore = false
 		}
 	} else {
 		c.order.Ascend(d.walkStepF)

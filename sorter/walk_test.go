@@ -129,7 +129,8 @@ func TestDRFWalkAfterSort(t *testing.T) {
 }
 
 // WalkExcept visits Walk's order without the skipped clients, with few
-// skipped (stepping over them) and with most skipped (sorting the rest), on
+// skipped (stepping over them) and with most skipped (stepping over a few,
+// then sorting the rest; some steps skip the first clients of the order), on
 // flat and nested trees, as clients come and go and allocations change
 // between and during walks.
 func TestDRFWalkExceptMatchesWalk(t *testing.T) {
@@ -156,6 +157,15 @@ func TestDRFWalkExceptMatchesWalk(t *testing.T) {
 			share := rng.Float64()
 			for _, c := range clients {
 				if i, ok := d.Index(c); ok && rng.Float64() < share {
+					skip.Set(i)
+				}
+			}
+			if step%3 == 0 {
+				// The skipped clients come first in the order, more than
+				// a walk steps over before it takes the rest by number.
+				order := walkAll(d)
+				for _, c := range order[:rng.IntN(len(order)+1)] {
+					i, _ := d.Index(c)
 					skip.Set(i)
 				}
 			}
