@@ -172,10 +172,14 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	for _, agentID := range a.agentIDs {
 		ag := a.agents[agentID]
 		for id, res := range ag.offered.all() {
-			at[id].Offered.Add(res)
+			if v := at[id]; v != nil {
+				v.Offered.Add(res)
+			}
 		}
 		for id, res := range ag.allocated.all() {
-			at[id].Allocated.Add(res)
+			if v := at[id]; v != nil {
+				v.Allocated.Add(res)
+			}
 		}
 	}
 	return out
