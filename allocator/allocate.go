@@ -535,7 +535,7 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 // (capEpoch: resources given back, totals, reservations, quota or a role's
 // frameworks changed); then every parked role is looked at again.
 func (a *Allocator) parkCapped(r *run) {
-	if a.parkedEpoch == a.capEpoch {
+	if a.parkedEpoch == a.capEpoch && a.parkedReasonsHold(r) {
 		r.stats.Capped += len(a.parked)
 		return
 	}
@@ -547,6 +547,27 @@ func (a *Allocator) parkCapped(r *run) {
 			a.parked = append(a.parked, role)
 		}
 	}
+}
+
+// parkedReasonsHold reports whether the reasons the parked roles were
+// capped for still hold in run r. A role parked while headroom was held
+// for unmet guarantees was capped for the headroom; once none is held (an
+// offer met the last unmet guarantee), the same cap has another reason:
+// nothing free it could be offered. And the other way round. The cap
+// stands either way, but Explain would give the old reason: the roles are
+// then looked at again, and their reasons found anew.
+func (a *Allocator) parkedReasonsHold(r *run) bool {
+	held := !r.requiredHeadroom.IsEmpty()
+	for _, role := range a.parked {
+		n := a.roles.get(role)
+		if n == nil {
+			continue
+		}
+		if (n.cappedBy == ReasonHeadroom && !held) || (n.cappedBy == ReasonMinAllocatable && held) {
+			return false
+		}
+	}
+	return true
 }
 
 // reconsiderParked lets back into the role sorter the parked roles that

@@ -355,6 +355,24 @@ accept-each 161 33 155 155
 accept 179 20 217 23
 end-task 141 90 114 224
 allocate 37 18 199 235`,
+	}, {
+		// Roles parked as capped while headroom was held for b's unmet
+		// guarantee stay capped once an offer meets it, but no longer for
+		// the headroom: Explain must not give the old reason (a4's ports
+		// are below the minimum allocatable, as nothing scalar is free).
+		"parked role's reason after the headroom went", "reclaim", `seed 52696
+add-agent 28 244 46 92
+add-agent 124 234 77 26
+add-framework 24 73 233 254
+update-agent 32 201 11 141
+quota 7 1 1 1
+add-framework 61 60 253 172
+allocate-all 108 21 186 43
+accept 94 24 55 81
+allocate-all 131 110 80 163
+advance 250 254 28 12
+allocate-all 72 196 250 225
+allocate-all 156 136 83 132`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)
