@@ -34,18 +34,7 @@ func snapshotOfSequence(tb testing.TB, c allocatortest.Config, seed int64, event
 	opts := c.Options
 	opts.Fast = true
 	opts.Allocator.Seed = s.Seed
-	h, err := allocatortest.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := h.Run(s.Events); err != nil {
-		tb.Fatal(err)
-	}
-	data, err := h.Allocator().Snapshot()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
+	return runAndSave(tb, opts, s.Events)
 }
 
 // configNamed returns the allocatortest configuration of that name.

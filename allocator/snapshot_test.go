@@ -22,13 +22,19 @@ func snapshotOf(tb testing.TB, opts allocatortest.Options, seed int64, events in
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s.Events = s.Events[:min(events, len(s.Events))]
 	opts.Allocator.Seed = seed
+	return runAndSave(tb, opts, s.Events[:min(events, len(s.Events))])
+}
+
+// runAndSave runs events through a Harness made with opts and saves its
+// allocator.
+func runAndSave(tb testing.TB, opts allocatortest.Options, events []allocatortest.Event) []byte {
+	tb.Helper()
 	h, err := allocatortest.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := h.Run(s.Events); err != nil {
+	if err := h.Run(events); err != nil {
 		tb.Fatal(err)
 	}
 	data, err := h.Allocator().Snapshot()
