@@ -78,10 +78,17 @@ type Allocator struct {
 	// scratch and ch are reused by computations on the hot path.
 	scratch resources.Quantities
 	ch      charge
-	// lastNum and freeNums hand out frameworks' numbers for the agents'
-	// filtered sets (filters.go).
-	lastNum  int
-	freeNums []int
+	// agentNums numbers the agents on entry, agentsByNum says which holds
+	// a number; filterNums numbers the frameworks that refuse something,
+	// for the agents' filtered sets, and refusersByNum says which holds a
+	// number (filters.go).
+	agentNums, filterNums numbering
+	agentsByNum           numbered[agent]
+	refusersByNum         numbered[framework]
+	// anchor is the instant compact refusal filters count their expiries
+	// from, set by the first of them (wholerefusals.go).
+	anchor   time.Time
+	anchored bool
 
 	// taskSeq is the seq of the latest task launched; preempting holds
 	// the tasks runs chose to end that have not ended (reclaim.go).
@@ -139,6 +146,10 @@ type framework struct {
 	// (subscribed, or still holding resources allocated to the role).
 	tracked roleSet
 	filters refusalFilters
+	// whole holds, compactly, the refusal filters that refused all of
+	// their agent's reference (wholerefusals.go); a role and agent have
+	// filters in filters or in whole, never in both.
+	whole wholeRefusals
 	// inverseFilters: agent -> the filter.
 	inverseFilters map[string]inverseFilter
 	// tasks is the ledger of launched tasks that have not ended, by id.
@@ -154,7 +165,9 @@ type framework struct {
 }
 
 type agent struct {
-	id     string
+	id string
+	// num is the agent's dense number (numbering.go).
+	num    int
 	info   AgentInfo
 	total  resources.Resources
 	active bool
@@ -186,6 +199,9 @@ type agent struct {
 	// filtered holds the numbers of the frameworks with a refusal filter
 	// on the agent, in any role (filters.go).
 	filtered sorter.Bitset
+	// wholeRefused counts the compact refusal filters on the agent, in
+	// every framework and role (wholerefusals.go).
+	wholeRefused int
 	// overAllocated is set when the total dropped below what is in use.
 	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
@@ -785,6 +801,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 		refGen: 1,
 	}
 	ag.unclaimed = a.unknownUse(used)
+	a.numberAgent(ag)
 	a.agents[id] = ag
 	i, _ := slices.BinarySearch(a.agentIDs, id)
 	a.agentIDs = slices.Insert(a.agentIDs, i, id)
@@ -973,6 +990,7 @@ func (a *Allocator) removeAgent(id string) error {
 	}
 	a.removeTotal(ag)
 	a.forgetAgentFilters(ag)
+	a.unnumberAgent(ag)
 	delete(a.agents, id)
 	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
 		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)

@@ -95,5 +95,11 @@ func (a *Allocator) dropCaches() {
 	}
 	for _, fw := range a.frameworks {
 		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })
+		for _, byAgent := range fw.whole {
+			for num, w := range byAgent {
+				w.covered = 0
+				byAgent[num] = w
+			}
+		}
 	}
 }

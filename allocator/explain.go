@@ -588,7 +588,7 @@ func (e *explainer) winner(fw *framework, node *roleNode, ag *agent) (int, bool)
 func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate resources.Resources, known bool) (time.Time, bool) {
 	var latest time.Time
 	found := false
-	for _, f := range fw.filters.on(role, ag.id) {
+	for _, f := range e.a.refusalsOn(fw, role, ag) {
 		if !inForceAt(f.expires, f.batch, e.l.now, e.l.periodic, e.l.batches) {
 			continue
 		}

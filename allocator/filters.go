@@ -219,20 +219,25 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 	expires := a.opts.Clock().Add(d)
 	for _, role := range res.AllocationRoles() {
 		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires, batch: a.batches}
+		whole := false
 		switch {
 		case f.refused.Equal(ag.ref):
 			// The usual decline of everything the agent had: share the
 			// reference's storage rather than keep a copy per filter.
-			f.refused = ag.ref
+			f.refused, whole = ag.ref, true
 		case !f.refused.Contains(ag.ref) && f.refused.Contains(ag.available):
 			// The refusal covers what the agent has now, not its
 			// reference: narrow the reference, which keeps every filter
 			// that covered the wider one covering.
+			a.unpackWhole(ag)
 			ag.ref = ag.available.Clone().Frozen()
 		}
 		a.checkCoverage(fw, ag, role, &f)
-		fw.filters.add(role, ag.id, f)
 		ag.filtered.Set(a.filterNum(fw))
+		if !whole || !a.storeWhole(fw, role, ag, f) {
+			a.unpackWholeOf(fw, role, ag)
+			fw.filters.add(role, ag.id, f)
+		}
 		if a.obs != nil {
 			a.observeFilter(fw, role, expires, f.batch, 1)
 		}
@@ -280,6 +285,7 @@ func (a *Allocator) availableGrew(ag *agent) {
 	if ag.ref.Contains(ag.available) {
 		return
 	}
+	a.unpackWhole(ag)
 	ag.ref = ag.available.Clone().Frozen()
 	ag.refGen++
 }
@@ -310,8 +316,14 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		return false, time.Time{}
 	}
 	list := fw.filters.on(role, ag.id)
+	var one [1]refusal
+	w, whole := wholeRefusal{}, false
 	if len(list) == 0 {
-		return false, time.Time{}
+		if w, whole = fw.whole.on(role, ag.num); !whole {
+			return false, time.Time{}
+		}
+		one[0] = a.refusalOf(w, ag)
+		list = one[:]
 	}
 	filtered, until := false, time.Time{}
 	kept := list[:0]
@@ -328,7 +340,11 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		}
 		kept = append(kept, f)
 	}
-	fw.filters.keep(role, ag.id, list, kept)
+	if whole {
+		a.keepWhole(fw, role, ag, w, kept)
+	} else {
+		fw.filters.keep(role, ag.id, list, kept)
+	}
 	if len(kept) == 0 {
 		a.unfiltered(fw, ag)
 	}
@@ -338,6 +354,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 // forgetFilters drops fw's filters in role (every role when role is ""),
 // and their entries in the agents' indexes.
 func (a *Allocator) forgetFilters(fw *framework, role string) {
+	a.forgetWhole(fw, role)
 	for r, byAgent := range fw.filters {
 		if role != "" && r != role {
 			continue
@@ -383,12 +400,8 @@ func (a *Allocator) filterNum(fw *framework) int {
 	if fw.num != 0 {
 		return fw.num
 	}
-	if n := len(a.freeNums); n > 0 {
-		fw.num, a.freeNums = a.freeNums[n-1], a.freeNums[:n-1]
-	} else {
-		a.lastNum++
-		fw.num = a.lastNum
-	}
+	fw.num = a.filterNums.take()
+	a.refusersByNum.set(fw.num, fw)
 	fw.filters.each(func(_, agentID string, _ *refusal) {
 		if ag := a.agents[agentID]; ag != nil {
 			ag.filtered.Set(fw.num)
@@ -400,7 +413,7 @@ func (a *Allocator) filterNum(fw *framework) int {
 // unfiltered clears fw's bit on ag unless fw still has a filter there in
 // some role.
 func (a *Allocator) unfiltered(fw *framework, ag *agent) {
-	if fw.num != 0 && !fw.filters.anyOn(ag.id) {
+	if fw.num != 0 && !fw.filters.anyOn(ag.id) && !fw.whole.anyOn(ag.num) {
 		ag.filtered.Clear(fw.num)
 	}
 }
@@ -408,21 +421,22 @@ func (a *Allocator) unfiltered(fw *framework, ag *agent) {
 // releaseNum gives a removed framework's number back, once its filters
 // are forgotten.
 func (a *Allocator) releaseNum(fw *framework) {
-	if fw.num != 0 {
-		a.freeNums = append(a.freeNums, fw.num)
-		fw.num = 0
-	}
+	a.refusersByNum.set(fw.num, nil)
+	a.filterNums.give(fw.num)
+	fw.num = 0
 }
 
 // forgetAgentFilters drops every framework's filters for the agent, and the
 // agent's indexes.
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for _, fw := range a.frameworks {
-		fw.filters.dropAgent(ag.id, func(role string, f refusal) {
+		gone := func(role string, f refusal) {
 			if a.obs != nil {
 				a.observeFilter(fw, role, f.expires, f.batch, -1)
 			}
-		})
+		}
+		fw.filters.dropAgent(ag.id, gone)
+		a.dropWholeOn(fw, ag, gone)
 		delete(fw.inverseFilters, ag.id)
 	}
 	ag.refusals = byRole[*refusalIndex]{}

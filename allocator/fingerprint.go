@@ -321,26 +321,38 @@ func (a *Allocator) restFingerprint() uint64 {
 	return uint64(h)
 }
 
+// filtersFingerprint sums a hash of each framework's live filters per role
+// and agent; a compact filter hashes as the ordinary one it stands for, so
+// the sum does not depend on how filters are stored.
 func (a *Allocator) filtersFingerprint() uint64 {
 	now := a.opts.Clock()
 	var sum uint64
+	add := func(fwID, role, agentID string, list []refusal) {
+		y, alive := fpHash(7), false
+		for _, f := range list {
+			if a.filterAlive(f.expires, f.batch, now) {
+				y.time(f.expires)
+				y.resources(f.refused)
+				alive = true
+			}
+		}
+		if alive {
+			y.s(fwID)
+			y.s(role)
+			y.s(agentID)
+			sum += uint64(y)
+		}
+	}
 	for fwID, fw := range a.frameworks {
 		for role, byAgent := range fw.filters {
 			for agentID, list := range byAgent {
-				y, alive := fpHash(7), false
-				for _, f := range list {
-					if a.filterAlive(f.expires, f.batch, now) {
-						y.time(f.expires)
-						y.resources(f.refused)
-						alive = true
-					}
-				}
-				if alive {
-					y.s(fwID)
-					y.s(role)
-					y.s(agentID)
-					sum += uint64(y)
-				}
+				add(fwID, role, agentID, list)
+			}
+		}
+		for role, byAgent := range fw.whole {
+			for num, w := range byAgent {
+				ag := a.agentsByNum.at(int(num))
+				add(fwID, role, ag.id, []refusal{a.refusalOf(w, ag)})
 			}
 		}
 	}

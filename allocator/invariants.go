@@ -39,10 +39,22 @@ func (a *Allocator) CheckInvariants() error {
 	if len(a.agentList) != len(a.agentIDs) || len(a.agentIDs) != len(a.agents) {
 		c.fail("%d agent ids, %d agents listed, %d agents", len(a.agentIDs), len(a.agentList), len(a.agents))
 	}
+	numbered := 0
+	for _, ag := range a.agentsByNum {
+		if ag != nil {
+			numbered++
+		}
+	}
+	if numbered != len(a.agents) {
+		c.fail("%d agents numbered, %d agents", numbered, len(a.agents))
+	}
 	for i, id := range a.agentIDs {
 		ag := a.agents[id]
 		if i < len(a.agentList) && a.agentList[i] != ag {
 			c.fail("agent %s is not listed at its place among the ids", id)
+		}
+		if a.agentsByNum.at(ag.num) != ag {
+			c.fail("agent %s: number %d is not its own", id, ag.num)
 		}
 		totals.Add(ag.total.Quantities())
 		headroom.Add(headroomOf(ag.available))
@@ -265,8 +277,20 @@ func (c *invariantCheck) roleTree() {
 // known agents, and that listed agents hold something of the framework.
 func (c *invariantCheck) filters() {
 	a := c.a
+	wholeOn := map[*agent]int{}
+	defer func() {
+		for _, ag := range a.agents {
+			if ag.wholeRefused != wholeOn[ag] {
+				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
+			}
+		}
+	}()
 	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
+		if fw.num != 0 && a.refusersByNum.at(fw.num) != fw {
+			c.fail("framework %s: number %d is not its own", fwID, fw.num)
+		}
+		c.wholeFilters(fw, wholeOn)
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
 				ag, ok := a.agents[agentID]
@@ -326,6 +350,31 @@ func (c *invariantCheck) parked() {
 		}
 		if capped, _ := a.cappedNow(n, required, names); !capped {
 			c.fail("role %q is kept out of the role sorter, but could take more: an event that uncaps roles did not say so", role)
+		}
+	}
+}
+
+// wholeFilters checks fw's compact filters: on known agents, which list fw
+// as filtered, with no ordinary filter beside them, and none in a
+// cache-free allocator; it counts them per agent into on.
+func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
+	a := c.a
+	if a.opts.CacheFree && len(fw.whole) > 0 {
+		c.fail("framework %s: compact filters in a cache-free allocator", fw.id)
+	}
+	for role, byAgent := range fw.whole {
+		for num := range byAgent {
+			ag := a.agentsByNum.at(int(num))
+			switch {
+			case ag == nil:
+				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)
+				continue
+			case fw.num == 0 || !ag.filtered.Has(fw.num):
+				c.fail("framework %s: compact filter in %s on %s, which does not list it as filtered", fw.id, role, ag.id)
+			case len(fw.filters.on(role, ag.id)) > 0:
+				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.id, role, ag.id)
+			}
+			on[ag]++
 		}
 	}
 }

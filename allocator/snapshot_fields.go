@@ -96,7 +96,7 @@ func (sn *snapState) walk(c *snapCodec) {
 		if fw == nil {
 			fw = &framework{id: id}
 		}
-		c.item("framework", id, func() { frameworkFields(c, fw) })
+		c.item("framework", id, func() { frameworkFields(c, sn, fw) })
 		return fw
 	})
 	sn.sorterFields(c)
@@ -264,6 +264,7 @@ func (sn *snapState) agent(id string) *agent {
 		return ag
 	}
 	ag := &agent{id: id}
+	a.numberAgent(ag)
 	a.agents[id] = ag
 	a.agentIDs = append(a.agentIDs, id)
 	a.agentList = append(a.agentList, ag)
@@ -333,12 +334,19 @@ func agentInfoFields(c *snapCodec, info *AgentInfo) {
 }
 
 // frameworkFields walks a framework (its id is walked before it).
-func frameworkFields(c *snapCodec, fw *framework) {
+func frameworkFields(c *snapCodec, sn *snapState, fw *framework) {
 	frameworkInfoFields(c, &fw.info)
 	c.bool(&fw.active)
 	walkKeys(c, &fw.suppressed, "suppressed roles")
 	walkKeys(c, &fw.tracked, "tracked roles")
-	walkMap(c, (*map[string]map[string][]refusal)(&fw.filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusal) map[string][]refusal {
+	// Compact filters are written as the ordinary ones they stand for, and
+	// read back as such.
+	filters := &fw.filters
+	if !c.reading() {
+		all := sn.a.refusalsOf(fw)
+		filters = &all
+	}
+	walkMap(c, (*map[string]map[string][]refusal)(filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusal) map[string][]refusal {
 		walkMap(c, &byAgent, "filter agents", "filters on agent", func(_ string, list []refusal) []refusal {
 			walkList(c, &list, "filters", func(f *refusal) {
 				c.resources(&f.refused)

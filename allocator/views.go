@@ -206,9 +206,10 @@ func (a *Allocator) Filters() []FilterView {
 	var out []FilterView
 	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[fwID]
-		for _, role := range slices.Sorted(maps.Keys(fw.filters)) {
-			for _, agentID := range slices.Sorted(maps.Keys(fw.filters[role])) {
-				for _, f := range fw.filters[role][agentID] {
+		filters := a.refusalsOf(fw)
+		for _, role := range slices.Sorted(maps.Keys(filters)) {
+			for _, agentID := range slices.Sorted(maps.Keys(filters[role])) {
+				for _, f := range filters[role][agentID] {
 					if a.filterAlive(f.expires, f.batch, now) {
 						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires, !now.Before(f.expires)})
 					}

@@ -1,6 +1,9 @@
 package sorter
 
-import "math/bits"
+import (
+	"iter"
+	"math/bits"
+)
 
 // Bitset is a set of small non-negative integers, such as the numbers a
 // sorter gives its clients (see Indexed). The zero value is empty; Set
@@ -52,3 +55,19 @@ func (b Bitset) Count() int {
 
 // Reset empties the set, keeping its storage.
 func (b Bitset) Reset() { clear(b) }
+
+// All returns the members in increasing order. Members removed during the
+// iteration may still be yielded if not reached yet; add none.
+func (b Bitset) All() iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for wi, w := range b {
+			for w != 0 {
+				i := bits.TrailingZeros64(w)
+				w &^= 1 << uint(i)
+				if !yield(wi<<6 | i) {
+					return
+				}
+			}
+		}
+	}
+}

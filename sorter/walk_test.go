@@ -222,3 +222,20 @@ func TestBitset(t *testing.T) {
 		t.Fatalf("Reset: %b", b)
 	}
 }
+
+func TestBitsetAll(t *testing.T) {
+	var b Bitset
+	require.Empty(t, slices.Collect(b.All()))
+	for _, i := range []int{130, 0, 63, 64, 5} {
+		b.Set(i)
+	}
+	require.Equal(t, []int{0, 5, 63, 64, 130}, slices.Collect(b.All()))
+	var first []int
+	for i := range b.All() {
+		first = append(first, i)
+		if len(first) == 2 {
+			break
+		}
+	}
+	require.Equal(t, []int{0, 5}, first, "stops when the loop does")
+}

@@ -1,0 +1,228 @@
+package allocator
+
+import (
+	"math"
+	"time"
+)
+
+// Compact refusal filters.
+//
+// Most refusals decline everything the agent had: what they refused is the
+// agent's reference (ag.ref, see filters.go), whose storage they share. In
+// a busy cluster they are nearly all of the filters, and there are many (in
+// Mesos's DeclineOffers loop every framework ends up refusing every agent),
+// so they are kept compactly: per framework, role and agent number, an
+// expiry, a batch and a generation, with no pointer for the collector to
+// follow and no string key. The resources they refused are not stored: they
+// are the agent's reference, as long as it stays; before the reference
+// changes (narrowed by a new refusal, or grown with what is available) the
+// agent's compact filters are unpacked into ordinary ones that keep the old
+// reference (unpackWhole). A role and agent have either one compact filter
+// or a list of ordinary ones: a second filter there unpacks the first.
+//
+// A cache-free allocator keeps every filter in lists, so that the oracle
+// compares this storage with the plain one.
+
+// wholeRefusals are a framework's compact refusal filters, by role and
+// agent number.
+type wholeRefusals map[string]map[int32]wholeRefusal
+
+// wholeRefusal is a refusal of the whole reference of its agent.
+type wholeRefusal struct {
+	// expires is the expiry in nanoseconds after Allocator.anchor.
+	expires        int64
+	batch, covered uint64 // as refusal's
+}
+
+// on returns the compact filter in role on the agent numbered num.
+func (ws wholeRefusals) on(role string, num int) (wholeRefusal, bool) {
+	w, ok := ws[role][int32(num)]
+	return w, ok
+}
+
+// put stores w in role for the agent numbered num.
+func (ws *wholeRefusals) put(role string, num int, w wholeRefusal) {
+	byAgent := (*ws)[role]
+	if byAgent == nil {
+		if *ws == nil {
+			*ws = wholeRefusals{}
+		}
+		byAgent = map[int32]wholeRefusal{}
+		(*ws)[role] = byAgent
+	}
+	byAgent[int32(num)] = w
+}
+
+// drop removes the filter in role for the agent numbered num, reporting
+// whether there was one.
+func (ws wholeRefusals) drop(role string, num int) bool {
+	byAgent := ws[role]
+	if _, ok := byAgent[int32(num)]; !ok {
+		return false
+	}
+	delete(byAgent, int32(num))
+	if len(byAgent) == 0 {
+		delete(ws, role)
+	}
+	return true
+}
+
+// anyOn reports whether some compact filter, in any role, is on the agent
+// numbered num.
+func (ws wholeRefusals) anyOn(num int) bool {
+	for _, byAgent := range ws {
+		if _, ok := byAgent[int32(num)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sinceAnchor returns t as nanoseconds after the anchor, which the first
+// call sets to t; false when that does not give t back exactly.
+func (a *Allocator) sinceAnchor(t time.Time) (int64, bool) {
+	if !a.anchored {
+		a.anchor, a.anchored = t, true
+	}
+	d := t.Sub(a.anchor)
+	if d == math.MaxInt64 || d == math.MinInt64 || !a.anchor.Add(d).Equal(t) {
+		return 0, false
+	}
+	return int64(d), true
+}
+
+// refusalOf returns w as the ordinary filter it stands for on ag.
+func (a *Allocator) refusalOf(w wholeRefusal, ag *agent) refusal {
+	return refusal{refused: ag.ref, expires: a.anchor.Add(time.Duration(w.expires)), batch: w.batch, covered: w.covered}
+}
+
+// storeWhole keeps f, a refusal of ag's whole reference, compactly when it
+// would be the only filter of fw in role on ag; false when it must join a
+// list instead.
+func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusal) bool {
+	if a.opts.CacheFree || len(fw.filters.on(role, ag.id)) > 0 {
+		return false
+	}
+	if _, ok := fw.whole.on(role, ag.num); ok {
+		return false
+	}
+	expires, ok := a.sinceAnchor(f.expires)
+	if !ok {
+		return false
+	}
+	fw.whole.put(role, ag.num, wholeRefusal{expires: expires, batch: f.batch, covered: f.covered})
+	ag.wholeRefused++
+	return true
+}
+
+// keepWhole puts back the compact filter of fw in role on ag after a run
+// looked at it as list, of which kept (at most one) is what is left.
+func (a *Allocator) keepWhole(fw *framework, role string, ag *agent, w wholeRefusal, kept []refusal) {
+	if len(kept) == 0 {
+		fw.whole.drop(role, ag.num)
+		ag.wholeRefused--
+		return
+	}
+	if kept[0].covered != w.covered {
+		w.covered = kept[0].covered
+		fw.whole.put(role, ag.num, w)
+	}
+}
+
+// unpackWhole turns every compact filter on ag into an ordinary one
+// refusing ag's reference as it is: called before the reference changes.
+func (a *Allocator) unpackWhole(ag *agent) {
+	if ag.wholeRefused == 0 {
+		return
+	}
+	for num := range ag.filtered.All() {
+		if fw := a.refusersByNum.at(num); fw != nil {
+			for role := range fw.whole {
+				a.unpackWholeOf(fw, role, ag)
+			}
+		}
+	}
+}
+
+// unpackWholeOf turns fw's compact filter in role on ag, if there is one,
+// into an ordinary one.
+func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
+	w, ok := fw.whole.on(role, ag.num)
+	if !ok {
+		return
+	}
+	fw.whole.drop(role, ag.num)
+	ag.wholeRefused--
+	fw.filters.add(role, ag.id, a.refusalOf(w, ag))
+}
+
+// dropWholeOn removes every compact filter of fw on ag, calling gone for
+// each.
+func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusal)) {
+	for role, byAgent := range fw.whole {
+		if w, ok := byAgent[int32(ag.num)]; ok {
+			gone(role, a.refusalOf(w, ag))
+			fw.whole.drop(role, ag.num)
+			ag.wholeRefused--
+		}
+	}
+}
+
+// refusalsOn returns fw's filters in role on ag, the compact one as an
+// ordinary one: for reports, not for runs.
+func (a *Allocator) refusalsOn(fw *framework, role string, ag *agent) []refusal {
+	if w, ok := fw.whole.on(role, ag.num); ok {
+		return []refusal{a.refusalOf(w, ag)}
+	}
+	return fw.filters.on(role, ag.id)
+}
+
+// refusalsOf returns all of fw's filters as lists, by role and agent id,
+// the compact ones as ordinary ones: for reports and snapshots, not for
+// runs. With no compact filter it is fw.filters itself.
+func (a *Allocator) refusalsOf(fw *framework) refusalFilters {
+	if len(fw.whole) == 0 {
+		return fw.filters
+	}
+	all := refusalFilters{}
+	for role, byAgent := range fw.filters {
+		for agentID, list := range byAgent {
+			for _, f := range list {
+				all.add(role, agentID, f)
+			}
+		}
+	}
+	for role, byAgent := range fw.whole {
+		for num, w := range byAgent {
+			ag := a.agentsByNum.at(int(num))
+			all.add(role, ag.id, a.refusalOf(w, ag))
+		}
+	}
+	return all
+}
+
+// forgetWhole drops fw's compact filters in role (every role when role is
+// ""), and their entries in the agents' indexes.
+func (a *Allocator) forgetWhole(fw *framework, role string) {
+	for r, byAgent := range fw.whole {
+		if role != "" && r != role {
+			continue
+		}
+		i, indexed := a.sorterNum(r, fw.id)
+		delete(fw.whole, r)
+		for num, w := range byAgent {
+			ag := a.agentsByNum.at(int(num))
+			ag.wholeRefused--
+			if indexed {
+				if idx, _ := ag.refusals.get(r); idx != nil {
+					idx.skip.Clear(i)
+				}
+			}
+			if a.obs != nil {
+				f := a.refusalOf(w, ag)
+				a.observeFilter(fw, r, f.expires, f.batch, -1)
+			}
+			a.unfiltered(fw, ag)
+		}
+	}
+}
