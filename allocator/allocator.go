@@ -167,10 +167,9 @@ type framework struct {
 type agent struct {
 	id string
 	// num is the agent's dense number (numbering.go).
-	num    int
-	info   AgentInfo
-	total  resources.Resources
-	active bool
+	num   int
+	info  AgentInfo
+	total resources.Resources
 	// offered and allocated hold, per framework, resources tagged with
 	// their allocation role: offered and not yet used, and in use. Their
 	// values are never changed in place (they are shared with the sorters):
@@ -202,14 +201,15 @@ type agent struct {
 	// wholeRefused counts the compact refusal filters on the agent, in
 	// every framework and role (wholerefusals.go).
 	wholeRefused int
-	// overAllocated is set when the total dropped below what is in use.
-	overAllocated bool
 	// rank is the agent's place among the current run's candidates.
 	rank int
 
 	// What the total holds, so the hot path can skip filters that would
 	// keep everything.
 	hasReserved, hasShared, hasRevocable, hasRefined, hasGPUs bool
+	active                                                    bool
+	// overAllocated is set when the total dropped below what is in use.
+	overAllocated bool
 
 	// version changes whenever the agent's available resources grow or its
 	// info changes: a negative result cached for the agent (see nobody)
