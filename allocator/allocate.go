@@ -179,6 +179,9 @@ type offerRecord struct {
 	key offerKey
 	res resources.Resources
 	ag  *agent
+	// rank is ag's rank, read while the agent is at hand: grouping the
+	// run's offers would otherwise reach every agent again to sort them.
+	rank int
 }
 
 // outcome is what offerTo did.
@@ -359,7 +362,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	type sortable struct{ group, rank, i int }
 	keys := make([]sortable, len(records))
 	for i, rec := range records {
-		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.ag.rank, i}
+		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.rank, i}
 	}
 	slices.SortFunc(keys, func(x, y sortable) int {
 		if x.group != y.group {
@@ -996,7 +999,7 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 			r.stage1[key] = len(r.offers)
 		}
 	}
-	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag})
+	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: ag.rank})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged

@@ -51,7 +51,7 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 func BenchmarkLateRounds(b *testing.B) {
 	for _, c := range []struct{ agents, frameworks, refused int }{
 		{10000, 1000, 0}, {10000, 1000, 250}, {10000, 1000, 500}, {10000, 1000, 750}, {10000, 1000, 990},
-		{50000, 5000, 0}, {50000, 5000, 20},
+		{50000, 5000, 0}, {50000, 5000, 20}, {50000, 5000, 500},
 	} {
 		b.Run(fmt.Sprintf("agents=%d/frameworks=%d/round=%d", c.agents, c.frameworks, c.refused+1), func(b *testing.B) {
 			offers := 0

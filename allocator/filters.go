@@ -316,39 +316,72 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		return false, time.Time{}
 	}
 	list := fw.filters.on(role, ag.id)
-	var one [1]refusal
-	w, whole := wholeRefusal{}, false
 	if len(list) == 0 {
-		if w, whole = fw.whole.on(role, ag.num); !whole {
+		w, ok := fw.whole.on(role, ag.num)
+		if !ok {
 			return false, time.Time{}
 		}
-		one[0] = a.refusalOf(w, ag)
-		list = one[:]
+		return a.isFilteredWhole(fw, role, ag, w, candidate, withinRef, r)
 	}
 	filtered, until := false, time.Time{}
 	kept := list[:0]
 	for _, f := range list {
-		if !a.filterAlive(f.expires, f.batch, r.now) {
-			if a.obs != nil {
-				a.observeFilter(fw, role, f.expires, f.batch, -1)
-			}
+		if a.filterGone(fw, role, &f, r.now) {
 			continue
 		}
-		if !filtered && a.filterInForce(f.expires, f.batch, r) && ((withinRef && f.covered == ag.refGen && !a.opts.CacheFree) || f.refused.Contains(candidate)) {
+		if !filtered && a.filterCovers(fw, role, ag, &f, candidate, withinRef, r) {
 			filtered, until = true, f.expires
-			a.checkCoverage(fw, ag, role, &f)
 		}
 		kept = append(kept, f)
 	}
-	if whole {
-		a.keepWhole(fw, role, ag, w, kept)
-	} else {
-		fw.filters.keep(role, ag.id, list, kept)
-	}
+	fw.filters.keep(role, ag.id, list, kept)
 	if len(kept) == 0 {
 		a.unfiltered(fw, ag)
 	}
 	return filtered, until
+}
+
+// isFilteredWhole is isFiltered for fw's compact filter w in role on ag.
+func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w wholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
+	f := a.refusalOf(w, ag)
+	if a.filterGone(fw, role, &f, r.now) {
+		fw.whole.drop(role, ag.num)
+		ag.wholeRefused--
+		a.unfiltered(fw, ag)
+		return false, time.Time{}
+	}
+	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
+	if f.covered != w.covered {
+		w.covered = f.covered
+		fw.whole.put(role, ag.num, w)
+	}
+	if !filtered {
+		return false, time.Time{}
+	}
+	return true, f.expires
+}
+
+// filterGone reports whether f, a filter of fw in role, can no longer
+// apply to a run at now or later, and is to be dropped.
+func (a *Allocator) filterGone(fw *framework, role string, f *refusal, now time.Time) bool {
+	if a.filterAlive(f.expires, f.batch, now) {
+		return false
+	}
+	if a.obs != nil {
+		a.observeFilter(fw, role, f.expires, f.batch, -1)
+	}
+	return true
+}
+
+// filterCovers reports whether f, a filter of fw in role on ag, applies to
+// candidate in run r; when it does, what it covers is recorded in f and
+// ag's index. withinRef is isFiltered's.
+func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refusal, candidate resources.Resources, withinRef bool, r *run) bool {
+	if !a.filterInForce(f.expires, f.batch, r) || !((withinRef && f.covered == ag.refGen && !a.opts.CacheFree) || f.refused.Contains(candidate)) {
+		return false
+	}
+	a.checkCoverage(fw, ag, role, f)
+	return true
 }
 
 // forgetFilters drops fw's filters in role (every role when role is ""),

@@ -115,20 +115,6 @@ func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusal)
 	return true
 }
 
-// keepWhole puts back the compact filter of fw in role on ag after a run
-// looked at it as list, of which kept (at most one) is what is left.
-func (a *Allocator) keepWhole(fw *framework, role string, ag *agent, w wholeRefusal, kept []refusal) {
-	if len(kept) == 0 {
-		fw.whole.drop(role, ag.num)
-		ag.wholeRefused--
-		return
-	}
-	if kept[0].covered != w.covered {
-		w.covered = kept[0].covered
-		fw.whole.put(role, ag.num, w)
-	}
-}
-
 // unpackWhole turns every compact filter on ag into an ordinary one
 // refusing ag's reference as it is: called before the reference changes.
 func (a *Allocator) unpackWhole(ag *agent) {
