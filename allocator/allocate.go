@@ -1016,6 +1016,15 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
 	a.trackHeld(role, plain, true)
+	// On an agent without reservations or revocable resources the headroom
+	// is the available quantities, which trackHeld has just counted into
+	// a.scratch: an offer of all of them takes that much from the free
+	// headroom, without reading the agent's part of it again.
+	allHeadroom := whole && !ag.hasReserved && !ag.hasRevocable
+	if allHeadroom {
+		a.freeHeadroom.Subtract(a.scratch)
+		ag.headroom.Reset()
+	}
 	if whole {
 		ag.available = resources.Resources{}
 	} else {
@@ -1027,7 +1036,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
 	sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, offered, &a.ch)
-	a.refreshHeadroom(ag)
+	if !allHeadroom {
+		a.refreshHeadroom(ag)
+	}
 }
 
 // allocatable reports whether res meets the minimum allocatable resources of

@@ -199,7 +199,8 @@ func (q *Quantities) addID(id names.ID, v Scalar) {
 
 // Reset makes q empty, keeping its storage for reuse.
 func (q *Quantities) Reset() {
-	clear(q.items)
+	// Quantities hold no pointers: what is past the length needs no
+	// clearing, and not touching it spares a cache miss on a hot path.
 	q.items = q.items[:0]
 }
 
