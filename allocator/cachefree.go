@@ -95,10 +95,10 @@ func (a *Allocator) dropCaches() {
 	}
 	for _, fw := range a.frameworks {
 		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })
-		for _, byAgent := range fw.whole {
-			for num, w := range byAgent {
+		for _, s := range fw.whole {
+			for num, w := range s.all() {
 				w.covered = 0
-				byAgent[num] = w
+				s.put(num, w, len(a.agentsByNum))
 			}
 		}
 	}

@@ -353,7 +353,7 @@ func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w who
 	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
 	if f.covered != w.covered {
 		w.covered = f.covered
-		fw.whole.put(role, ag.num, w)
+		fw.whole.put(role, ag.num, w, len(a.agentsByNum))
 	}
 	if !filtered {
 		return false, time.Time{}

@@ -349,9 +349,9 @@ func (a *Allocator) filtersFingerprint() uint64 {
 				add(fwID, role, agentID, list)
 			}
 		}
-		for role, byAgent := range fw.whole {
-			for num, w := range byAgent {
-				ag := a.agentsByNum.at(int(num))
+		for role, s := range fw.whole {
+			for num, w := range s.all() {
+				ag := a.agentsByNum.at(num)
 				add(fwID, role, ag.id, []refusal{a.refusalOf(w, ag)})
 			}
 		}

@@ -362,9 +362,11 @@ func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
 	if a.opts.CacheFree && len(fw.whole) > 0 {
 		c.fail("framework %s: compact filters in a cache-free allocator", fw.id)
 	}
-	for role, byAgent := range fw.whole {
-		for num := range byAgent {
-			ag := a.agentsByNum.at(int(num))
+	for role, s := range fw.whole {
+		n := 0
+		for num := range s.all() {
+			n++
+			ag := a.agentsByNum.at(num)
 			switch {
 			case ag == nil:
 				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)
@@ -375,6 +377,9 @@ func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
 				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.id, role, ag.id)
 			}
 			on[ag]++
+		}
+		if n == 0 || n != s.len() {
+			c.fail("framework %s: %d compact filters in %s, counted %d", fw.id, n, role, s.len())
 		}
 	}
 }

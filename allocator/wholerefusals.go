@@ -23,9 +23,10 @@ import (
 // A cache-free allocator keeps every filter in lists, so that the oracle
 // compares this storage with the plain one.
 
-// wholeRefusals are a framework's compact refusal filters, by role and
-// agent number.
-type wholeRefusals map[string]map[int32]wholeRefusal
+// wholeRefusals are a framework's compact refusal filters, by role (and,
+// in a wholeSet, by agent number). A role's set is never empty: the last
+// filter gone takes it.
+type wholeRefusals map[string]*wholeSet
 
 // wholeRefusal is a refusal of the whole reference of its agent.
 type wholeRefusal struct {
@@ -36,32 +37,34 @@ type wholeRefusal struct {
 
 // on returns the compact filter in role on the agent numbered num.
 func (ws wholeRefusals) on(role string, num int) (wholeRefusal, bool) {
-	w, ok := ws[role][int32(num)]
-	return w, ok
+	if s := ws[role]; s != nil {
+		return s.get(num)
+	}
+	return wholeRefusal{}, false
 }
 
-// put stores w in role for the agent numbered num.
-func (ws *wholeRefusals) put(role string, num int, w wholeRefusal) {
-	byAgent := (*ws)[role]
-	if byAgent == nil {
+// put stores w in role for the agent numbered num; numbers is as
+// wholeSet.put's.
+func (ws *wholeRefusals) put(role string, num int, w wholeRefusal, numbers int) {
+	s := (*ws)[role]
+	if s == nil {
 		if *ws == nil {
 			*ws = wholeRefusals{}
 		}
-		byAgent = map[int32]wholeRefusal{}
-		(*ws)[role] = byAgent
+		s = &wholeSet{}
+		(*ws)[role] = s
 	}
-	byAgent[int32(num)] = w
+	s.put(num, w, numbers)
 }
 
 // drop removes the filter in role for the agent numbered num, reporting
 // whether there was one.
 func (ws wholeRefusals) drop(role string, num int) bool {
-	byAgent := ws[role]
-	if _, ok := byAgent[int32(num)]; !ok {
+	s := ws[role]
+	if s == nil || !s.drop(num) {
 		return false
 	}
-	delete(byAgent, int32(num))
-	if len(byAgent) == 0 {
+	if s.len() == 0 {
 		delete(ws, role)
 	}
 	return true
@@ -70,8 +73,8 @@ func (ws wholeRefusals) drop(role string, num int) bool {
 // anyOn reports whether some compact filter, in any role, is on the agent
 // numbered num.
 func (ws wholeRefusals) anyOn(num int) bool {
-	for _, byAgent := range ws {
-		if _, ok := byAgent[int32(num)]; ok {
+	for _, s := range ws {
+		if _, ok := s.get(num); ok {
 			return true
 		}
 	}
@@ -110,7 +113,7 @@ func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusal)
 	if !ok {
 		return false
 	}
-	fw.whole.put(role, ag.num, wholeRefusal{expires: expires, batch: f.batch, covered: f.covered})
+	fw.whole.put(role, ag.num, wholeRefusal{expires: expires, batch: f.batch, covered: f.covered}, len(a.agentsByNum))
 	ag.wholeRefused++
 	return true
 }
@@ -145,8 +148,8 @@ func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
 // dropWholeOn removes every compact filter of fw on ag, calling gone for
 // each.
 func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusal)) {
-	for role, byAgent := range fw.whole {
-		if w, ok := byAgent[int32(ag.num)]; ok {
+	for role, s := range fw.whole {
+		if w, ok := s.get(ag.num); ok {
 			gone(role, a.refusalOf(w, ag))
 			fw.whole.drop(role, ag.num)
 			ag.wholeRefused--
@@ -178,9 +181,9 @@ func (a *Allocator) refusalsOf(fw *framework) refusalFilters {
 			}
 		}
 	}
-	for role, byAgent := range fw.whole {
-		for num, w := range byAgent {
-			ag := a.agentsByNum.at(int(num))
+	for role, s := range fw.whole {
+		for num, w := range s.all() {
+			ag := a.agentsByNum.at(num)
 			all.add(role, ag.id, a.refusalOf(w, ag))
 		}
 	}
@@ -190,14 +193,14 @@ func (a *Allocator) refusalsOf(fw *framework) refusalFilters {
 // forgetWhole drops fw's compact filters in role (every role when role is
 // ""), and their entries in the agents' indexes.
 func (a *Allocator) forgetWhole(fw *framework, role string) {
-	for r, byAgent := range fw.whole {
+	for r, s := range fw.whole {
 		if role != "" && r != role {
 			continue
 		}
 		i, indexed := a.sorterNum(r, fw.id)
 		delete(fw.whole, r)
-		for num, w := range byAgent {
-			ag := a.agentsByNum.at(int(num))
+		for num, w := range s.all() {
+			ag := a.agentsByNum.at(num)
 			ag.wholeRefused--
 			if indexed {
 				if idx, _ := ag.refusals.get(r); idx != nil {

@@ -76,8 +76,8 @@ func (w *wholeTwins) same() {
 func (w *wholeTwins) compact() int {
 	n := 0
 	for _, fw := range w.kept.frameworks {
-		for _, byAgent := range fw.whole {
-			n += len(byAgent)
+		for _, s := range fw.whole {
+			n += s.len()
 		}
 	}
 	return n
