@@ -481,19 +481,21 @@ func BenchmarkMemory(b *testing.B) {
 		})
 	}
 	// What a refusal filter costs: 100 rounds of the DeclineOffers loop's
-	// refusals (refuseRounds), a million filters, with the agents'
-	// indexes of them.
-	b.Run("agents=10000/frameworks=1000/refused=100", func(b *testing.B) {
-		var perFilter float64
-		for range b.N {
-			a, _ := declineSetup(b, 10000, 1000, "r", "")
-			before := heap()
-			refuseRounds(b, a, 100)
-			perFilter = float64(heap()-before) / float64(10000*100)
-			runtime.KeepAlive(a)
-		}
-		b.ReportMetric(perFilter, "B/filter")
-	})
+	// refusals (refuseRounds), a million filters, and all 1000 of them, ten
+	// million, with the agents' indexes of them.
+	for _, rounds := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("agents=10000/frameworks=1000/refused=%d", rounds), func(b *testing.B) {
+			var perFilter float64
+			for range b.N {
+				a, _ := declineSetup(b, 10000, 1000, "r", "")
+				before := heap()
+				refuseRounds(b, a, rounds)
+				perFilter = float64(heap()-before) / float64(10000*rounds)
+				runtime.KeepAlive(a)
+			}
+			b.ReportMetric(perFilter, "B/filter")
+		})
+	}
 	for _, roles := range []int{1, 1000} {
 		b.Run(fmt.Sprintf("frameworks=1000/roles=%d", roles), func(b *testing.B) {
 			var perFramework float64
