@@ -360,7 +360,10 @@
 //     there: the walk steps over them without a visit (sorter.Indexed,
 //     RunStats.Refused). In Mesos's DeclineOffers loop, where every
 //     framework ends up refusing every agent, a refused pair costs a bit in
-//     a bitset. See filters.go.
+//     a bitset. See filters.go. A refusal of everything the agent had (the
+//     common one) is kept compactly, by the agent's number, with no pointer
+//     for the collector to follow: 25 bytes once every framework refused
+//     every agent (wholerefusals.go).
 //   - A role that can take nothing more anywhere (every scalar of the
 //     cluster is at its limits or held back as headroom, and no reservation
 //     or revocable resource is left for it) leaves the role sorter, and
