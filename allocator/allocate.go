@@ -333,17 +333,23 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 // groupOffers turns the run's offers into the result, sorted by framework,
 // role and agent, with ids handed out in that order. Groups are sorted by
 // name; within a group, agents by their rank in the sorted candidate list,
-// which is cheaper than comparing agent ids.
+// which is cheaper than comparing agent ids. Records are made in rank
+// order within each stage, so a group needs sorting only when both stages
+// offered to it.
 func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	type group struct{ framework, role string }
 	index := map[group]int{}
 	var groups []group
-	for _, rec := range records {
+	of := make([]int, len(records)) // record -> its group
+	for i, rec := range records {
 		g := group{rec.key.framework, rec.key.role}
-		if _, ok := index[g]; !ok {
-			index[g] = len(groups)
+		k, ok := index[g]
+		if !ok {
+			k = len(groups)
+			index[g] = k
 			groups = append(groups, g)
 		}
+		of[i] = k
 	}
 	order := make([]int, len(groups))
 	for i := range order {
@@ -355,21 +361,31 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 		}
 		return strings.Compare(groups[x].role, groups[y].role)
 	})
+	// starts[p] is where the group at place p begins in the output.
 	place := make([]int, len(groups))
+	starts := make([]int, len(groups)+1)
 	for pos, g := range order {
 		place[g] = pos
 	}
-	type sortable struct{ group, rank, i int }
-	keys := make([]sortable, len(records))
-	for i, rec := range records {
-		keys[i] = sortable{place[index[group{rec.key.framework, rec.key.role}]], rec.rank, i}
+	for _, g := range of {
+		starts[place[g]+1]++
 	}
-	slices.SortFunc(keys, func(x, y sortable) int {
-		if x.group != y.group {
-			return x.group - y.group
+	for p := range groups {
+		starts[p+1] += starts[p]
+	}
+	sorted := make([]int, len(records)) // output position -> record
+	next := slices.Clone(starts[:len(groups)])
+	for i, g := range of {
+		p := place[g]
+		sorted[next[p]] = i
+		next[p]++
+	}
+	byRank := func(x, y int) int { return records[x].rank - records[y].rank }
+	for p := range groups {
+		if in := sorted[starts[p]:starts[p+1]]; !slices.IsSortedFunc(in, byRank) {
+			slices.SortStableFunc(in, byRank)
 		}
-		return x.rank - y.rank
-	})
+	}
 	out := make([]offer.Offer, 0, len(records))
 	ids := a.offerIDs.NextN(len(records))
 	// Agents with no room for an outstanding offer get it from one
@@ -381,8 +397,8 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 		}
 	}
 	room := make([]outstandingOffer, fresh)
-	for i, k := range keys {
-		rec := &records[k.i]
+	for i, k := range sorted {
+		rec := &records[k]
 		out = append(out, offer.Offer{
 			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
 			Role: rec.key.role, Resources: rec.res,
