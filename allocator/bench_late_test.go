@@ -90,10 +90,10 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 			}
 		}
 		// The first refusal narrows the agent's reference to what it has
-		// available (the setup's agents run tasks), so it is an ordinary
-		// filter; the others refuse that reference and are compact.
-		if n != 5 || compact != 4 {
-			t.Fatalf("agent %s refused by %d frameworks (%d compact filters), want 5 (4)", id, n, compact)
+		// available (the setup's agents run tasks); it and the others
+		// refuse that reference, and are compact.
+		if n != 5 || compact != 5 {
+			t.Fatalf("agent %s refused by %d frameworks (%d compact filters), want 5 (5)", id, n, compact)
 		}
 	}
 	res := a.AllocateAll()

@@ -230,7 +230,15 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			// reference: narrow the reference, which keeps every filter
 			// that covered the wider one covering.
 			a.unpackWhole(ag)
-			ag.ref = ag.available.Clone().Frozen()
+			if f.refused.Equal(ag.available) {
+				// It refused all the agent has: that becomes the
+				// reference, in the refusal's storage, and the refusal
+				// one of the whole reference.
+				f.refused = f.refused.Frozen()
+				ag.ref, whole = f.refused, true
+			} else {
+				ag.ref = ag.available.Clone().Frozen()
+			}
 		}
 		a.checkCoverage(fw, ag, role, &f)
 		ag.filtered.Set(a.filterNum(fw))

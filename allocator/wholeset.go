@@ -6,12 +6,13 @@ import (
 )
 
 // wholeSet holds one framework's compact refusal filters in one role, by
-// agent number. While few agents have one it is a map; once at least half
-// of the numbers handed out have one (denseFrom), a slice indexed by agent
-// number, which costs a filter its 24 bytes and nothing more: in Mesos's
+// agent number. While few agents have one it is a map (about 85 bytes a
+// filter); once an eighth of the numbers handed out have one (and at
+// least denseFrom), a slice indexed by agent number, 24 bytes a number,
+// which costs a filter its 24 bytes once every agent has one: in Mesos's
 // DeclineOffers loop every framework ends up refusing every agent, and at
-// 50000 agents and 5000 frameworks that is 250 million filters. A set
-// that became a slice stays one until it is empty.
+// 50000 agents and 5000 frameworks that is 250 million filters. A set that
+// became a slice stays one until it is empty.
 type wholeSet struct {
 	sparse map[int32]wholeRefusal
 	// dense holds absent at the numbers without a filter.
@@ -42,7 +43,7 @@ func (s *wholeSet) get(num int) (wholeRefusal, bool) {
 // numbers have been handed out (the highest plus one).
 func (s *wholeSet) put(num int, w wholeRefusal, numbers int) {
 	if s.dense == nil {
-		if _, ok := s.sparse[int32(num)]; !ok && s.n+1 >= denseFrom && 2*(s.n+1) >= numbers {
+		if _, ok := s.sparse[int32(num)]; !ok && s.n+1 >= denseFrom && 8*(s.n+1) >= numbers {
 			s.densify(numbers)
 		}
 	}
