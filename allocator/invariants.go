@@ -279,8 +279,8 @@ func (c *invariantCheck) filters() {
 	a := c.a
 	wholeOn := map[*agent]int{}
 	defer func() {
-		for _, ag := range a.agents {
-			if ag.wholeRefused != wholeOn[ag] {
+		for _, id := range a.agentIDs {
+			if ag := a.agents[id]; ag.wholeRefused != wholeOn[ag] {
 				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
 			}
 		}
