@@ -168,3 +168,31 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 	_, ok = a.sinceAnchor(at.Add(-math.MaxInt64).Add(-time.Hour))
 	require.False(t, ok)
 }
+
+// TestInvariantsCatchCompactFilterDamage checks that CheckInvariants finds
+// compact filters that do not add up: a miscounted agent, a filter on an
+// agent number no one holds, and a compact filter beside ordinary ones.
+func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
+	damage := map[string]func(w *wholeTwins){
+		"counts": func(w *wholeTwins) { w.kept.agents["a1"].wholeRefused++ },
+		"unknown agent number": func(w *wholeTwins) {
+			w.kept.frameworks["f1"].whole.put("r", 99, wholeRefusal{}, 100)
+		},
+		"compact and ordinary": func(w *wholeTwins) {
+			fw, ag := w.kept.frameworks["f1"], w.kept.agents["a1"]
+			fw.whole.put("r", ag.num, wholeRefusal{}, len(w.kept.agentsByNum))
+			fw.filters.add("r", "a1", refusal{refused: ag.ref, expires: w.clock.now.Add(time.Hour)})
+		},
+	}
+	for want, harm := range damage {
+		w := newWholeTwins(t)
+		total := resources.MustParse("cpus:4;mem:1024", "*")
+		w.both(func(a *Allocator) error { return a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active) })
+		w.both(func(a *Allocator) error { return a.AddAgent("a1", AgentInfo{}, total, nil) })
+		require.Equal(t, 1, w.declineAll())
+		require.NoError(t, w.kept.CheckInvariants())
+		harm(w)
+		err := w.kept.CheckInvariants()
+		require.ErrorContains(t, err, want)
+	}
+}
