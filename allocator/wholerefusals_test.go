@@ -187,7 +187,9 @@ func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 	for want, harm := range damage {
 		w := newWholeTwins(t)
 		total := resources.MustParse("cpus:4;mem:1024", "*")
-		w.both(func(a *Allocator) error { return a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active) })
+		w.both(func(a *Allocator) error {
+			return a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active)
+		})
 		w.both(func(a *Allocator) error { return a.AddAgent("a1", AgentInfo{}, total, nil) })
 		require.Equal(t, 1, w.declineAll())
 		require.NoError(t, w.kept.CheckInvariants())
