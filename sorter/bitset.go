@@ -56,8 +56,9 @@ func (b Bitset) Count() int {
 // Reset empties the set, keeping its storage.
 func (b Bitset) Reset() { clear(b) }
 
-// All returns the members in increasing order. Members removed during the
-// iteration may still be yielded if not reached yet; add none.
+// All returns the members in increasing order. A member removed during
+// the iteration is still yielded if it shares its 64-bit word with the
+// member just yielded; add none during it.
 func (b Bitset) All() iter.Seq[int] {
 	return func(yield func(int) bool) {
 		for wi, w := range b {
