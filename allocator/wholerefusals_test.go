@@ -167,6 +167,22 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 	require.False(t, ok, "400 years do not fit in nanoseconds")
 	_, ok = a.sinceAnchor(at.Add(-math.MaxInt64).Add(-time.Hour))
 	require.False(t, ok)
+
+	// With the system clock's readings (monotonic ones included) the
+	// expiry comes back as the same instant, and compares with later
+	// readings as the original does.
+	sys, err := New(Options{})
+	require.NoError(t, err)
+	now := time.Now()
+	_, ok = sys.sinceAnchor(now)
+	require.True(t, ok)
+	d, ok = sys.sinceAnchor(now.Add(time.Minute))
+	require.True(t, ok)
+	require.Equal(t, int64(time.Minute), d)
+	back := sys.refusalOf(wholeRefusal{expires: d}, &agent{}).expires
+	require.True(t, back.Equal(now.Add(time.Minute)))
+	require.True(t, now.Before(back))
+	require.False(t, now.Add(2*time.Minute).Before(back))
 }
 
 // TestInvariantsCatchCompactFilterDamage checks that CheckInvariants finds
