@@ -1031,14 +1031,14 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
-	a.trackHeld(role, plain, true)
+	counted := a.trackHeld(role, plain, true)
 	// On an agent without reservations or revocable resources the headroom
-	// is the available quantities, which trackHeld has just counted into
-	// a.scratch: an offer of all of them takes that much from the free
-	// headroom, without reading the agent's part of it again.
+	// is the available quantities, which trackHeld has just counted: an
+	// offer of all of them takes that much from the free headroom, without
+	// reading the agent's part of it again.
 	allHeadroom := whole && !ag.hasReserved && !ag.hasRevocable
 	if allHeadroom {
-		a.freeHeadroom.Subtract(a.scratch)
+		a.freeHeadroom.Subtract(counted)
 		ag.headroom.Reset()
 	}
 	if whole {

@@ -75,9 +75,10 @@ type Allocator struct {
 	paused    bool
 	whitelist map[string]struct{} // nil: every agent
 
-	// scratch and ch are reused by computations on the hot path.
-	scratch resources.Quantities
-	ch      charge
+	// scratch, reservedScratch and ch are reused by computations on the
+	// hot path.
+	scratch, reservedScratch resources.Quantities
+	ch                       charge
 	// agentNums numbers the agents on entry, agentsByNum says which holds
 	// a number; filterNums numbers the frameworks that refuse something,
 	// for the agents' filtered sets, and refusersByNum says which holds a
@@ -1313,24 +1314,27 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 // trackHeld records in the role tree that plain (allocation roles ignored)
 // was offered or allocated to role, or given back: unreserved non-revocable
 // scalars under the allocation role, reservations (but shared volumes)
-// under their own role.
-func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) {
+// under their own role. It returns the unreserved non-revocable quantities
+// it counted, in a.scratch's storage: valid until the next call.
+func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) resources.Quantities {
 	q := &a.scratch
 	q.Reset()
 	reserved := plain.AddUnreservedQuantitiesTo(q)
 	a.roles.trackAllocatedUnreserved(role, *q, add)
 	if !reserved {
-		return
+		return *q
 	}
+	one := &a.reservedScratch
 	for r := range plain.All() {
 		// Shared volumes stay available while held and may be held many
 		// times over; they are not counted as allocated reservations.
 		if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
-			q.Reset()
-			q.AddScalar(r.Name, r.Scalar)
-			a.roles.trackAllocatedReserved(r.Role(), *q, add)
+			one.Reset()
+			one.AddScalar(r.Name, r.Scalar)
+			a.roles.trackAllocatedReserved(r.Role(), *one, add)
 		}
 	}
+	return *q
 }
 
 // takeFrom removes part from first[key] as far as it holds it, and the rest

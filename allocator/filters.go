@@ -353,8 +353,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w wholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
 	f := a.refusalOf(w, ag)
 	if a.filterGone(fw, role, &f, r.now) {
-		fw.whole.drop(role, ag.num)
-		ag.wholeRefused--
+		dropWhole(fw, role, ag)
 		a.unfiltered(fw, ag)
 		return false, time.Time{}
 	}
@@ -462,6 +461,9 @@ func (a *Allocator) unfiltered(fw *framework, ag *agent) {
 // releaseNum gives a removed framework's number back, once its filters
 // are forgotten.
 func (a *Allocator) releaseNum(fw *framework) {
+	if fw.num == 0 {
+		return
+	}
 	a.refusersByNum.set(fw.num, nil)
 	a.filterNums.give(fw.num)
 	fw.num = 0

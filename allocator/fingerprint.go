@@ -352,7 +352,8 @@ func (a *Allocator) filtersFingerprint() uint64 {
 		for role, s := range fw.whole {
 			for num, w := range s.all() {
 				ag := a.agentsByNum.at(num)
-				add(fwID, role, ag.id, []refusal{a.refusalOf(w, ag)})
+				one := [1]refusal{a.refusalOf(w, ag)}
+				add(fwID, role, ag.id, one[:])
 			}
 		}
 	}

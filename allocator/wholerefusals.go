@@ -136,13 +136,17 @@ func (a *Allocator) unpackWhole(ag *agent) {
 // unpackWholeOf turns fw's compact filter in role on ag, if there is one,
 // into an ordinary one.
 func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
-	w, ok := fw.whole.on(role, ag.num)
-	if !ok {
-		return
+	if w, ok := fw.whole.on(role, ag.num); ok {
+		dropWhole(fw, role, ag)
+		fw.filters.add(role, ag.id, a.refusalOf(w, ag))
 	}
+}
+
+// dropWhole removes fw's compact filter in role on ag, which is there, and
+// counts it off the agent.
+func dropWhole(fw *framework, role string, ag *agent) {
 	fw.whole.drop(role, ag.num)
 	ag.wholeRefused--
-	fw.filters.add(role, ag.id, a.refusalOf(w, ag))
 }
 
 // dropWholeOn removes every compact filter of fw on ag, calling gone for
@@ -151,8 +155,7 @@ func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string,
 	for role, s := range fw.whole {
 		if w, ok := s.get(ag.num); ok {
 			gone(role, a.refusalOf(w, ag))
-			fw.whole.drop(role, ag.num)
-			ag.wholeRefused--
+			dropWhole(fw, role, ag)
 		}
 	}
 }
