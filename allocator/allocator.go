@@ -906,7 +906,15 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	a.uncapped()
 	a.excess.Subtract(ag.excess)
 	used := a.measureUse(ag)
-	ag.available = ag.total.Minus(used)
+	if used.IsEmpty() {
+		// Nothing in use: available is the total, in the same storage (the
+		// total is only ever replaced, never changed in place; available,
+		// frozen, copies its entries before its first change).
+		ag.total = ag.total.Frozen()
+		ag.available = ag.total
+	} else {
+		ag.available = ag.total.Minus(used)
+	}
 	a.availableGrew(ag)
 	ag.version++
 	a.refreshHeadroom(ag)

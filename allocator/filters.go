@@ -232,12 +232,12 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			a.unpackWhole(ag)
 			if f.refused.Equal(ag.available) {
 				// It refused all the agent has: that becomes the
-				// reference, in the refusal's storage, and the refusal
+				// reference, in available's storage, and the refusal
 				// one of the whole reference.
-				f.refused = f.refused.Frozen()
-				ag.ref, whole = f.refused, true
+				ag.refIsAvailable()
+				f.refused, whole = ag.ref, true
 			} else {
-				ag.ref = ag.available.Clone().Frozen()
+				ag.refIsAvailable()
 			}
 		}
 		a.checkCoverage(fw, ag, role, &f)
@@ -294,8 +294,19 @@ func (a *Allocator) availableGrew(ag *agent) {
 		return
 	}
 	a.unpackWhole(ag)
-	ag.ref = ag.available.Clone().Frozen()
+	ag.refIsAvailable()
 	ag.refGen++
+}
+
+// refIsAvailable makes the reference what is available now, in the same
+// storage rather than a copy (an agent's largest resources value after its
+// total): available is frozen, so its next change in place copies it first
+// and the reference keeps the entries it has. An offer of everything
+// available empties available without a copy, so an agent that is offered
+// whole, refused and recovered never copies them.
+func (ag *agent) refIsAvailable() {
+	ag.available = ag.available.Frozen()
+	ag.ref = ag.available
 }
 
 // refusers returns the index of the frameworks of role known to refuse
