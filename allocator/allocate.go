@@ -489,7 +489,7 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 		reason = ReasonMinAllocatable
 	}
 	if reason != ReasonMinAllocatable {
-		for _, fwID := range slices.Sorted(maps.Keys(n.frameworks)) {
+		for _, fwID := range n.frameworks.sorted() {
 			if fw := a.frameworks[fwID]; fw.active {
 				a.skip(r, fw, reason)
 			}
@@ -539,7 +539,7 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 			return false, false
 		}
 	}
-	for fwID := range n.frameworks {
+	for fwID := range n.frameworks.all() {
 		if _, ok := a.frameworks[fwID].info.MinAllocatable[n.path]; ok {
 			return false, false
 		}

@@ -687,7 +687,7 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 	}
 	a.uncapped()
 	node := a.roles.ensure(role)
-	node.frameworks[fw.id] = struct{}{}
+	node.frameworks.add(fw.id)
 	if !a.roleSorter.Contains(role) {
 		_ = a.roleSorter.Add(role)
 		_ = a.roleSorter.Activate(role)
@@ -718,7 +718,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
 	if node := a.roles.get(role); node != nil {
-		delete(node.frameworks, fw.id)
+		node.frameworks.remove(fw.id)
 		a.roles.prune(role)
 	}
 }

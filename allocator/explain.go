@@ -310,7 +310,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 		}
 	}
 	var fws []*framework
-	for _, id := range slices.Sorted(maps.Keys(node.frameworks)) {
+	for _, id := range node.frameworks.sorted() {
 		fws = append(fws, a.frameworks[id])
 	}
 	var b groupBuilder

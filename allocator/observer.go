@@ -464,7 +464,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	if node != nil {
 		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
 		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()
-		m.Frameworks = len(node.frameworks)
+		m.Frameworks = node.frameworks.len()
 	}
 	return m
 }

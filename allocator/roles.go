@@ -16,7 +16,7 @@ type roleNode struct {
 
 	// frameworks tracked under the role: subscribed, or still holding
 	// resources allocated to it.
-	frameworks map[string]struct{}
+	frameworks frameworkSet
 	quota      Quota
 
 	// reserved: scalar reservations (by current reservation role) on all
@@ -67,7 +67,7 @@ func (t *roleTree) newEpoch() uint64 {
 }
 
 func newRoleTree() *roleTree {
-	root := &roleNode{children: map[string]*roleNode{}, frameworks: map[string]struct{}{}}
+	root := &roleNode{children: map[string]*roleNode{}}
 	return &roleTree{root: root, nodes: map[string]*roleNode{}, weights: map[string]float64{}}
 }
 
@@ -82,7 +82,11 @@ func (t *roleTree) ensure(path string) *roleNode {
 	if p, ok := reservation.Parent(path); ok {
 		parent = t.ensure(p)
 	}
-	n := &roleNode{path: path, parent: parent, children: map[string]*roleNode{}, frameworks: map[string]struct{}{}, epoch: t.newEpoch()}
+	n := &roleNode{path: path, parent: parent, epoch: t.newEpoch()}
+	// Most roles have no children: their map is made with the first.
+	if parent.children == nil {
+		parent.children = map[string]*roleNode{}
+	}
 	parent.children[path] = n
 	t.nodes[path] = n
 	return n
@@ -92,7 +96,7 @@ func (t *roleTree) ensure(path string) *roleNode {
 func (t *roleTree) prune(path string) {
 	n := t.nodes[path]
 	for n != nil && n != t.root {
-		if len(n.children) > 0 || len(n.frameworks) > 0 || !n.quota.IsZero() ||
+		if len(n.children) > 0 || n.frameworks.len() > 0 || !n.quota.IsZero() ||
 			!n.ownReserved.IsEmpty() || !n.ownAllocated.IsEmpty() || !n.reserved.IsEmpty() ||
 			!n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
 			return

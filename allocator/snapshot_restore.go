@@ -196,7 +196,7 @@ func (sn *snapState) resolve() error {
 			if n == nil || a.frameworkSorters[role] == nil || !a.frameworkSorters[role].Contains(id) {
 				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
 			}
-			n.frameworks[id] = struct{}{}
+			n.frameworks.add(id)
 		}
 		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents[t.agent] == nil }); ok {
 			t := fw.tasks[tid]

@@ -141,7 +141,7 @@ func (a *Allocator) roleView(n *roleNode) RoleView {
 		Role: n.path, Weight: w,
 		Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
 		Reserved: n.reserved.Clone(), OfferedOrAllocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
-		Share: share, Frameworks: slices.Sorted(maps.Keys(n.frameworks)),
+		Share: share, Frameworks: n.frameworks.sorted(),
 	}
 }
 

@@ -436,11 +436,11 @@ func checkTree(t *tree) error {
 	nodes := 0
 	var walk func(n *node) error
 	walk = func(n *node) error {
-		if n.order.Len() != len(n.kids) {
-			return fmt.Errorf("%q: %d children ordered, %d present", n.path, n.order.Len(), len(n.kids))
+		if n.order.Len() != n.kids.len() {
+			return fmt.Errorf("%q: %d children ordered, %d present", n.path, n.order.Len(), n.kids.len())
 		}
 		active := 0
-		for name, c := range n.kids {
+		for name, c := range n.kids.all() {
 			nodes++
 			if c.name != name || c.parent != n || c.dead {
 				return fmt.Errorf("%q: child %q misfiled", n.path, name)
@@ -449,7 +449,7 @@ func checkTree(t *tree) error {
 				return fmt.Errorf("%q: child %q not found under its key", n.path, name)
 			}
 			if c.leaf {
-				if t.clients[c.client] != c {
+				if t.clients.get(c.client) != c {
 					return fmt.Errorf("leaf %q is not client %q's", c.path, c.client)
 				}
 				if c.active {
@@ -457,10 +457,10 @@ func checkTree(t *tree) error {
 				}
 				continue
 			}
-			if len(c.kids) == 0 {
+			if c.kids.len() == 0 {
 				return fmt.Errorf("internal node %q has no children", c.path)
 			}
-			if v := c.kids[virtualName]; v != nil && len(c.kids) == 1 {
+			if v := c.kids.get(virtualName); v != nil && c.kids.len() == 1 {
 				return fmt.Errorf("internal node %q holds only its virtual leaf", c.path)
 			}
 			if err := walk(c); err != nil {
@@ -493,7 +493,7 @@ func checkTree(t *tree) error {
 			return fmt.Errorf("agent %q: %d holders, %d indexed", name, len(a.holders), len(a.index))
 		}
 		for i, h := range a.holders {
-			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients[h.leaf.client] != h.leaf {
+			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients.get(h.leaf.client) != h.leaf {
 				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client)
 			}
 			if a.index != nil && a.index[h.leaf] != i {

@@ -113,7 +113,7 @@ func (t *tree) marshal(kind byte, rng []byte) []byte {
 // the random source's bytes of a Random sorter. Everything is read into a
 // new tree, so on an error t and the caller's sorter are as they were.
 func (t *tree) unmarshal(kind byte, data []byte, rng func([]byte) error) (tree, error) {
-	if len(t.clients) > 0 || t.agents.len() > 0 || len(t.weights) > 0 {
+	if t.clients.len() > 0 || t.agents.len() > 0 || len(t.weights) > 0 {
 		return tree{}, fmt.Errorf("%w: the sorter is not empty", ErrInvalidSnapshot)
 	}
 	out := newTree(t.fair, t.excluded)
@@ -279,7 +279,7 @@ func (c *codec) loadClient(i int, prev *string, cl *savedClient) error {
 	if err := c.t.add(cl.path); err != nil {
 		return err
 	}
-	cl.leaf = c.t.clients[cl.path]
+	cl.leaf = c.t.clients.get(cl.path)
 	c.loaded = append(c.loaded, numbered{cl.leaf, cl.number})
 	if cl.active {
 		if err := c.t.setActive(cl.path, true); err != nil {
@@ -331,8 +331,8 @@ func (c *codec) innerNodes() {
 			node.count = in.count
 		}
 	})
-	if c.loading() && n != c.t.nodes-len(c.t.clients) {
-		c.fail("%d inner nodes saved, the clients make %d", n, c.t.nodes-len(c.t.clients))
+	if c.loading() && n != c.t.nodes-c.t.clients.len() {
+		c.fail("%d inner nodes saved, the clients make %d", n, c.t.nodes-c.t.clients.len())
 	}
 }
 
@@ -421,9 +421,9 @@ func (t *tree) savedAgents() []savedQuantities {
 }
 
 func (t *tree) savedClients() []savedClient {
-	out := make([]savedClient, 0, len(t.clients))
-	for _, path := range slices.Sorted(maps.Keys(t.clients)) {
-		l := t.clients[path]
+	out := make([]savedClient, 0, t.clients.len())
+	for _, path := range slices.Sorted(t.clients.keys()) {
+		l := t.clients.get(path)
 		out = append(out, savedClient{path: path, number: l.index, active: l.active, count: l.count, charged: l.charged, leaf: l})
 	}
 	return out
@@ -450,7 +450,7 @@ func (t *tree) savedInner() []savedInner {
 	var out []savedInner
 	var collect func(n *node)
 	collect = func(n *node) {
-		for _, k := range n.kids {
+		for _, k := range n.kids.all() {
 			if !k.leaf {
 				out = append(out, savedInner{k.path, k.count})
 				collect(k)

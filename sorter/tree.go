@@ -74,7 +74,7 @@ type node struct {
 	// volume counts once per node per agent however many copies it holds.
 	shared map[string]resources.Resources
 
-	kids  map[string]*node     // internal nodes only: children by name
+	kids  nodeMap[byName]      // internal nodes only: children by name
 	order *btree.BTreeG[*node] // internal nodes only: children in order
 
 	// index is a leaf's number (see Indexed): dense, kept while the client
@@ -130,8 +130,8 @@ type tree struct {
 	fair     bool
 	excluded resources.NameSet
 
-	root    *node            // keeps activeLeaves only, not allocation figures
-	clients map[string]*node // client -> leaf
+	root    *node             // keeps activeLeaves only, not allocation figures
+	clients nodeMap[byClient] // client -> leaf
 	// byIndex holds each leaf at its number; free lists numbers to reuse.
 	byIndex []*node
 	free    []int
@@ -144,8 +144,6 @@ type tree struct {
 	total      resources.Quantities // sum of the agents' totals
 	nodes      int                  // nodes below the root
 	scratch    resources.Quantities // see load
-
-	freelist *btree.FreeListG[*node]
 
 	// pending lists the nodes whose key may be stale, each once. When too
 	// many are pending, or every share changed (the pool total did),
@@ -167,8 +165,6 @@ func newTree(fair bool, excluded resources.NameSet) tree {
 	t := tree{
 		fair:     fair,
 		excluded: excluded,
-		clients:  make(map[string]*node),
-		freelist: nodeFreeList,
 	}
 	t.root = t.newInternal("", "", nil)
 	return t
@@ -187,8 +183,7 @@ func (t *tree) newInternal(name, path string, parent *node) *node {
 		path:   path,
 		parent: parent,
 		weight: t.weightOf(path),
-		kids:   make(map[string]*node),
-		order:  btree.NewWithFreeListG(btreeDegree, lessNode, t.freelist),
+		order:  btree.NewWithFreeListG(btreeDegree, lessNode, nodeFreeList),
 	}
 }
 
@@ -353,7 +348,7 @@ func (t *tree) findSuccessor(c *node) bool {
 // are sorted and the order is refilled.
 func (t *tree) refile(n *node, emit func(*node)) {
 	start := len(t.kidBuf)
-	t.kidBuf = slices.Grow(t.kidBuf, len(n.kids))
+	t.kidBuf = slices.Grow(t.kidBuf, n.kids.len())
 	n.order.Ascend(t.collect)
 	kids := t.kidBuf[start:]
 	inOrder := true
@@ -407,7 +402,7 @@ func (t *tree) find(path string) *node {
 		if n.leaf {
 			return nil
 		}
-		n = n.kids[c]
+		n = n.kids.get(c)
 		if n == nil {
 			return nil
 		}
@@ -423,7 +418,7 @@ func (t *tree) add(client string) error {
 	if err := ValidatePath(client); err != nil {
 		return err
 	}
-	if _, ok := t.clients[client]; ok {
+	if _, ok := t.clients.lookup(client); ok {
 		return fmt.Errorf("%w %q", ErrDuplicateClient, client)
 	}
 	n := t.root
@@ -433,30 +428,30 @@ func (t *tree) add(client string) error {
 		if found {
 			path = path[:len(path)-1]
 		}
-		kid := n.kids[c]
+		kid := n.kids.get(c)
 		if !found {
 			var leaf *node
 			if kid == nil {
 				// A new leaf.
 				leaf = &node{name: c, path: client, parent: n, weight: t.weightOf(client)}
-				n.kids[c] = leaf
+				n.kids.put(leaf)
 			} else {
 				// client is already an internal node: it gets a virtual leaf.
 				leaf = &node{name: virtualName, path: client + "/" + virtualName, parent: kid, weight: 1}
-				kid.kids[virtualName] = leaf
+				kid.kids.put(leaf)
 			}
 			leaf.leaf = true
 			leaf.client = client
 			t.number(leaf)
 			t.nodes++
 			t.file(leaf)
-			t.clients[client] = leaf
+			t.clients.put(leaf)
 			return nil
 		}
 		switch {
 		case kid == nil:
 			kid = t.newInternal(c, path, n)
-			n.kids[c] = kid
+			n.kids.put(kid)
 			t.nodes++
 			t.file(kid)
 		case kid.leaf:
@@ -482,7 +477,7 @@ func (t *tree) splitLeaf(l *node) *node {
 			in.shared[a] = r.Clone()
 		}
 	}
-	p.kids[in.name] = in
+	p.kids.put(in)
 	t.nodes++
 	t.file(in)
 
@@ -490,18 +485,18 @@ func (t *tree) splitLeaf(l *node) *node {
 	l.path = in.path + "/" + virtualName
 	l.parent = in
 	l.weight = 1 // the weight of "a/." can never be set
-	in.kids[virtualName] = l
+	in.kids.put(l)
 	t.file(l)
 	return in
 }
 
 // remove removes client and its allocation.
 func (t *tree) remove(client string) error {
-	l, ok := t.clients[client]
+	l, ok := t.clients.lookup(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
-	delete(t.clients, client)
+	t.clients.del(client)
 	t.byIndex[l.index] = nil
 	t.free = append(t.free, l.index)
 	p := l.parent
@@ -525,7 +520,7 @@ func (t *tree) remove(client string) error {
 		}
 	}
 	t.unfile(l)
-	delete(p.kids, l.name)
+	p.kids.del(l.name)
 	l.dead = true
 	t.nodes--
 	t.touch(p)
@@ -535,15 +530,15 @@ func (t *tree) remove(client string) error {
 	for n := p; n != t.root; {
 		up := n.parent
 		switch {
-		case len(n.kids) == 0:
+		case n.kids.len() == 0:
 			t.unfile(n)
-			delete(up.kids, n.name)
+			up.kids.del(n.name)
 			n.dead = true
 			t.nodes--
 			t.touch(up)
 			n = up
 			continue
-		case len(n.kids) == 1 && n.kids[virtualName] != nil:
+		case n.kids.len() == 1 && n.kids.get(virtualName) != nil:
 			t.join(n)
 		}
 		break
@@ -556,11 +551,11 @@ func (t *tree) remove(client string) error {
 // count (as the internal node it competed with its siblings under them);
 // its allocation is v's.
 func (t *tree) join(n *node) {
-	v := n.kids[virtualName]
+	v := n.kids.get(virtualName)
 	t.unfile(n)
 	n.order.Clear(true)
 	n.order = nil
-	n.kids = nil
+	n.kids = nodeMap[byName]{}
 	n.leaf = true
 	n.client = v.client
 	n.active = v.active
@@ -573,7 +568,7 @@ func (t *tree) join(n *node) {
 	n.charged = v.charged
 	n.shared = v.shared
 	t.file(n)
-	t.clients[n.client] = n
+	t.clients.put(n)
 	n.index = v.index
 	t.byIndex[n.index] = n
 	v.dead = true
@@ -582,7 +577,7 @@ func (t *tree) join(n *node) {
 }
 
 func (t *tree) setActive(client string, active bool) error {
-	l, ok := t.clients[client]
+	l, ok := t.clients.lookup(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}

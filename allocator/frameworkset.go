@@ -1,0 +1,68 @@
+package allocator
+
+import (
+	"iter"
+	"maps"
+	"slices"
+)
+
+// frameworkSet holds the ids of the frameworks tracked under a role. Most
+// roles have one framework, and a Go map costs about 200 bytes from its
+// first entry: the first id is kept in the value, and a map is made for the
+// second. The zero value is empty and ready to use.
+type frameworkSet struct {
+	one string              // the only id while m is nil; "" when none
+	m   map[string]struct{} // every id, from the second on
+}
+
+// add adds id (a no-op when present).
+func (s *frameworkSet) add(id string) {
+	switch {
+	case s.m != nil:
+		s.m[id] = struct{}{}
+	case s.one == id:
+	case s.one == "" && id != "":
+		s.one = id
+	default:
+		s.m = map[string]struct{}{id: {}}
+		if s.one != "" {
+			s.m[s.one] = struct{}{}
+		}
+		s.one = ""
+	}
+}
+
+// remove removes id (a no-op when absent). A map once made stays.
+func (s *frameworkSet) remove(id string) {
+	if s.m != nil {
+		delete(s.m, id)
+	} else if s.one == id {
+		s.one = ""
+	}
+}
+
+// len returns the number of ids.
+func (s *frameworkSet) len() int {
+	switch {
+	case s.m != nil:
+		return len(s.m)
+	case s.one != "":
+		return 1
+	}
+	return 0
+}
+
+// all yields every id, in no particular order.
+func (s *frameworkSet) all() iter.Seq[string] {
+	if s.m != nil {
+		return maps.Keys(s.m)
+	}
+	return func(yield func(string) bool) {
+		if s.one != "" {
+			yield(s.one)
+		}
+	}
+}
+
+// sorted returns the ids in increasing order.
+func (s *frameworkSet) sorted() []string { return slices.Sorted(s.all()) }
