@@ -1046,7 +1046,14 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	} else {
 		ag.available.Subtract(plain.NonShared())
 	}
-	a.ch.load(offered)
+	if !ag.hasReserved && !ag.hasRevocable && !ag.hasShared {
+		// Every scalar of the offer is unreserved, not revocable and not
+		// shared: the sorters' charge is what trackHeld counted, without
+		// reading the offer's resources again.
+		a.ch.loadQuantities(counted)
+	} else {
+		a.ch.load(offered)
+	}
 	if a.obs != nil {
 		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
 	}

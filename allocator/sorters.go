@@ -32,6 +32,13 @@ func (ch *charge) load(res resources.Resources) {
 	res.AddQuantitiesTo(&ch.q)
 }
 
+// loadQuantities fills ch as load would from resources with nothing shared
+// whose scalar quantities are q.
+func (ch *charge) loadQuantities(q resources.Quantities) {
+	ch.q.Assign(q)
+	ch.shared = resources.Resources{}
+}
+
 // sorterAllocated tells s that client was given res (whose charge is ch)
 // on the agent.
 func sorterAllocated(s sorter.Sorter, client, agentID string, res resources.Resources, ch *charge) {

@@ -204,6 +204,11 @@ func (q *Quantities) Reset() {
 	q.items = q.items[:0]
 }
 
+// Assign makes q a copy of o, reusing q's storage.
+func (q *Quantities) Assign(o Quantities) {
+	q.items = append(q.items[:0], o.items...)
+}
+
 // Len returns the number of names with a positive amount.
 func (q Quantities) Len() int { return len(q.items) }
 

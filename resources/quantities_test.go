@@ -221,3 +221,26 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantitiesAssign: the copy equals its source, reuses the receiver's
+// storage when it is large enough, and shares none with the source.
+func TestQuantitiesAssign(t *testing.T) {
+	q := MustParseQuantities("cpus:4;mem:1024;disk:10")
+	o := MustParseQuantities("gpus:1;mem:2")
+	storage := &q.items[0]
+	q.Assign(o)
+	if !q.Equal(o) {
+		t.Fatalf("after Assign q = %s, want %s", q, o)
+	}
+	if &q.items[0] != storage {
+		t.Error("Assign did not reuse the receiver's storage")
+	}
+	q.Add(MustParseQuantities("mem:1"))
+	if o.String() != "gpus:1; mem:2" {
+		t.Errorf("a change of the copy changed the source: %s", o)
+	}
+	q.Assign(Quantities{})
+	if !q.IsEmpty() {
+		t.Errorf("Assign of empty left %s", q)
+	}
+}

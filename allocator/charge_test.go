@@ -1,0 +1,34 @@
+package allocator
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// TestChargeOfCountedQuantities: for resources with nothing reserved,
+// revocable or shared (what an offer holds on an agent without them), the
+// charge made from the quantities trackHeld counts is the one load makes
+// from the resources; with any of them the two differ, which is why
+// trackOffer takes the short way only on such agents.
+func TestChargeOfCountedQuantities(t *testing.T) {
+	counted := func(res resources.Resources) resources.Quantities {
+		var q resources.Quantities
+		res.AddUnreservedQuantitiesTo(&q)
+		return q
+	}
+	plain := resources.MustParse("cpus:2;mem:1024;disk:10;gpus:1;ports:[31000-31005]", "*").Allocate("r")
+	var fromRes, fromQ charge
+	fromRes.load(plain)
+	fromQ.q = resources.MustParseQuantities("cpus:9") // storage to reuse
+	fromQ.loadQuantities(counted(plain))
+	require.True(t, fromRes.q.Equal(fromQ.q), "load %s, loadQuantities %s", fromRes.q, fromQ.q)
+	require.True(t, fromQ.shared.IsEmpty())
+
+	reserved := resources.MustParse("cpus(r):2;mem:1024", "*").Allocate("r")
+	fromRes.load(reserved)
+	fromQ.loadQuantities(counted(reserved))
+	require.False(t, fromRes.q.Equal(fromQ.q), "reserved cpus are charged, not counted as unreserved")
+}
