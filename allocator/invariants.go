@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -20,7 +21,10 @@ import (
 //   - held resources carry an allocation role the framework is tracked
 //     under, and reserved ones are held only by their role's subtree;
 //   - each role sorter client and each framework sorter client holds
-//     exactly the scalar quantities recorded on the agents;
+//     exactly the scalar quantities recorded on the agents, and on each
+//     agent the shared volumes the agents' records say it holds, no
+//     other (quantities alone would not tell one volume from another of
+//     the same size);
 //   - the role tree's reservation and allocation aggregates, and the
 //     cluster's totals and free headroom, match a recomputation;
 //   - refusal filters name only known frameworks and agents;
@@ -33,6 +37,7 @@ func (a *Allocator) CheckInvariants() error {
 	a.ready()
 	c := &invariantCheck{a: a,
 		roleHeld: map[string]resources.Quantities{}, fwHeld: map[string]map[string]resources.Quantities{},
+		roleShared: map[[2]string]resources.Resources{}, fwShared: map[[3]string]resources.Resources{},
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
@@ -83,6 +88,10 @@ type invariantCheck struct {
 	// as the sorters should be charged.
 	roleHeld map[string]resources.Quantities
 	fwHeld   map[string]map[string]resources.Quantities
+	// roleShared (by role and agent) and fwShared (by role, framework and
+	// agent) are the shared volumes held, as the sorters should hold them.
+	roleShared map[[2]string]resources.Resources
+	fwShared   map[[3]string]resources.Resources
 	// reserved, allocated and allocatedReserved are by role: scalar
 	// reservations, unreserved scalars held, reserved scalars held.
 	reserved, allocated, allocatedReserved map[string]resources.Quantities
@@ -139,9 +148,10 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 				c.fail("agent %s: framework %s holds %s outside the reservation's subtree", id, fwID, r)
 			}
 		}
-		sharedByRole = c.held(fwID, held, sharedByRole)
+		sharedByRole = c.held(id, fwID, held, sharedByRole)
 	}
 	for role, sh := range sharedByRole {
+		c.roleShared[[2]string{role, id}] = sh
 		q := c.roleHeld[role]
 		sh.AddQuantitiesTo(&q)
 		c.roleHeld[role] = q
@@ -172,7 +182,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 
 // held adds what a framework holds on an agent to the sums by role; its
 // shared volumes go to sharedByRole (returned), counted once per agent.
-func (c *invariantCheck) held(fwID string, held resources.Resources, sharedByRole map[string]resources.Resources) map[string]resources.Resources {
+func (c *invariantCheck) held(agentID, fwID string, held resources.Resources, sharedByRole map[string]resources.Resources) map[string]resources.Resources {
 	hasShared := held.HasShared()
 	roles := held.AllocationRoles()
 	for _, role := range roles {
@@ -188,6 +198,7 @@ func (c *invariantCheck) held(fwID string, held resources.Resources, sharedByRol
 			sh := sharedByRole[role]
 			sh.Add(part.Shared())
 			sharedByRole[role] = sh
+			c.fwShared[[3]string{role, fwID, agentID}] = part.Shared()
 			part.NonShared().AddQuantitiesTo(&rq)
 		} else {
 			part.AddQuantitiesTo(&rq)
@@ -232,12 +243,76 @@ func (c *invariantCheck) sorters() {
 				c.fail("framework sorter %s: %s holds %s, agents say %s", role, fwID, got, want)
 			}
 		}
+		c.sharedHoldings("role sorter", a.roleSorter.Allocation(role), role, func(agentID string) resources.Resources {
+			return c.roleShared[[2]string{role, agentID}]
+		})
+		if node := a.roles.get(role); node != nil {
+			for _, fwID := range node.frameworks.sorted() {
+				c.sharedHoldings("framework sorter "+role, s.Allocation(fwID), fwID, func(agentID string) resources.Resources {
+					return c.fwShared[[3]string{role, fwID, agentID}]
+				})
+			}
+		}
 	}
+	c.sharedHeldSomewhere()
 	for role := range c.roleHeld {
 		if _, ok := a.frameworkSorters[role]; !ok {
 			c.fail("resources held in role %s, which has no framework sorter", role)
 		}
 	}
+}
+
+// sharedHoldings checks the shared volumes a sorter holds for client, agent
+// by agent (held, its Allocation), against what the agents' records say
+// (want): the same volumes, however many copies of each.
+func (c *invariantCheck) sharedHoldings(sorterName string, held map[string]resources.Resources, client string, want func(agentID string) resources.Resources) {
+	sameVolumes := func(x, y resources.Resources) bool {
+		for r := range x.All() {
+			if y.Copies(r) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for agentID, res := range held {
+		got, w := res.Shared(), want(agentID)
+		if !sameVolumes(got, w) || !sameVolumes(w, got) {
+			c.fail("%s: %s holds the shared volumes %s on %s, agents say %s", sorterName, client, got, agentID, w)
+		}
+	}
+}
+
+// sharedHeldSomewhere checks the other way: every shared volume the agents'
+// records say a sorter's client holds on an agent, the sorter holds there.
+func (c *invariantCheck) sharedHeldSomewhere() {
+	a := c.a
+	for _, key := range slices.SortedFunc(maps.Keys(c.roleShared), compareKeys) {
+		if !holdsSharedOn(a.roleSorter.Allocation(key[0]), key[1], c.roleShared[key]) {
+			c.fail("role sorter: %s holds no shared volume on %s, agents say %s", key[0], key[1], c.roleShared[key])
+		}
+	}
+	for _, key := range slices.SortedFunc(maps.Keys(c.fwShared), compareKeys) {
+		s := a.frameworkSorters[key[0]]
+		if s != nil && !holdsSharedOn(s.Allocation(key[1]), key[2], c.fwShared[key]) {
+			c.fail("framework sorter %s: %s holds no shared volume on %s, agents say %s", key[0], key[1], key[2], c.fwShared[key])
+		}
+	}
+}
+
+// holdsSharedOn reports whether held (a sorter's Allocation) has shared volumes
+// on agentID, or want is empty.
+func holdsSharedOn(held map[string]resources.Resources, agentID string, want resources.Resources) bool {
+	return want.IsEmpty() || held[agentID].HasShared()
+}
+
+// compareKeys orders composite map keys element by element.
+func compareKeys[K [2]string | [3]string](x, y K) int {
+	for i := range len(x) {
+		if c := strings.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // subtreeSum sums by-role quantities over path and its sub-roles.
