@@ -74,6 +74,7 @@ func (sn *snapState) restore(c *snapCodec) error {
 		sn.attachHolds,
 		sn.rebuild,
 		sn.finish,
+		sn.checkRunNumbers,
 		sn.checkReclaim,
 		c.statesSaveBack,
 		sn.dropCaches,
@@ -81,6 +82,27 @@ func (sn *snapState) restore(c *snapCodec) error {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkRunNumbers (after finish, which sets the run counter) checks that
+// what names a run (a role found capped in it,
+// a framework's passes counted in it) names one already made: a run
+// trusts a role capped in its own number without looking again, so a
+// later number would keep the role out of the next run whatever it could
+// take.
+func (sn *snapState) checkRunNumbers() error {
+	a := sn.a
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
+		if n := a.roles.nodes[path]; n.cappedRun > a.runs {
+			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.cappedRun, a.runs)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+		if fw := a.frameworks[id]; fw.skipsRun > a.runs {
+			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.skipsRun, a.runs)
 		}
 	}
 	return nil
