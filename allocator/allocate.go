@@ -539,10 +539,11 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 			return false, false
 		}
 	}
-	for fwID := range n.frameworks.all() {
-		if _, ok := a.frameworks[fwID].info.MinAllocatable[n.path]; ok {
-			return false, false
-		}
+	if n.frameworks.any(func(fwID string) bool {
+		_, ok := a.frameworks[fwID].info.MinAllocatable[n.path]
+		return ok
+	}) {
+		return false, false
 	}
 	return true, byLimit
 }

@@ -64,5 +64,19 @@ func (s *frameworkSet) all() iter.Seq[string] {
 	}
 }
 
+// any reports whether f holds for some id. Unlike ranging over all, it
+// allocates nothing: cappedNow asks it of every role a run looks at.
+func (s *frameworkSet) any(f func(id string) bool) bool {
+	if s.m == nil {
+		return s.one != "" && f(s.one)
+	}
+	for id := range s.m {
+		if f(id) {
+			return true
+		}
+	}
+	return false
+}
+
 // sorted returns the ids in increasing order.
 func (s *frameworkSet) sorted() []string { return slices.Sorted(s.all()) }

@@ -19,6 +19,10 @@ func TestFrameworkSet(t *testing.T) {
 		require.Equal(t, len(want), s.len(), step)
 		require.Equal(t, slices.Sorted(maps.Keys(want)), s.sorted(), step)
 		require.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(s.all()), step)
+		for _, id := range []string{"f0", "f1", "f2", "f3"} {
+			_, in := want[id]
+			require.Equal(t, in, s.any(func(x string) bool { return x == id }), "%s: any %s", step, id)
+		}
 	}
 	add := func(id string) {
 		s.add(id)
