@@ -254,7 +254,7 @@ func (c *invariantCheck) sorters() {
 			}
 		}
 	}
-	c.sharedHeldSomewhere()
+	c.sharedHeldInSorters()
 	for role := range c.roleHeld {
 		if _, ok := a.frameworkSorters[role]; !ok {
 			c.fail("resources held in role %s, which has no framework sorter", role)
@@ -274,17 +274,17 @@ func (c *invariantCheck) sharedHoldings(sorterName string, held map[string]resou
 		}
 		return true
 	}
-	for agentID, res := range held {
-		got, w := res.Shared(), want(agentID)
+	for _, agentID := range slices.Sorted(maps.Keys(held)) {
+		got, w := held[agentID].Shared(), want(agentID)
 		if !sameVolumes(got, w) || !sameVolumes(w, got) {
 			c.fail("%s: %s holds the shared volumes %s on %s, agents say %s", sorterName, client, got, agentID, w)
 		}
 	}
 }
 
-// sharedHeldSomewhere checks the other way: every shared volume the agents'
+// sharedHeldInSorters checks the other way: every shared volume the agents'
 // records say a sorter's client holds on an agent, the sorter holds there.
-func (c *invariantCheck) sharedHeldSomewhere() {
+func (c *invariantCheck) sharedHeldInSorters() {
 	a := c.a
 	for _, key := range slices.SortedFunc(maps.Keys(c.roleShared), compareKeys) {
 		if !holdsSharedOn(a.roleSorter.Allocation(key[0]), key[1], c.roleShared[key]) {
