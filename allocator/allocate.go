@@ -1033,11 +1033,12 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
 	counted := a.trackHeld(role, plain, true)
-	// On an agent without reservations or revocable resources the headroom
-	// is the available quantities, which trackHeld has just counted: an
-	// offer of all of them takes that much from the free headroom, without
-	// reading the agent's part of it again.
-	allHeadroom := whole && !ag.hasReserved && !ag.hasRevocable
+	// On an agent without reservations or revocable resources every scalar
+	// offered is what trackHeld has just counted, and its headroom is the
+	// available quantities: an offer of all of them takes that much from
+	// the free headroom, without reading the agent's part of it again.
+	unreservedOnly := !ag.hasReserved && !ag.hasRevocable
+	allHeadroom := whole && unreservedOnly
 	if allHeadroom {
 		a.freeHeadroom.Subtract(counted)
 		ag.headroom.Reset()
@@ -1047,10 +1048,9 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	} else {
 		ag.available.Subtract(plain.NonShared())
 	}
-	if !ag.hasReserved && !ag.hasRevocable && !ag.hasShared {
-		// Every scalar of the offer is unreserved, not revocable and not
-		// shared: the sorters' charge is what trackHeld counted, without
-		// reading the offer's resources again.
+	if unreservedOnly && !ag.hasShared {
+		// Nothing shared either: the sorters' charge is what trackHeld
+		// counted, without reading the offer's resources again.
 		a.ch.loadQuantities(counted)
 	} else {
 		a.ch.load(offered)
