@@ -22,7 +22,12 @@ import (
 //     before the run;
 //   - a quota limit: the role or an ancestor has a limit;
 //   - headroom: some role's guarantee was unmet when the run started, or
-//     is after it (the run gives back expired holds first);
+//     is after it. The run starts by giving back holds, those expired and
+//     those the framework can no longer take, which lowers consumption
+//     before any offer: a guarantee counts as unmet at the start when it
+//     is unmet with every hold the run ended counted as given back (a
+//     hold offered still counts as consumed, but the views cannot tell
+//     the two apart, so the bound is the lower one);
 //   - the minimum allocatable resources: what is free holds none of the
 //     alternatives (checked when no quota is set anywhere and offers are
 //     not split, as cuts otherwise decide what the offer would hold);
@@ -44,6 +49,7 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 	agents := h.a.Agents()
 	roles := h.a.Roles()
 	cut := h.opts.Allocator.OfferShare > 0 || slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Quota.Guarantees.IsEmpty() || !r.Quota.Limits.IsEmpty() })
+	unmetBefore := unmetAtStart(before.Roles, heldGone(before.Agents, agents))
 	offered := map[[3]string]bool{}
 	for _, o := range res.Offers {
 		offered[[3]string{o.FrameworkID, o.Role, o.AgentID}] = true
@@ -71,7 +77,7 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 					continue
 				}
 				found, ok := reasons[v.ID]
-				c := conservationCase{h: h, f: f, role: role, v: v, free: free, roles: roles, filters: before.Filters, cut: cut, unmetBefore: unmetGuarantees(before.Roles)}
+				c := conservationCase{h: h, f: f, role: role, v: v, free: free, roles: roles, filters: before.Filters, cut: cut, unmetBefore: unmetBefore}
 				if err := c.check(found, ok); err != nil {
 					errs = append(errs, fmt.Errorf("agent %s has %s free for role %s after AllocateAll, and %s was offered none of it: %w", v.ID, free, role, f.ID, err))
 				}
@@ -121,8 +127,8 @@ type conservationCase struct {
 	roles   []allocator.RoleView
 	filters []allocator.FilterView
 	// cut: offers may be cut (quota, Options.OfferShare), which decides
-	// what they hold; unmetBefore: some guarantee was unmet at the run's
-	// start.
+	// what they hold; unmetBefore: some guarantee may have been unmet at
+	// the run's start, once it had given back holds (unmetAtStart).
 	cut, unmetBefore bool
 }
 
@@ -142,8 +148,8 @@ func (c conservationCase) check(found explained, ok bool) error {
 		holds = c.limited()
 	case allocator.ReasonHeadroom:
 		// The run held back headroom for the guarantees unmet when it
-		// started (stage two does not lower it as it meets them, as in
-		// Mesos), or when it had given back the holds that expired.
+		// started, after giving back holds (stage two does not lower it
+		// as it meets them, as in Mesos), or still unmet after it.
 		holds = c.unmetBefore || unmetGuarantees(c.roles)
 	case allocator.ReasonMinAllocatable:
 		holds = c.cut || !c.h.meetsMinimum(c.f.ID, c.role, c.usable())
@@ -203,6 +209,49 @@ func (h *Harness) meetsMinimum(fw, role string, res resources.Resources) bool {
 		}
 	}
 	return len(mins) == 0 || slices.ContainsFunc(mins, res.ContainsQuantities)
+}
+
+// heldGone returns, by allocation role, the unreserved non-revocable
+// scalars held before a run (the agents' views then) and no longer held
+// after it (after): what the run offered from holds or gave back.
+func heldGone(before, after []allocator.AgentView) map[string]resources.Quantities {
+	afterByID := make(map[string]allocator.AgentView, len(after))
+	for _, v := range after {
+		afterByID[v.ID] = v
+	}
+	gone := map[string]resources.Quantities{}
+	for _, v := range before {
+		for fw, held := range v.Held {
+			left := held.Minus(afterByID[v.ID].Held[fw])
+			for _, role := range left.AllocationRoles() {
+				counted := left.AllocatedTo(role).Filter(func(x resources.Resource) bool {
+					return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
+				})
+				q := gone[role]
+				q.Add(counted.Quantities())
+				gone[role] = q
+			}
+		}
+	}
+	return gone
+}
+
+// unmetAtStart reports whether some role's guarantee may have been unmet
+// once the run had given back holds: its consumption before the run (roles)
+// less everything held in it or its subroles that the run ended (gone).
+func unmetAtStart(roles []allocator.RoleView, gone map[string]resources.Quantities) bool {
+	return slices.ContainsFunc(roles, func(r allocator.RoleView) bool {
+		if r.Quota.Guarantees.IsEmpty() {
+			return false
+		}
+		consumed := r.Consumed.Clone()
+		for role, q := range gone {
+			if reservation.IsSubroleOrSelf(role, r.Role) {
+				consumed.Subtract(q)
+			}
+		}
+		return !consumed.Contains(r.Quota.Guarantees)
+	})
 }
 
 // unmetGuarantees reports whether some role's guarantee is unmet.

@@ -8,6 +8,7 @@ import (
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
+	"github.com/stretchr/testify/require"
 )
 
 // plainSorter hides every optional interface of the sorter it wraps: no
@@ -86,4 +87,36 @@ func TestConservationRefusesFalseReasons(t *testing.T) {
 	if err := c.check(explained{reason: allocator.ReasonHeadroom}, true); err != nil {
 		t.Errorf("headroom, with a guarantee unmet: %v", err)
 	}
+}
+
+// A guarantee met before a run only thanks to a hold the run ended counts
+// as unmet at the run's start: the run may have given the hold back before
+// any offer. Holds still held, holds in other roles and reserved holds do
+// not lower consumption.
+func TestUnmetAtStartCountsHoldsGivenBack(t *testing.T) {
+	held := func(spec, role string) map[string]resources.Resources {
+		return map[string]resources.Resources{"f0": resources.MustParse(spec, "").Allocate(role)}
+	}
+	roles := []allocator.RoleView{{
+		Role:     "a/b",
+		Consumed: resources.MustParse("cpus:4;mem:2688", "").Quantities(),
+		Quota:    allocator.Quota{Guarantees: resources.MustParse("cpus:4;mem:2048", "").Quantities()},
+	}}
+	for _, c := range []struct {
+		name          string
+		before, after map[string]resources.Resources
+		want          bool
+	}{
+		{"a subrole's hold ended", held("mem:1024;ports:[31000-31000]", "a/b/c"), nil, true},
+		{"the hold is still held", held("mem:1024", "a/b/c"), held("mem:1024", "a/b/c"), false},
+		{"part of the hold ended, too little to matter", held("mem:1024", "a/b/c"), held("mem:512", "a/b/c"), false},
+		{"another role's hold ended", held("mem:1024", "a/c"), nil, false},
+		{"a reserved hold ended", held("mem(a/b):1024", "a/b"), nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gone := heldGone([]allocator.AgentView{{ID: "a0", Held: c.before}}, []allocator.AgentView{{ID: "a0", Held: c.after}})
+			require.Equal(t, c.want, unmetAtStart(roles, gone))
+		})
+	}
+	require.False(t, unmetAtStart(roles, nil), "nothing given back: the guarantee was met")
 }
