@@ -3,6 +3,7 @@ package allocator
 import (
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -140,6 +141,11 @@ var declineRounds = flag.Int("decline.rounds", 0, "rounds of BenchmarkDeclineOff
 // DeclineOffers: some twenty-five minutes and 7 GB here, so only on request.
 var declineBeyond = flag.Bool("decline.beyond", false, "BenchmarkDeclineOffers also runs 50000 agents x 5000 frameworks")
 
+// declineTrace makes BenchmarkDeclineOffers print every round to stderr as
+// it ends, so that GODEBUG=gctrace=1's lines, printed as each collection
+// ends, fall between the rounds that overlapped it.
+var declineTrace = flag.Bool("decline.trace", false, "BenchmarkDeclineOffers prints each round's time and offers to stderr as it ends")
+
 // BenchmarkDeclineOffers is Mesos's benchmark of that name, whole: before
 // each of 2 × frameworks rounds, every outstanding offer is declined with a
 // filter that never expires (a year) and the clock moves one interval; each
@@ -172,12 +178,17 @@ func BenchmarkDeclineOffers(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				a, clock := declineSetup(b, agents, frameworks, "r", "")
+				loopStart := time.Now()
 				b.StartTimer()
 				for range rounds {
 					var res Result
 					start := time.Now()
 					cpu.measure(func() { res = a.AllocateAll() })
 					times = append(times, time.Since(start))
+					if *declineTrace {
+						fmt.Fprintf(os.Stderr, "round %d: %.3f ms, %d offers, ended %.3f s into the loop\n",
+							len(times), float64(times[len(times)-1])/1e6, len(res.Offers), time.Since(loopStart).Seconds())
+					}
 					if len(res.Offers) == 0 {
 						// Every framework has refused every agent.
 						refused = append(refused, times[len(times)-1])
