@@ -25,10 +25,14 @@ import (
 //     (filters.go): "this filter covers everything the agent can offer",
 //     until the agent's available resources grow past the reference;
 //   - allowances told to the role sorter (syncAllowance), and the cluster
-//     totals told to the sorters.
+//     totals told to the sorters;
+//   - a role's framework sorter without a tree while the role has one
+//     framework (sorter.LazyDRF, the default framework sorter): "this is
+//     what the DRF sorter would answer".
 //
 // Options.CacheFree (and RestoreOptions.CacheFree) makes an allocator that
-// keeps none of them: every run works everything out from the state, and
+// keeps none of them (its default framework sorter is sorter.NewDRF's):
+// every run works everything out from the state, and
 // costs what Mesos's runs cost. It exists for tests: allocatortest compares
 // the offers and views of every run with those of a cache-free copy of the
 // allocator made just before it, so a claim that outlives the event that

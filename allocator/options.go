@@ -35,7 +35,10 @@ type Options struct {
 	// Seed drives every random choice (agent shuffles, random sorters).
 	Seed int64
 	// RoleSorter and FrameworkSorter build the sorters: one for roles, one
-	// per role for its frameworks. Nil means sorter.NewDRF.
+	// per role for its frameworks. Nil means sorter.NewDRF for roles and
+	// sorter.NewLazyDRF for frameworks: the same order, without a tree
+	// while a role has one framework (with CacheFree, sorter.NewDRF, so
+	// that a cache-free copy checks the lazy sorter too).
 	RoleSorter, FrameworkSorter sorter.Factory
 	// FairnessExcludedResources are ignored by share computations (for
 	// example "gpus", so one GPU does not make a role's share 1).
@@ -153,7 +156,10 @@ func (o Options) withDefaults() Options {
 		o.RoleSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }
 	}
 	if o.FrameworkSorter == nil {
-		o.FrameworkSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }
+		o.FrameworkSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewLazyDRF(c) }
+		if o.CacheFree {
+			o.FrameworkSorter = func(c sorter.Config) sorter.Sorter { return sorter.NewDRF(c) }
+		}
 	}
 	if o.MinAllocatable == nil {
 		o.MinAllocatable = DefaultMinAllocatable()

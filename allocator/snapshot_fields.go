@@ -432,12 +432,24 @@ func (sn *snapState) sorterFields(c *snapCodec) {
 	})
 }
 
+// sorterType names a sorter's type in a snapshot. A sorter.LazyDRF saves
+// and restores the DRF sorter's state, byte for byte, so it is named as
+// one: a snapshot of either restores into the other (the cache-free
+// copies of allocatortest use the DRF sorter where the allocator uses the
+// lazy one).
+func sorterType(s sorter.Sorter) string {
+	if _, lazy := s.(*sorter.LazyDRF); lazy {
+		return fmt.Sprintf("%T", (*sorter.DRF)(nil))
+	}
+	return fmt.Sprintf("%T", s)
+}
+
 // trackedSorterFields walks a sorter: the type of sorter it is, the totals
 // version it was last told, and its own state (sorter.Snapshotter). A
 // reader's sorter, made by the host's factory, must be of the saved type.
 // kind and id name it.
 func trackedSorterFields(c *snapCodec, ts *trackedSorter, kind, id string) {
-	made := fmt.Sprintf("%T", ts.Sorter)
+	made := sorterType(ts.Sorter)
 	typ := made
 	c.string(&typ)
 	c.uvarint(&ts.totalsVersion)

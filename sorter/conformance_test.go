@@ -15,6 +15,12 @@ func TestDRFConformance(t *testing.T) {
 	t.Run("Fair", func(t *testing.T) { sortertest.RunFair(t, newDRF) })
 }
 
+func TestLazyDRFConformance(t *testing.T) {
+	newLazy := func(cfg sorter.Config) sorter.Sorter { return sorter.NewLazyDRF(cfg) }
+	sortertest.Run(t, newLazy)
+	t.Run("Fair", func(t *testing.T) { sortertest.RunFair(t, newLazy) })
+}
+
 func TestRandomConformance(t *testing.T) {
 	sortertest.Run(t, newRandom)
 }

@@ -4,7 +4,10 @@
 //
 // Three sorters are provided. DRF orders clients by dominant resource
 // fairness, level by level of a tree of client paths, as Apache Mesos's
-// DRFSorter does. Random draws a weighted random order. Usage orders
+// DRFSorter does; LazyDRF is the same sorter for hosts that keep many
+// sorters of one client each (the allocator's framework sorters, one a
+// role): it builds its tree only when a second client joins, and answers
+// and saves exactly as DRF does. Random draws a weighted random order. Usage orders
 // clients by a time-decayed record of their shares (usage-history
 // fairness, in the manner of Kueue's admission fair sharing), so that a
 // client that held much recently waits behind one that held little.

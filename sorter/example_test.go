@@ -110,6 +110,24 @@ func ExampleDRF_Shares() {
 	// b share=0.20 dominant=mem weight=2 count=1 active=false
 }
 
+// A LazyDRF sorter of one client keeps its figures without a tree; the
+// second client builds the tree the calls so far would have made, and the
+// order is DRF's.
+func ExampleNewLazyDRF() {
+	s := sorter.NewLazyDRF(sorter.Config{})
+	s.AddAgent("pool", resources.MustParseQuantities("cpus:10;mem:100"))
+	_ = s.Add("f1")
+	_ = s.Activate("f1")
+	_ = s.Charge("f1", resources.MustParseQuantities("cpus:2"), true)
+	fmt.Println(s.Sort(), s.ShareOf("f1"))
+	_ = s.Add("f2")
+	_ = s.Activate("f2")
+	fmt.Println(s.Sort())
+	// Output:
+	// [f1] 0.2
+	// [f2 f1]
+}
+
 // The random sorter draws a fresh weighted order on every Sort; the same
 // seed and calls give the same orders.
 func ExampleNewRandom() {
