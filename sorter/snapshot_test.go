@@ -160,8 +160,15 @@ func FuzzSnapshot(f *testing.F) {
 	d.AddAgent("s", resources.MustParseQuantities("cpus:4"))
 	data, _ := d.MarshalBinary()
 	f.Add(data)
+	one := NewDRF(Config{})
+	_ = one.Add("x/y")
+	_ = one.Activate("x/y")
+	_ = one.Charge("x/y", resources.MustParseQuantities("cpus:1"), true)
+	one.AddAgent("s", resources.MustParseQuantities("cpus:4"))
+	data, _ = one.MarshalBinary()
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, s := range []snapshotSorter{NewDRF(Config{}), NewRandom(Config{})} {
+		for _, s := range []snapshotSorter{NewDRF(Config{}), NewRandom(Config{}), NewLazyDRF(Config{})} {
 			if err := s.UnmarshalBinary(data); err != nil {
 				if !errors.Is(err, ErrInvalidSnapshot) {
 					t.Fatalf("error %v is not ErrInvalidSnapshot", err)
@@ -169,6 +176,32 @@ func FuzzSnapshot(f *testing.F) {
 				continue
 			}
 			_ = s.Sort()
+		}
+		// What a DRF sorter reads, a LazyDRF reads too, and the two answer
+		// alike, before and after a client joins.
+		p := &lazyPair{lazy: NewLazyDRF(Config{}), drf: NewDRF(Config{})}
+		errL, errD := p.lazy.UnmarshalBinary(data), p.drf.UnmarshalBinary(data)
+		if (errL == nil) != (errD == nil) {
+			t.Fatalf("LazyDRF read it: %v; DRF: %v", errL, errD)
+		}
+		if errD != nil {
+			return
+		}
+		clients := slices.Collect(p.drf.t.clients.keys())
+		if err := p.compare(clients); err != nil {
+			t.Fatalf("restored: %v", err)
+		}
+		if err := p.both("Add", func(s interface {
+			Sorter
+			Charger
+			Allowances
+		}) error {
+			return s.Add("zz")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.compare(append(clients, "zz")); err != nil {
+			t.Fatalf("after a client joined: %v", err)
 		}
 	})
 }
