@@ -447,7 +447,7 @@ func (a *Allocator) countSuppressed(r *run) {
 
 func (a *Allocator) skip(r *run, fw *framework, reason Reason) {
 	if fw.skipsRun != r.id {
-		fw.skips = [numReasons]int{}
+		fw.skips = [numReasons]int32{}
 		fw.skipsRun = r.id
 	}
 	fw.skips[reason]++

@@ -156,7 +156,10 @@ type framework struct {
 	// tasks is the ledger of launched tasks that have not ended, by id.
 	tasks map[string]*task
 
-	skips    [numReasons]int
+	// skips counts, by reason, the agents the framework was passed over
+	// on in run skipsRun (at most one an agent and role), so int32 is
+	// ample and keeps the record in a smaller size class.
+	skips    [numReasons]int32
 	skipsRun uint64
 	// joined is the number of runs made before the framework was added.
 	joined uint64

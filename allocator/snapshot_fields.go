@@ -376,7 +376,9 @@ func frameworkFields(c *snapCodec, sn *snapState, fw *framework) {
 		return t
 	})
 	for i := range fw.skips {
-		c.int(&fw.skips[i], "skips")
+		n := int(fw.skips[i])
+		c.int(&n, "skips") // at most math.MaxInt32 when read
+		fw.skips[i] = int32(n)
 	}
 	c.uvarint(&fw.skipsRun)
 	c.uvarint(&fw.joined)

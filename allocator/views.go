@@ -241,7 +241,7 @@ func (a *Allocator) Skips(fwID string) map[Reason]int {
 	if fw.skipsRun == a.runs && a.runs > 0 {
 		for r, n := range fw.skips {
 			if n > 0 {
-				out[Reason(r)] = n
+				out[Reason(r)] = int(n)
 			}
 		}
 	}
