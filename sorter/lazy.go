@@ -150,11 +150,7 @@ func (l *LazyDRF) Activate(client string) error {
 	if l.d != nil {
 		return l.d.Activate(client)
 	}
-	if !l.is(client) {
-		return unknownClient(client)
-	}
-	l.active = true
-	return nil
+	return l.setActive(client, true)
 }
 
 // Deactivate hides client from Sort (see DRF.Deactivate).
@@ -162,10 +158,15 @@ func (l *LazyDRF) Deactivate(client string) error {
 	if l.d != nil {
 		return l.d.Deactivate(client)
 	}
+	return l.setActive(client, false)
+}
+
+// setActive sets the one client's activity, before the tree is built.
+func (l *LazyDRF) setActive(client string, active bool) error {
 	if !l.is(client) {
 		return unknownClient(client)
 	}
-	l.active = false
+	l.active = active
 	return nil
 }
 

@@ -15,6 +15,13 @@ import (
 
 var lazySeed = flag.Uint64("lazy.seed", 0, "seed of TestLazyDRFIsDRF; 0 picks one from the clock")
 
+// lazyTarget is what a LazyDRF and a DRF sorter are both called through.
+type lazyTarget interface {
+	Sorter
+	Charger
+	Allowances
+}
+
 // lazyPair drives a LazyDRF and a DRF sorter with the same calls.
 type lazyPair struct {
 	lazy *LazyDRF
@@ -22,11 +29,7 @@ type lazyPair struct {
 	log  []string
 }
 
-func (p *lazyPair) both(name string, f func(s interface {
-	Sorter
-	Charger
-	Allowances
-}) error) error {
+func (p *lazyPair) both(name string, f func(s lazyTarget) error) error {
 	p.log = append(p.log, name)
 	errL, errD := f(p.lazy), f(p.drf)
 	if fmt.Sprint(errL) != fmt.Sprint(errD) {
@@ -121,106 +124,58 @@ func TestLazyDRFIsDRF(t *testing.T) {
 			var err error
 			switch {
 			case k < 12:
-				err = p.both("Add "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Add "+c, func(s lazyTarget) error {
 					return s.Add(c)
 				})
 			case k < 16:
-				err = p.both("Remove "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Remove "+c, func(s lazyTarget) error {
 					return s.Remove(c)
 				})
 			case k < 26:
-				err = p.both("Activate "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Activate "+c, func(s lazyTarget) error {
 					return s.Activate(c)
 				})
 			case k < 30:
-				err = p.both("Deactivate "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Deactivate "+c, func(s lazyTarget) error {
 					return s.Deactivate(c)
 				})
 			case k < 55:
 				q, counted := qty(), rng.IntN(2) == 0
-				err = p.both(fmt.Sprintf("Charge %s %s %v", c, q, counted), func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both(fmt.Sprintf("Charge %s %s %v", c, q, counted), func(s lazyTarget) error {
 					return s.Charge(c, q, counted)
 				})
 			case k < 70:
 				q := qty()
-				err = p.both(fmt.Sprintf("Discharge %s %s", c, q), func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both(fmt.Sprintf("Discharge %s %s", c, q), func(s lazyTarget) error {
 					return s.Discharge(c, q)
 				})
 			case k < 82:
 				agent, q := []string{"p", "q"}[rng.IntN(2)], qty()
 				q.Set("cpus", float64(8+rng.IntN(8)))
-				err = p.both(fmt.Sprintf("AddAgent %s %s", agent, q), func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both(fmt.Sprintf("AddAgent %s %s", agent, q), func(s lazyTarget) error {
 					s.AddAgent(agent, q)
 					return nil
 				})
 			case k < 86:
 				agent := []string{"p", "q"}[rng.IntN(2)]
-				err = p.both("RemoveAgent "+agent, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("RemoveAgent "+agent, func(s lazyTarget) error {
 					return s.RemoveAgent(agent)
 				})
 			case k < 88:
 				r := resources.MustParse("cpus:1;mem:128", "*")
-				err = p.both("Allocated "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Allocated "+c, func(s lazyTarget) error {
 					return s.Allocated(c, "p", r)
 				})
 			case k < 89:
-				err = p.both("UpdateWeight "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("UpdateWeight "+c, func(s lazyTarget) error {
 					return s.UpdateWeight(c, 2)
 				})
 			case k < 90:
-				err = p.both("SetAllowance "+c, func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("SetAllowance "+c, func(s lazyTarget) error {
 					return s.SetAllowance(c, resources.MustParseQuantities("cpus:1"))
 				})
 			case k < 92:
-				err = p.both("Add of an invalid path", func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				err = p.both("Add of an invalid path", func(s lazyTarget) error {
 					return s.Add("a//b")
 				})
 			default:
@@ -367,23 +322,11 @@ func TestLazyDRFRestore(t *testing.T) {
 			if err := p.compare(names); err != nil {
 				t.Fatalf("restored: %v", err)
 			}
-			for _, call := range []func(s interface {
-				Sorter
-				Charger
-				Allowances
-			}) error{
-				func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+			for _, call := range []func(s lazyTarget) error{
+				func(s lazyTarget) error {
 					return s.Add("x/w")
 				},
-				func(s interface {
-					Sorter
-					Charger
-					Allowances
-				}) error {
+				func(s lazyTarget) error {
 					return s.Charge("x/w", cpus, true)
 				},
 			} {

@@ -191,11 +191,7 @@ func FuzzSnapshot(f *testing.F) {
 		if err := p.compare(clients); err != nil {
 			t.Fatalf("restored: %v", err)
 		}
-		if err := p.both("Add", func(s interface {
-			Sorter
-			Charger
-			Allowances
-		}) error {
+		if err := p.both("Add", func(s lazyTarget) error {
 			return s.Add("zz")
 		}); err != nil {
 			t.Fatal(err)
