@@ -138,7 +138,8 @@ func declineAll(tb testing.TB, a *Allocator, res Result) {
 var declineRounds = flag.Int("decline.rounds", 0, "rounds of BenchmarkDeclineOffers; 0 means 2 × frameworks, as Mesos's")
 
 // declineBeyond adds 50000 agents × 5000 frameworks to the whole-loop
-// DeclineOffers: some twenty-five minutes and 7 GB here, so only on request.
+// DeclineOffers: some twenty-five minutes and 12.4 GB at most here, so only
+// on request.
 var declineBeyond = flag.Bool("decline.beyond", false, "BenchmarkDeclineOffers also runs 50000 agents x 5000 frameworks")
 
 // declineTrace makes BenchmarkDeclineOffers print every round to stderr as
