@@ -88,11 +88,10 @@ func (sn *snapState) restore(c *snapCodec) error {
 }
 
 // checkRunNumbers (after finish, which sets the run counter) checks that
-// what names a run (a role found capped in it,
-// a framework's passes counted in it) names one already made: a run
-// trusts a role capped in its own number without looking again, so a
-// later number would keep the role out of the next run whatever it could
-// take.
+// what names a run (a role found capped in it, a framework's passes
+// counted in it) names one already made: a run trusts a role capped in
+// its own number without looking again, so a later number would keep the
+// role out of the next run whatever it could take.
 func (sn *snapState) checkRunNumbers() error {
 	a := sn.a
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {

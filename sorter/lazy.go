@@ -117,13 +117,16 @@ func (l *LazyDRF) is(client string) bool {
 
 // Add adds an inactive client with no allocation (see DRF.Add).
 func (l *LazyDRF) Add(client string) error {
+	if l.d != nil {
+		return l.d.Add(client)
+	}
 	if err := ValidatePath(client); err != nil {
 		return err
 	}
-	if l.is(client) {
-		return fmt.Errorf("%w %q", ErrDuplicateClient, client)
-	}
-	if l.d != nil || l.present {
+	if l.present {
+		if client == l.client {
+			return fmt.Errorf("%w %q", ErrDuplicateClient, client)
+		}
 		return l.built().Add(client)
 	}
 	l.client, l.present, l.active, l.count, l.numbered = client, true, false, 0, true
