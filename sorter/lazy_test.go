@@ -38,6 +38,11 @@ func (p *lazyPair) both(name string, f func(s lazyTarget) error) error {
 	return nil
 }
 
+// onClient is both for a call that names one client.
+func (p *lazyPair) onClient(name, client string, call func(lazyTarget, string) error) error {
+	return p.both(name+" "+client, func(s lazyTarget) error { return call(s, client) })
+}
+
 // compare returns how the two sorters' answers differ, if they do.
 func (p *lazyPair) compare(clients []string) error {
 	if got, want := p.lazy.Sort(), p.drf.Sort(); !slices.Equal(got, want) {
@@ -124,21 +129,13 @@ func TestLazyDRFIsDRF(t *testing.T) {
 			var err error
 			switch {
 			case k < 12:
-				err = p.both("Add "+c, func(s lazyTarget) error {
-					return s.Add(c)
-				})
+				err = p.onClient("Add", c, lazyTarget.Add)
 			case k < 16:
-				err = p.both("Remove "+c, func(s lazyTarget) error {
-					return s.Remove(c)
-				})
+				err = p.onClient("Remove", c, lazyTarget.Remove)
 			case k < 26:
-				err = p.both("Activate "+c, func(s lazyTarget) error {
-					return s.Activate(c)
-				})
+				err = p.onClient("Activate", c, lazyTarget.Activate)
 			case k < 30:
-				err = p.both("Deactivate "+c, func(s lazyTarget) error {
-					return s.Deactivate(c)
-				})
+				err = p.onClient("Deactivate", c, lazyTarget.Deactivate)
 			case k < 55:
 				q, counted := qty(), rng.IntN(2) == 0
 				err = p.both(fmt.Sprintf("Charge %s %s %v", c, q, counted), func(s lazyTarget) error {
