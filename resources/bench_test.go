@@ -53,6 +53,16 @@ func BenchmarkResources(b *testing.B) {
 			work.Subtract(scalars)
 		}
 	})
+	b.Run("Allocate", func(b *testing.B) {
+		// What every offer does: tag what it offers with the role, and give
+		// back what it tagged.
+		b.ReportAllocs()
+		for b.Loop() {
+			if offer.Allocate("web").Unallocate().IsEmpty() {
+				b.Fatal("the tagged offer is empty")
+			}
+		}
+	})
 	b.Run("Contains", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -48,7 +48,7 @@ var ErrInvalidBinary = errors.New("resources: invalid binary form")
 // zero value is not usable; call NewEncoder.
 type Encoder struct {
 	kinds  map[*meta]uint64
-	allocs map[string]uint64
+	allocs map[allocRole]uint64
 	names  map[names.ID]uint64
 	values map[valueKey]uint64
 	w      wire.Writer
@@ -64,7 +64,7 @@ type valueKey struct {
 func NewEncoder() *Encoder {
 	return &Encoder{
 		kinds:  map[*meta]uint64{},
-		allocs: map[string]uint64{},
+		allocs: map[allocRole]uint64{},
 		names:  map[names.ID]uint64{},
 		values: map[valueKey]uint64{},
 	}
@@ -115,14 +115,14 @@ func (e *Encoder) resources(rs Resources) {
 			w.String(e.kindText(x.m))
 		}
 		switch k, ok := e.allocs[x.alloc]; {
-		case x.alloc == "":
+		case x.alloc == allocRole{}:
 			w.Uvarint(0)
 		case ok:
 			w.Uvarint(2 + k)
 		default:
 			e.allocs[x.alloc] = uint64(len(e.allocs))
 			w.Uvarint(1)
-			w.String(x.alloc)
+			w.String(x.alloc.String())
 		}
 		switch x.m.typ {
 		case ScalarType:
@@ -186,7 +186,7 @@ func (e *Encoder) amounts(items []quantity) {
 // NewDecoder.
 type Decoder struct {
 	kinds  []*meta
-	allocs []string
+	allocs []allocRole
 	names  []names.ID
 	values []Resources
 }
@@ -299,8 +299,8 @@ func (d *Decoder) entry(r *wire.Reader) (entry, bool) {
 		if err := reservation.ValidateRole(role); r.Err() == nil && err != nil {
 			r.Failf("allocation role: %v", err)
 		}
-		d.allocs = append(d.allocs, role)
-		e.alloc = role
+		d.allocs = append(d.allocs, allocRoleOf(role))
+		e.alloc = d.allocs[len(d.allocs)-1]
 	case k-2 < uint64(len(d.allocs)):
 		e.alloc = d.allocs[k-2]
 	default:
@@ -375,7 +375,7 @@ func (d *Decoder) kind(r *wire.Reader, text string) (*meta, bool) {
 		r.Failf("resource kind %q: %v", text, err)
 		return nil, false
 	}
-	if len(rs.entries) != 1 || rs.entries[0].alloc != "" || rs.entries[0].copies != 1 {
+	if len(rs.entries) != 1 || rs.entries[0].alloc != (allocRole{}) || rs.entries[0].copies != 1 {
 		r.Failf("resource kind %q is not one resource", text)
 		return nil, false
 	}

@@ -147,7 +147,7 @@ func (rs *Resources) AddUnallocated(o Resources, withShared bool) {
 		if e.m.shared && !withShared {
 			continue
 		}
-		e.alloc = ""
+		e.alloc = allocRole{}
 		rs.addEntry(e)
 	}
 }
@@ -620,6 +620,7 @@ func (rs Resources) Allocate(role string) Resources {
 	if len(rs.entries) == 0 {
 		return Resources{}
 	}
+	tag := allocRoleOf(role)
 	// Entries that share one allocation role stay distinct under another:
 	// retag a copy instead of merging again.
 	first := rs.entries[0].alloc
@@ -628,18 +629,18 @@ func (rs Resources) Allocate(role string) Resources {
 			var out Resources
 			for j := range rs.entries {
 				e := rs.entries[j]
-				e.alloc = role
+				e.alloc = tag
 				out.addEntry(e)
 			}
 			return out
 		}
 	}
-	if first == role && rs.frozen {
+	if first == tag && rs.frozen {
 		return rs
 	}
 	out := Resources{entries: slices.Clone(rs.entries)}
 	for i := range out.entries {
-		out.entries[i].alloc = role
+		out.entries[i].alloc = tag
 	}
 	return out
 }
@@ -649,7 +650,8 @@ func (rs Resources) Unallocate() Resources { return rs.Allocate("") }
 
 // AllocatedTo returns the resources allocated to role.
 func (rs Resources) AllocatedTo(role string) Resources {
-	return rs.filter(func(e *entry) bool { return e.alloc == role })
+	tag := allocRoleOf(role)
+	return rs.filter(func(e *entry) bool { return e.alloc == tag })
 }
 
 // AllocationRoles returns the distinct allocation roles, sorted; "" stands
@@ -667,11 +669,11 @@ func (rs Resources) AllocationRoles() []string {
 		}
 	}
 	if single {
-		return []string{first}
+		return []string{first.String()}
 	}
 	var out []string
 	for i := range rs.entries {
-		if role := rs.entries[i].alloc; !slices.Contains(out, role) {
+		if role := rs.entries[i].alloc.String(); !slices.Contains(out, role) {
 			out = append(out, role)
 		}
 	}
@@ -691,7 +693,7 @@ func (rs Resources) AllocationRole() (string, bool) {
 			return "", false
 		}
 	}
-	return first, true
+	return first.String(), true
 }
 
 // Shrink returns a part of rs whose scalar quantities fit in target: names

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/volume"
@@ -491,5 +492,14 @@ func TestFrozenCopiesBeforeChange(t *testing.T) {
 	plain.Add(MustParse("cpus:1", "*"))
 	if got := kept.String(); got != "cpus:4" {
 		t.Fatalf("a change in place of the original shows through its filter: %s", got)
+	}
+}
+
+// An entry is five machine words: a Resources of cpus, mem, disk and ports
+// fits in 160 bytes, the size class an agent's total, available resources
+// and each offer take (BENCHMARKS.md, "An allocation role in one word").
+func TestEntryIsFiveWords(t *testing.T) {
+	if got, want := unsafe.Sizeof(entry{}), 5*unsafe.Sizeof(uintptr(0)); got != want {
+		t.Fatalf("an entry takes %d bytes, want %d", got, want)
 	}
 }
