@@ -91,6 +91,16 @@ func BenchmarkResources(b *testing.B) {
 			agent.AddQuantitiesTo(&acc)
 		}
 	})
+	b.Run("AddQuantitiesToEmpty", func(b *testing.B) {
+		// What every offer does: its quantities summed into a vector
+		// emptied for it.
+		var acc Quantities
+		b.ReportAllocs()
+		for b.Loop() {
+			acc.Reset()
+			agent.AddQuantitiesTo(&acc)
+		}
+	})
 	b.Run("ContainsQuantities", func(b *testing.B) {
 		q := offer.Quantities()
 		b.ReportAllocs()

@@ -192,7 +192,15 @@ func (q *Quantities) addID(id names.ID, v Scalar) {
 		}
 		return
 	}
-	if v > 0 {
+	switch {
+	case v <= 0:
+	case i == len(q.items):
+		// Agents' resources usually list names in the order their ids were
+		// given (cpus, mem, disk...), so summing them into an empty vector
+		// (what every offer does) mostly appends, without Insert's
+		// general case.
+		q.items = append(q.items, quantity{id, v})
+	default:
 		q.items = slices.Insert(q.items, i, quantity{id, v})
 	}
 }
