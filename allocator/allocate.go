@@ -107,6 +107,10 @@ func (a *Allocator) Allocate() Result {
 	return res
 }
 
+// keptPending is how many agents' pending runs the map of them keeps room
+// for across runs.
+const keptPending = 1024
+
 // allocateTriggered is Allocate's handler (see events.go).
 func (a *Allocator) allocateTriggered() Result {
 	if a.paused {
@@ -123,7 +127,13 @@ func (a *Allocator) allocateTriggered() Result {
 		candidates = slices.Sorted(maps.Keys(a.pending))
 	}
 	a.pendingAll = false
-	clear(a.pending)
+	if len(a.pending) > keptPending {
+		// A map keeps the room it grew to: a burst (the agents added at
+		// start-up) would cost every agent its room in it for good.
+		a.pending = map[string]struct{}{}
+	} else {
+		clear(a.pending)
+	}
 	return a.allocate(candidates, all)
 }
 
