@@ -3,6 +3,7 @@ package allocator
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -54,4 +55,33 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	require.Equal(t, want, ag.available.String())
 	require.True(t, ag.ref.Equal(ag.available))
 	require.NoError(t, a.CheckInvariants())
+}
+
+// TestAgentRecordSize: the agent record fits the 512-byte size class, its
+// rarely used fields out of line (agentRare), and an agent with none of
+// them has none: neither a run nor a snapshot and its restore makes it.
+func TestAgentRecordSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(agent{}), uintptr(512), "the agent record grew past its size class")
+
+	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a, err := New(Options{Clock: clock.Now, Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
+	total := resources.MustParse("cpus:4;mem:1024", "*")
+	require.NoError(t, a.AddAgent("a1", AgentInfo{}, total, nil))
+	require.NoError(t, a.AddAgent("a2", AgentInfo{}, total, map[string]resources.Resources{
+		"f2": resources.MustParse("cpus:1", "*").Allocate("r"), // f2 is not added yet
+	}))
+	require.Len(t, a.AllocateAll().Offers, 2)
+	require.Nil(t, a.agents["a1"].rare, "an agent with no rare field made room for them")
+	require.NotNil(t, a.agents["a2"].rare, "the use of a framework not added yet was not kept")
+	require.Equal(t, "cpus:1", a.agents["a2"].unclaimed()["f2"].Unallocate().String())
+
+	data, err := a.Snapshot()
+	require.NoError(t, err)
+	require.Nil(t, a.agents["a1"].rare, "saving the agent made room for its rare fields")
+	b, err := Restore(data, RestoreOptions{Clock: clock.Now})
+	require.NoError(t, err)
+	require.Nil(t, b.agents["a1"].rare, "restoring the agent made room for its rare fields")
+	require.Equal(t, "cpus:1", b.agents["a2"].unclaimed()["f2"].Unallocate().String())
 }

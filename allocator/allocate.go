@@ -1135,7 +1135,7 @@ func (a *Allocator) inverseOffers(maintained []*agent, r *run) []offer.InverseOf
 			if fw == nil || !fw.active {
 				continue
 			}
-			if st := ag.inverse[fwID]; st != nil && st.outstanding {
+			if st := ag.inverse()[fwID]; st != nil && st.outstanding {
 				continue
 			}
 			if f, ok := fw.inverseFilters[id]; ok {

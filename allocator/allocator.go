@@ -183,15 +183,8 @@ type agent struct {
 	// available is what is neither offered nor allocated (shared volumes
 	// always stay here), without allocation roles.
 	available resources.Resources
-	// unclaimed is, per framework not added yet, what the agent reported
-	// it uses (tagged with allocation roles): in use, until AddFramework
-	// claims it (see unclaimed.go).
-	unclaimed map[string]resources.Resources
 	// headroom is this agent's part of Allocator.freeHeadroom.
 	headroom resources.Quantities
-	// excess is this agent's part of Allocator.excess: the non-shared
-	// scalars held beyond its total.
-	excess resources.Quantities
 	// ref, refGen and refusals make refused pairs cheap: available never
 	// holds more than ref, refGen changes when ref grows, and refusals
 	// indexes, per role, the frameworks whose filters cover ref (see
@@ -223,12 +216,67 @@ type agent struct {
 	// anything here; see Allocator.nobody.
 	nobody byRole[nobodyEntry]
 
-	inverse map[string]*inverseState
 	// outstanding are the offers made on the agent and not yet given back
 	// in full, in the order they were made (see outstanding.go).
 	outstanding []outstandingOffer
+	// rare is what few agents have; nil until one of its fields is set.
+	rare *agentRare
+}
+
+// agentRare holds the parts of an agent's record that few agents ever use,
+// out of line: the record is then 512 bytes, a size class smaller
+// (BENCHMARKS.md, "Fewer bytes an agent, again"). Read them through the
+// agent's methods of the same names, which answer the zero value while
+// rare is nil, and set them through more.
+type agentRare struct {
+	// unclaimed is, per framework not added yet, what the agent reported
+	// it uses (tagged with allocation roles): in use, until AddFramework
+	// claims it (see unclaimed.go).
+	unclaimed map[string]resources.Resources
+	// excess is this agent's part of Allocator.excess: the non-shared
+	// scalars held beyond its total.
+	excess resources.Quantities
+	// inverse is the state of each framework's inverse offer for the
+	// agent's maintenance window.
+	inverse map[string]*inverseState
 	// holds are resources held for frameworks (see holds.go).
 	holds holdList
+}
+
+// more returns ag.rare, made on first use.
+func (ag *agent) more() *agentRare {
+	if ag.rare == nil {
+		ag.rare = &agentRare{}
+	}
+	return ag.rare
+}
+
+func (ag *agent) unclaimed() map[string]resources.Resources {
+	if ag.rare == nil {
+		return nil
+	}
+	return ag.rare.unclaimed
+}
+
+func (ag *agent) excess() resources.Quantities {
+	if ag.rare == nil {
+		return resources.Quantities{}
+	}
+	return ag.rare.excess
+}
+
+func (ag *agent) inverse() map[string]*inverseState {
+	if ag.rare == nil {
+		return nil
+	}
+	return ag.rare.inverse
+}
+
+func (ag *agent) holds() holdList {
+	if ag.rare == nil {
+		return nil
+	}
+	return ag.rare.holds
 }
 
 // nobodyEntry says that at agent version `version` and role epoch `epoch`
@@ -303,13 +351,14 @@ type inverseState struct {
 // inverseState returns the inverse-offer state of a framework on the agent,
 // making it on first use.
 func (ag *agent) inverseState(fwID string) *inverseState {
-	st := ag.inverse[fwID]
+	st := ag.inverse()[fwID]
 	if st == nil {
-		if ag.inverse == nil {
-			ag.inverse = map[string]*inverseState{}
+		rare := ag.more()
+		if rare.inverse == nil {
+			rare.inverse = map[string]*inverseState{}
 		}
 		st = &inverseState{}
-		ag.inverse[fwID] = st
+		rare.inverse[fwID] = st
 	}
 	return st
 }
@@ -493,13 +542,13 @@ func (a *Allocator) removeFramework(id string) error {
 	// one.
 	for _, agentID := range a.agentIDs {
 		ag := a.agents[agentID]
-		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds.has(id) {
+		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds().has(id) {
 			a.holdsToOffered(ag, id)
 			a.untrackAllocation(fw, ag, ag.held(id), false)
 		}
 	}
 	for _, ag := range a.agents {
-		delete(ag.inverse, id)
+		delete(ag.inverse(), id)
 		ag.dropOffers(id)
 	}
 	for _, role := range slices.Clone(fw.tracked) {
@@ -757,7 +806,7 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 		return out
 	}
 	for _, agentID := range a.agentIDs {
-		if ag := a.agents[agentID]; ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds.has(fwID) {
+		if ag := a.agents[agentID]; ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
 			out.Add(ag.held(fwID).AllocatedTo(role))
 		}
 	}
@@ -804,7 +853,9 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 		active: true,
 		refGen: 1,
 	}
-	ag.unclaimed = a.unknownUse(used)
+	if unclaimed := a.unknownUse(used); unclaimed != nil {
+		ag.more().unclaimed = unclaimed
+	}
 	a.numberAgent(ag)
 	a.agents[id] = ag
 	i, _ := slices.BinarySearch(a.agentIDs, id)
@@ -858,8 +909,10 @@ func (a *Allocator) removeTotal(ag *agent) {
 	a.trackReservations(ag.total, false)
 	a.freeHeadroom.Subtract(ag.headroom)
 	ag.headroom = resources.Quantities{}
-	a.excess.Subtract(ag.excess)
-	ag.excess = resources.Quantities{}
+	if ag.rare != nil {
+		a.excess.Subtract(ag.rare.excess)
+		ag.rare.excess = resources.Quantities{}
+	}
 }
 
 // trackReservations adds (or removes) the scalar reservations of res to the
@@ -907,7 +960,7 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *agent) {
 	a.uncapped()
-	a.excess.Subtract(ag.excess)
+	a.excess.Subtract(ag.excess())
 	used := a.measureUse(ag)
 	if used.IsEmpty() {
 		// Nothing in use: available is the total, in the same storage (the
@@ -926,7 +979,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 // measureUse returns what is offered, allocated, held and in use by
 // frameworks not added yet on ag (shared volumes aside, without allocation
 // roles), and sets ag.overAllocated and
-// ag.excess from it, adding the excess to the cluster's.
+// its excess from it, adding the excess to the cluster's.
 func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	var used, shared resources.Resources
 	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
@@ -935,18 +988,21 @@ func (a *Allocator) measureUse(ag *agent) resources.Resources {
 			shared.Add(held.get(fwID).Shared().Unallocate())
 		}
 	}
-	for _, h := range ag.holds {
+	for _, h := range ag.holds() {
 		used.AddUnallocated(h.res, false)
 	}
-	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
-		used.Add(ag.unclaimed[fwID].NonShared().Unallocate())
-		shared.Add(ag.unclaimed[fwID].Shared().Unallocate())
+	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
+		used.Add(ag.unclaimed()[fwID].NonShared().Unallocate())
+		shared.Add(ag.unclaimed()[fwID].Shared().Unallocate())
 	}
 	ag.overAllocated = !ag.total.Contains(used)
-	ag.excess = resources.Quantities{}
+	if ag.rare != nil {
+		ag.rare.excess = resources.Quantities{}
+	}
 	if ag.overAllocated {
-		ag.excess = used.Quantities().Minus(ag.total.Quantities())
-		a.excess.Add(ag.excess)
+		rare := ag.more()
+		rare.excess = used.Quantities().Minus(ag.total.Quantities())
+		a.excess.Add(rare.excess)
 	}
 	// A shared volume held by anyone must still be part of the total (one
 	// copy of it, however many hold it).
@@ -1094,10 +1150,11 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	a.removeTotal(ag)
 	ag.total = ag.total.Plus(total.Unallocate())
 	for fwID, res := range a.unknownUse(used) {
-		if ag.unclaimed == nil {
-			ag.unclaimed = map[string]resources.Resources{}
+		rare := ag.more()
+		if rare.unclaimed == nil {
+			rare.unclaimed = map[string]resources.Resources{}
 		}
-		ag.unclaimed[fwID] = ag.unclaimed[fwID].Plus(res)
+		rare.unclaimed[fwID] = rare.unclaimed[fwID].Plus(res)
 	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
@@ -1176,14 +1233,14 @@ func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
 // held for it.
 func (ag *agent) held(fwID string) resources.Resources {
 	held := ag.offered.get(fwID).Plus(ag.allocated.get(fwID))
-	if len(ag.holds) > 0 {
-		held.Add(ag.holds.of(fwID))
+	if len(ag.holds()) > 0 {
+		held.Add(ag.holds().of(fwID))
 	}
 	return held
 }
 
 func (ag *agent) frameworkIDs() []string {
-	if len(ag.holds) == 0 {
+	if len(ag.holds()) == 0 {
 		if ag.allocated.len() == 0 {
 			return ag.offered.ids()
 		}
@@ -1197,7 +1254,7 @@ func (ag *agent) frameworkIDs() []string {
 			ids = append(ids, id)
 		}
 	}
-	for _, h := range ag.holds {
+	for _, h := range ag.holds() {
 		if !slices.Contains(ids, h.framework) {
 			ids = append(ids, h.framework)
 		}
@@ -1531,7 +1588,7 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 		u = &c
 	}
 	ag.info.Unavailability = u
-	clear(ag.inverse)
+	clear(ag.inverse())
 	for _, fw := range a.frameworks {
 		delete(fw.inverseFilters, agentID)
 	}
@@ -1579,7 +1636,7 @@ func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferSta
 	a.ready()
 	out := map[string]map[string]InverseOfferStatus{}
 	for id, ag := range a.agents {
-		for fwID, st := range ag.inverse {
+		for fwID, st := range ag.inverse() {
 			if st.status == 0 {
 				continue
 			}

@@ -229,11 +229,11 @@ func (ag *agent) fingerprint() uint64 {
 	h.resources(ag.available)
 	h.held(ag.offered.all(), 1)
 	h.held(ag.allocated.all(), 2)
-	h.held(maps.All(ag.unclaimed), 3)
+	h.held(maps.All(ag.unclaimed()), 3)
 	// Holds are kept in order of creation; that order is part of the state
 	// (an expired hold is given back before a later one).
-	h.u(uint64(len(ag.holds)))
-	for _, hd := range ag.holds {
+	h.u(uint64(len(ag.holds())))
+	for _, hd := range ag.holds() {
 		h.s(hd.framework)
 		h.resources(hd.res)
 		h.time(hd.until)
@@ -307,7 +307,7 @@ func (a *Allocator) restFingerprint() uint64 {
 
 	sum = 0
 	for id, ag := range a.agents {
-		for fwID, st := range ag.inverse {
+		for fwID, st := range ag.inverse() {
 			if st.status != 0 {
 				x := fpHash(8)
 				x.s(id)

@@ -159,7 +159,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 // Nothing else changes: held resources count as they did in use.
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
 	ag.allocated.set(fw.id, ag.allocated.get(fw.id).Minus(res))
-	ag.holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
+	ag.more().holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
 	a.pending[ag.id] = struct{}{}
 }
 
@@ -183,7 +183,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 	held := plain.Allocate(p.heldIn).Frozen()
 	a.trackOffer(fw, ag, p.heldIn, held, plain, false)
 	ag.offered.set(fw.id, ag.offered.get(fw.id).Minus(held))
-	ag.holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
+	ag.more().holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
 		a.observeHeld(fw, p.heldIn, a.ch.q, resources.Quantities{}, false)
@@ -196,7 +196,10 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
 // into offered resources, so that the usual paths give them back.
 func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
-	ag.holds.release(fwID, func(h hold) {
+	if ag.rare == nil {
+		return
+	}
+	ag.rare.holds.release(fwID, func(h hold) {
 		a.heldToOffered(a.frameworks[h.framework], ag, h.res)
 	})
 }
@@ -221,22 +224,23 @@ func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resour
 // holds that expired before the run's instant.
 func (a *Allocator) offerHolds(r *run, agents []*agent) {
 	for _, ag := range agents {
-		if len(ag.holds) > 0 && r.stage1 == nil {
+		if len(ag.holds()) > 0 && r.stage1 == nil {
 			// Offers from holds are recorded as stage one's are, so that
 			// a later offer to the same framework, role and agent joins.
 			r.stage1 = map[offerKey]int{}
 		}
-		if len(ag.holds) == 0 {
+		if len(ag.holds()) == 0 {
 			continue
 		}
-		// While a hold is looked at, ag.holds is the holds kept so far and
-		// those not yet looked at: what a hold gives back must not count as
-		// still held, but the others must (a framework's role stays tracked
-		// while a hold in it remains).
-		holds := ag.holds
+		// While a hold is looked at, the agent's holds are the holds kept
+		// so far and those not yet looked at: what a hold gives back must
+		// not count as still held, but the others must (a framework's role
+		// stays tracked while a hold in it remains).
+		rare := ag.rare
+		holds := rare.holds
 		var kept []hold
 		for i, h := range holds {
-			ag.holds = slices.Concat(kept, holds[i+1:])
+			rare.holds = slices.Concat(kept, holds[i+1:])
 			fw := a.frameworks[h.framework]
 			switch {
 			case r.now.After(h.until):
@@ -282,6 +286,6 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 				}
 			}
 		}
-		ag.holds = kept
+		rare.holds = kept
 	}
 }

@@ -124,8 +124,8 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		} else if !more.IsEmpty() {
 			held = held.Plus(more)
 		}
-		if len(ag.holds) > 0 {
-			held = held.Plus(ag.holds.of(fwID))
+		if len(ag.holds()) > 0 {
+			held = held.Plus(ag.holds().of(fwID))
 		}
 		fw, ok := a.frameworks[fwID]
 		if !ok {
@@ -156,11 +156,11 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		sh.AddQuantitiesTo(&q)
 		c.roleHeld[role] = q
 	}
-	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed)) {
+	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
 		if _, known := a.frameworks[fwID]; known {
 			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
 		}
-		res := ag.unclaimed[fwID]
+		res := ag.unclaimed()[fwID]
 		if res.IsEmpty() {
 			c.fail("agent %s: empty unclaimed usage of %s", id, fwID)
 		}

@@ -34,7 +34,7 @@ func (a *Allocator) checkSums(changes ...agentChange) error {
 		held := c.held
 		if c.ag != nil {
 			totals.Subtract(c.ag.total.Quantities())
-			excess.Subtract(c.ag.excess)
+			excess.Subtract(c.ag.excess())
 			held = held.Plus(c.ag.heldQuantities())
 		}
 		totals.Add(c.total)
@@ -106,7 +106,7 @@ func (ag *agent) heldQuantities() resources.Quantities {
 			r.AddQuantitiesTo(&q)
 		}
 	}
-	for _, h := range ag.holds {
+	for _, h := range ag.holds() {
 		h.res.AddQuantitiesTo(&q)
 	}
 	ag.unclaimedQuantities(&q)

@@ -50,7 +50,7 @@ type savedHold struct {
 func snapStateOf(a *Allocator) *snapState {
 	sn := &snapState{a: a, opts: a.opts, nodes: a.roles.nodes}
 	for _, id := range a.agentIDs {
-		for _, h := range a.agents[id].holds {
+		for _, h := range a.agents[id].holds() {
 			sn.holds = append(sn.holds, savedHold{agent: id, h: h})
 		}
 	}
@@ -283,10 +283,16 @@ func agentFields(c *snapCodec, ag *agent) {
 	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
 		walkPerFramework(c, held, "holdings", "holding of framework")
 	}
-	walkMap(c, &ag.unclaimed, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
+	// The rare fields are walked through copies, so that saving an agent
+	// without them makes none (agentRare).
+	unclaimed := ag.unclaimed()
+	walkMap(c, &unclaimed, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
 		c.resources(&res)
 		return res
 	})
+	if len(unclaimed) > 0 || ag.rare != nil {
+		ag.more().unclaimed = unclaimed
+	}
 	walkByRole(c, &ag.refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusalIndex) *refusalIndex {
 		if idx == nil {
 			idx = &refusalIndex{}
@@ -302,7 +308,8 @@ func agentFields(c *snapCodec, ag *agent) {
 		c.time(&e.until)
 		return e
 	})
-	walkMap(c, &ag.inverse, "inverse-offer states", "inverse-offer state of framework", func(_ string, st *inverseState) *inverseState {
+	inverse := ag.inverse()
+	walkMap(c, &inverse, "inverse-offer states", "inverse-offer state of framework", func(_ string, st *inverseState) *inverseState {
 		if st == nil {
 			st = &inverseState{}
 		}
@@ -310,6 +317,9 @@ func agentFields(c *snapCodec, ag *agent) {
 		walkByte(c, &st.status)
 		return st
 	})
+	if len(inverse) > 0 || ag.rare != nil {
+		ag.more().inverse = inverse
+	}
 	walkList(c, &ag.outstanding, "outstanding offers", func(o *outstandingOffer) {
 		c.string(&o.id)
 		c.string(&o.framework)

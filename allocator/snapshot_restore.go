@@ -149,11 +149,11 @@ func (sn *snapState) checkAgents() error {
 			return err
 		}
 		ag := a.agents[id]
-		if fw, ok := leastKey(ag.unclaimed, func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
+		if fw, ok := leastKey(ag.unclaimed(), func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
 			return fmt.Errorf("agent %q: empty holding of %q", id, fw)
 		}
-		if fw, ok := leastKey(ag.inverse, func(_ string, st *inverseState) bool { return st.status > InverseDeclined }); ok {
-			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.inverse[fw].status)
+		if fw, ok := leastKey(ag.inverse(), func(_ string, st *inverseState) bool { return st.status > InverseDeclined }); ok {
+			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.inverse()[fw].status)
 		}
 	}
 	return nil
@@ -228,7 +228,7 @@ func (sn *snapState) resolve() error {
 		}
 	}
 	for _, id := range a.agentIDs {
-		if fwID, ok := leastKey(a.agents[id].inverse, func(fwID string, _ *inverseState) bool { return a.frameworks[fwID] == nil }); ok {
+		if fwID, ok := leastKey(a.agents[id].inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks[fwID] == nil }); ok {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
@@ -263,7 +263,8 @@ func (sn *snapState) attachHolds() error {
 		}
 		h := sh.h
 		h.res = h.res.Frozen()
-		ag.holds = append(ag.holds, h)
+		rare := ag.more()
+		rare.holds = append(rare.holds, h)
 	}
 	return nil
 }
@@ -313,7 +314,7 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
-		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds.of(fwID)} {
+		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds().of(fwID)} {
 			for _, role := range held.AllocationRoles() {
 				if role == "" {
 					return fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)

@@ -64,7 +64,7 @@ func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]r
 func (a *Allocator) claims(id string, roles []string, used map[string]resources.Resources) (map[string]bool, error) {
 	var out map[string]bool
 	for _, agentID := range a.agentIDs {
-		res, ok := a.agents[agentID].unclaimed[id]
+		res, ok := a.agents[agentID].unclaimed()[id]
 		if !ok {
 			continue
 		}
@@ -87,8 +87,8 @@ func (a *Allocator) claims(id string, roles []string, used map[string]resources.
 func (a *Allocator) claim(fw *framework, claims map[string]bool) {
 	for _, agentID := range slices.Sorted(maps.Keys(claims)) {
 		ag := a.agents[agentID]
-		res := ag.unclaimed[fw.id]
-		delete(ag.unclaimed, fw.id)
+		res := ag.unclaimed()[fw.id]
+		delete(ag.unclaimed(), fw.id)
 		a.trackInUse(fw, ag, res)
 	}
 }
@@ -96,7 +96,7 @@ func (a *Allocator) claim(fw *framework, claims map[string]bool) {
 // unclaimedQuantities returns the non-shared scalars of the agent's
 // unclaimed usage.
 func (ag *agent) unclaimedQuantities(q *resources.Quantities) {
-	for _, res := range ag.unclaimed {
+	for _, res := range ag.unclaimed() {
 		if res.HasShared() {
 			res = res.NonShared()
 		}

@@ -59,7 +59,7 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 		Total: ag.total.Clone(), Available: ag.available.Clone(),
 		Offered: ag.offered.clone(), Allocated: ag.allocated.clone(),
 	}
-	for _, h := range ag.holds {
+	for _, h := range ag.holds() {
 		if v.Held == nil {
 			v.Held, v.HeldUntil = map[string]resources.Resources{}, map[string]time.Time{}
 		}
@@ -70,7 +70,7 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 			v.HeldUntil[h.framework] = h.until
 		}
 	}
-	for k, r := range ag.unclaimed {
+	for k, r := range ag.unclaimed() {
 		if v.Unclaimed == nil {
 			v.Unclaimed = map[string]resources.Resources{}
 		}
