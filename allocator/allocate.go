@@ -667,10 +667,13 @@ func walk(s sorter.Sorter, visit func(string) bool) {
 // The walk callbacks are methods bound once (see New), so walking allocates
 // nothing.
 type cursor struct {
-	r           *run
-	ag          *agent
-	role        string
+	r    *run
+	ag   *agent
+	role string
+	// node and fs are the role's node and framework sorter, looked up once
+	// for the walk of its frameworks.
 	node        *roleNode
+	fs          *trackedSorter
 	unsatisfied resources.Quantities
 	// complete: every framework of the role was visited; madeOffer: one of
 	// them was offered something.
@@ -708,7 +711,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
 		return true
 	}
-	c.role, c.node = role, node
+	c.role, c.node, c.fs = role, node, fs
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
 	return true
 }
@@ -720,7 +723,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 	if c.unsatisfied.IsEmpty() {
 		return false
 	}
-	out, got := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, stageGuarantees, c.unsatisfied)
+	out, got := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
 	if out == exhausted {
 		return false
 	}
@@ -757,7 +760,7 @@ func (a *Allocator) fairRole(role string) bool {
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
-	c.role, c.node, c.complete, c.madeOffer = role, node, true, false
+	c.role, c.node, c.fs, c.complete, c.madeOffer = role, node, fs, true, false
 	start := len(a.explain.passes)
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
 	if !c.madeOffer {
@@ -773,7 +776,7 @@ func (a *Allocator) fairRole(role string) bool {
 // fairFramework is stage two's visit of a framework of the cursor's role.
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
-	out, _ := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, stageFairShare, resources.Quantities{})
+	out, _ := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
 	if out == exhausted || (out == offered && c.ag.available.IsEmpty()) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
@@ -850,10 +853,10 @@ func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, s
 	return passed, resources.Quantities{}
 }
 
-// offerTo makes fw an offer on ag in role if it can take one. It returns
-// what it did and, for an offer, the unreserved non-revocable quantities
-// offered.
-func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
+// offerTo makes fw an offer on ag in role (its node and framework sorter
+// fs) if it can take one. It returns what it did and, for an offer, the
+// unreserved non-revocable quantities offered.
+func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, fs *trackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
 		return passed, resources.Quantities{}
 	}
@@ -995,7 +998,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if st == stageGuarantees {
 		r.requiredHeadroom.Subtract(guaranteed.Quantities())
 	}
-	a.trackOffer(fw, ag, role, offeredRes, toOffer, whole)
+	a.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
 	if st == stageGuarantees {
 		return offered, guaranteed.Plus(additional).Quantities()
 	}
@@ -1030,9 +1033,9 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged
-// with role, plain is the same without the tag, and whole says it is all of
-// the agent's available resources.
-func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, plain resources.Resources, whole bool) {
+// with role (its node and framework sorter fs), plain is the same without
+// the tag, and whole says it is all of the agent's available resources.
+func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *roleNode, fs *trackedSorter, offered, plain resources.Resources, whole bool) {
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
 	if held := ag.offered.get(fw.id); held.IsEmpty() {
@@ -1042,7 +1045,7 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
-	counted := a.trackHeld(role, plain, true)
+	counted := a.trackHeldAt(node, role, plain, true)
 	// On an agent without reservations or revocable resources every scalar
 	// offered is what trackHeld has just counted, and its headroom is the
 	// available quantities: an offer of all of them takes that much from
@@ -1069,7 +1072,7 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, offered, p
 		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
 	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
-	sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, offered, &a.ch)
+	sorterAllocated(fs.Sorter, fw.id, ag.id, offered, &a.ch)
 	if !allHeadroom {
 		a.refreshHeadroom(ag)
 	}

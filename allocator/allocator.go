@@ -1385,10 +1385,19 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 // under their own role. It returns the unreserved non-revocable quantities
 // it counted, in a.scratch's storage: valid until the next call.
 func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) resources.Quantities {
+	return a.trackHeldAt(nil, role, plain, add)
+}
+
+// trackHeldAt is trackHeld with role's node at hand (nil: looked up).
+func (a *Allocator) trackHeldAt(node *roleNode, role string, plain resources.Resources, add bool) resources.Quantities {
 	q := &a.scratch
 	q.Reset()
 	reserved := plain.AddUnreservedQuantitiesTo(q)
-	a.roles.trackAllocatedUnreserved(role, *q, add)
+	if node != nil {
+		a.roles.trackAllocatedUnreservedAt(node, *q, add)
+	} else {
+		a.roles.trackAllocatedUnreserved(role, *q, add)
+	}
 	if !reserved {
 		return *q
 	}

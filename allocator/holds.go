@@ -181,7 +181,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 		return
 	}
 	held := plain.Allocate(p.heldIn).Frozen()
-	a.trackOffer(fw, ag, p.heldIn, held, plain, false)
+	a.trackOffer(fw, ag, p.heldIn, a.roles.get(p.heldIn), a.frameworkSorters[p.heldIn], held, plain, false)
 	ag.offered.set(fw.id, ag.offered.get(fw.id).Minus(held))
 	ag.more().holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {

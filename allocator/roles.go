@@ -126,7 +126,14 @@ func (t *roleTree) track(path string, q resources.Quantities, add bool, own, sub
 	if q.IsEmpty() {
 		return
 	}
-	n := t.ensure(path)
+	t.trackAt(t.ensure(path), q, add, own, subtree)
+}
+
+// trackAt is track with the node at hand.
+func (t *roleTree) trackAt(n *roleNode, q resources.Quantities, add bool, own, subtree func(*roleNode) *resources.Quantities) {
+	if q.IsEmpty() {
+		return
+	}
 	if own != nil {
 		adjust(own(n), q, add)
 	}
@@ -155,10 +162,17 @@ func (t *roleTree) trackAllocatedReserved(path string, q resources.Quantities, a
 // trackAllocatedUnreserved adds (or removes) unreserved non-revocable
 // scalars offered or allocated to frameworks under role path.
 func (t *roleTree) trackAllocatedUnreserved(path string, q resources.Quantities, add bool) {
-	t.track(path, q, add,
-		func(n *roleNode) *resources.Quantities { return &n.ownAllocated },
-		func(n *roleNode) *resources.Quantities { return &n.allocatedUnreserved })
+	t.track(path, q, add, ownAllocated, allocatedUnreserved)
 }
+
+// trackAllocatedUnreservedAt is trackAllocatedUnreserved with the role's
+// node at hand: an offer has it, and spares the lookup.
+func (t *roleTree) trackAllocatedUnreservedAt(n *roleNode, q resources.Quantities, add bool) {
+	t.trackAt(n, q, add, ownAllocated, allocatedUnreserved)
+}
+
+func ownAllocated(n *roleNode) *resources.Quantities        { return &n.ownAllocated }
+func allocatedUnreserved(n *roleNode) *resources.Quantities { return &n.allocatedUnreserved }
 
 // consumed returns what counts against a role's quota: every reservation in
 // its subtree, offered or not, plus the unreserved non-revocable scalars
