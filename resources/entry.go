@@ -3,6 +3,7 @@ package resources
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	"github.com/allot-go/allot/internal/names"
@@ -67,7 +68,43 @@ func allocRoleOf(role string) allocRole {
 	if role == "" {
 		return allocRole{}
 	}
-	return allocRole{unique.Make(role)}
+	h := roleHash(role)
+	set := roleCache[h%uint32(len(roleCache))][:]
+	for i := range set {
+		if c := set[i].Load(); c != nil && c.String() == role {
+			return *c
+		}
+	}
+	r := allocRole{unique.Make(role)}
+	for i := range set {
+		if set[i].Load() == nil {
+			set[i].Store(&r)
+			return r
+		}
+	}
+	set[h>>30].Store(&r) // a full set: evict one, by the hash's top bits
+	return r
+}
+
+// roleCache holds the roles interned last, in sets of four chosen by hash.
+// It finds a role without unique.Make, and it keeps the role's interned
+// copy alive: without it, a role whose offers were all declined would be
+// forgotten by the next collection and interned again, with several
+// allocations, by the next offer. Slots are loaded and stored atomically,
+// as Resources are used from any goroutine. The table is 128 KB of zeroed
+// memory, of which only the pages of slots in use are ever touched; it
+// keeps up to 16384 roles, a fifth role falling in a full set evicting
+// one of its four.
+var roleCache [1 << 12][4]atomic.Pointer[allocRole]
+
+// roleHash is FNV-1a: fixed, so that which roles share a slot does not
+// change from run to run.
+func roleHash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
 }
 
 // String returns the role, "" when unallocated.

@@ -2,7 +2,9 @@ package resources
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -497,9 +499,54 @@ func TestFrozenCopiesBeforeChange(t *testing.T) {
 
 // An entry is five machine words: a Resources of cpus, mem, disk and ports
 // fits in 160 bytes, the size class an agent's total, available resources
-// and each offer take (BENCHMARKS.md, "An allocation role in one word").
+// and each offer take (BENCHMARKS.md, "Fewer bytes an agent, again").
 func TestEntryIsFiveWords(t *testing.T) {
 	if got, want := unsafe.Sizeof(entry{}), 5*unsafe.Sizeof(uintptr(0)); got != want {
 		t.Fatalf("an entry takes %d bytes, want %d", got, want)
+	}
+}
+
+// TestAllocateKeepsRolesInterned: tagging resources with a role whose
+// tagged values are all gone (an offer declined, then a collection) does
+// not intern the role again: the one allocation is the tagged copy.
+func TestAllocateKeepsRolesInterned(t *testing.T) {
+	rs := MustParse("cpus:1;mem:10", "*")
+	role := fmt.Sprintf("kept-%d", rand.Int())
+	if got := rs.Allocate(role).AllocationRoles(); !slices.Equal(got, []string{role}) {
+		t.Fatalf("roles %q, want %q", got, role)
+	}
+	n := testing.AllocsPerRun(20, func() {
+		runtime.GC() // forgets what no value holds
+		if rs.Allocate(role).IsEmpty() {
+			t.Fatal("the tagged resources are empty")
+		}
+	})
+	if n > 1 {
+		t.Fatalf("tagging with a role no value held allocates %v times, want 1", n)
+	}
+}
+
+// TestAllocateFromManyGoroutines: tagging from several goroutines with more
+// roles than the cache of interned roles holds in a set gives every value
+// its own role (run with -race, it checks the cache's slots too).
+func TestAllocateFromManyGoroutines(t *testing.T) {
+	rs := MustParse("cpus:1", "*")
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for i := range 2000 {
+				role := fmt.Sprintf("g%d-r%d", g, i%300)
+				if got, ok := rs.Allocate(role).AllocationRole(); !ok || got != role {
+					done <- fmt.Errorf("tagged with %q: role %q", role, got)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
