@@ -59,8 +59,9 @@ type values struct {
 
 // allocRole is an entry's allocation role, interned: a role is one pointer
 // in every entry that carries it, and entries compare roles by pointer. The
-// zero value is no role (unallocated). unique's table forgets a role once no
-// entry holds it, so roles that come and go do not accumulate.
+// zero value is no role (unallocated). unique's table forgets a role once
+// neither an entry nor roleCache holds it, and roleCache is bounded, so
+// roles that come and go do not accumulate.
 type allocRole struct{ h unique.Handle[string] }
 
 // allocRoleOf interns role ("" is the zero allocRole).
