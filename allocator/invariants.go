@@ -346,6 +346,28 @@ func (c *invariantCheck) roleTree() {
 			c.fail("reservations for %s but no role node", role)
 		}
 	}
+	c.roleChildren(a.roles.root, "the root")
+	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
+		n := a.roles.nodes[path]
+		c.roleChildren(n, path)
+		if i, ok := slices.BinarySearchFunc(n.parent.children, path, byPath); !ok || n.parent.children[i] != n {
+			c.fail("role %s: not among its parent's children", path)
+		}
+	}
+}
+
+// roleChildren checks that n's children are its nodes, in path order.
+func (c *invariantCheck) roleChildren(n *roleNode, name string) {
+	for i, child := range n.children {
+		switch {
+		case child.parent != n:
+			c.fail("%s: child %s has another parent", name, child.path)
+		case c.a.roles.nodes[child.path] != child:
+			c.fail("%s: child %s is not the tree's node of its path", name, child.path)
+		case i > 0 && n.children[i-1].path >= child.path:
+			c.fail("%s: children %s and %s out of order", name, n.children[i-1].path, child.path)
+		}
+	}
 }
 
 // filters checks that refusal filters and framework agent lists name

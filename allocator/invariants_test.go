@@ -49,6 +49,13 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		}, "framework sorter web: web holds"},
 		{"role tree reserved", func(a *Allocator) { a.roles.get("web").reserved.Add(cpu) }, "role web: reserved"},
 		{"role tree allocated", func(a *Allocator) { a.roles.get("batch").allocatedUnreserved.Add(cpu) }, "role batch: allocated"},
+		{"role children order", func(a *Allocator) {
+			c := a.roles.root.children
+			c[0], c[1] = c[1], c[0]
+		}, "out of order"},
+		{"role missing from its parent", func(a *Allocator) {
+			a.roles.root.children = a.roles.root.children[1:]
+		}, "not among its parent's children"},
 		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
 		{"filter on unknown agent", func(a *Allocator) {
 			a.frameworks["batch"].filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}

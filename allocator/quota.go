@@ -1,11 +1,6 @@
 package allocator
 
-import (
-	"maps"
-	"slices"
-
-	"github.com/allot-go/allot/resources"
-)
+import "github.com/allot-go/allot/resources"
 
 // Quota arithmetic over the role tree: what guarantees are still unmet,
 // what headroom they need held back, and what limits leave a role. It
@@ -42,8 +37,8 @@ func (t *roleTree) unmet(n *roleNode) resources.Quantities {
 // roles' subtrees.
 func (t *roleTree) requiredHeadroom() resources.Quantities {
 	var q resources.Quantities
-	for _, path := range slices.Sorted(maps.Keys(t.root.children)) {
-		q.Add(t.unmet(t.root.children[path]))
+	for _, c := range t.root.children {
+		q.Add(t.unmet(c))
 	}
 	return q
 }

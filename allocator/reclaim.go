@@ -221,8 +221,8 @@ func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) 
 		}
 	}
 	if subtree {
-		for _, k := range slices.Sorted(maps.Keys(n.children)) {
-			if fw, role := a.beneficiary(n.children[k], true); fw != nil {
+		for _, c := range n.children {
+			if fw, role := a.beneficiary(c, true); fw != nil {
 				return fw, role
 			}
 		}
