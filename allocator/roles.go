@@ -13,8 +13,8 @@ import (
 // ancestors. Aggregates are hierarchical: a node's figures include its
 // descendants', so a child's consumption counts against every ancestor.
 type roleNode struct {
-	path     string
-	parent   *roleNode
+	path   string
+	parent *roleNode
 	// children are sorted by path: a slice costs a word a child where a
 	// map costs about 55 bytes, and runs walk them in order.
 	children []*roleNode
