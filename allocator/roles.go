@@ -15,8 +15,9 @@ import (
 type roleNode struct {
 	path   string
 	parent *roleNode
-	// children are sorted by path: a slice costs a word a child where a
-	// map costs about 55 bytes, and runs walk them in order.
+	// children are sorted by path, so that runs walk them in order
+	// without sorting a map's keys (the headroom for guarantees is summed
+	// over the root's children every run with quota).
 	children []*roleNode
 
 	// frameworks tracked under the role: subscribed, or still holding
