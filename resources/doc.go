@@ -147,5 +147,8 @@
 // Limits.Contains, Resources.AddQuantitiesTo, Resources.ContainsQuantities
 // and Resources.Contains when the contained side holds no whole items
 // (persistent volumes, MOUNT or BLOCK disks). Resource names are interned
-// to small integers so these compare integers, not strings.
+// to small integers so these compare integers, not strings. Allocation
+// roles are interned too (Go's unique package, with a bounded table of the
+// roles used last kept alive), so entries compare them by pointer and
+// tagging resources with a role used before allocates only the copy.
 package resources
