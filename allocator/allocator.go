@@ -761,6 +761,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 	a.uncapped()
 	a.observeFramework(fw, role)
 	s := a.frameworkSorters[role]
+	a.clearRefusalBits(fw, role)
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
 		delete(a.frameworkSorters, role)

@@ -402,6 +402,35 @@ func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refus
 	return true
 }
 
+// clearRefusalBits clears fw's bit in the agents' refusal indexes of role,
+// before fw leaves the role's framework sorter: the indexes know fw by its
+// number there, which the sorter may give to a framework added later, and
+// that framework must not inherit fw's refusals. fw's filters stay (a
+// framework that declines in a role it has left keeps its filter there);
+// should it come back, its filters are found by isFiltered, as any filter
+// not yet in an index is.
+func (a *Allocator) clearRefusalBits(fw *framework, role string) {
+	i, ok := a.sorterNum(role, fw.id)
+	if !ok {
+		return
+	}
+	clearOn := func(ag *agent) {
+		if idx, _ := ag.refusals.get(role); idx != nil {
+			idx.skip.Clear(i)
+		}
+	}
+	for agentID := range fw.filters[role] {
+		if ag := a.agents[agentID]; ag != nil {
+			clearOn(ag)
+		}
+	}
+	if s, ok := fw.whole[role]; ok {
+		for num := range s.all() {
+			clearOn(a.agentsByNum.at(num))
+		}
+	}
+}
+
 // forgetFilters drops fw's filters in role (every role when role is ""),
 // and their entries in the agents' indexes.
 func (a *Allocator) forgetFilters(fw *framework, role string) {
