@@ -57,6 +57,54 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	require.NoError(t, a.CheckInvariants())
 }
 
+// TestAgentsShareEqualTotals: agents added or updated with the same total
+// (the same entries in the same order) keep one storage of it, which
+// nothing changes in place; a total that differs, even only in its order,
+// keeps its own, and offers and runs are as without sharing.
+func TestAgentsShareEqualTotals(t *testing.T) {
+	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a, err := New(Options{Clock: clock.Now, Seed: 1})
+	require.NoError(t, err)
+	shape := "cpus:8;mem:4096;ports:[31000-32000]"
+	for _, id := range []string{"a1", "a2", "a3"} {
+		// A fresh value each time, as a host decoding agents' messages has.
+		require.NoError(t, a.AddAgent(id, AgentInfo{Hostname: id}, resources.MustParse(shape, "*"), nil))
+	}
+	require.NoError(t, a.AddAgent("a4", AgentInfo{Hostname: "a4"}, resources.MustParse("mem:4096;cpus:8;ports:[31000-32000]", "*"), nil))
+	ag := func(id string) *agent { return a.agents[id] }
+	require.True(t, ag("a1").total.Identical(ag("a2").total))
+	require.True(t, ag("a1").total.Identical(ag("a3").total))
+	require.False(t, ag("a1").total.Identical(ag("a4").total), "another order is another value")
+	require.Equal(t, "mem:4096; cpus:8; ports:[31000-32000]", ag("a4").total.String())
+
+	// A total given with allocation roles is stripped of them, then shared.
+	require.NoError(t, a.AddAgent("a5", AgentInfo{Hostname: "a5"}, resources.MustParse(shape, "*").Allocate("r"), nil))
+	require.True(t, ag("a1").total.Identical(ag("a5").total))
+
+	// An offer of a1's resources, and its use, leave the others' totals.
+	require.NoError(t, a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
+	res := a.AllocateAll()
+	require.Len(t, res.Offers, 5)
+	for _, o := range res.Offers {
+		if o.AgentID == "a1" {
+			require.NoError(t, a.UpdateAllocation("f1", "a1", o.Resources, nil))
+		}
+	}
+	for _, id := range []string{"a1", "a2", "a3", "a5"} {
+		require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag(id).total.String(), id)
+	}
+
+	// An update to a new total takes that shape's storage, or starts one.
+	bigger := "cpus:16;mem:4096;ports:[31000-32000]"
+	for _, id := range []string{"a2", "a3"} {
+		total := resources.MustParse(bigger, "*")
+		require.NoError(t, a.UpdateAgent(id, AgentInfo{Hostname: id}, &total))
+	}
+	require.True(t, ag("a2").total.Identical(ag("a3").total))
+	require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag("a1").total.String())
+	require.NoError(t, a.CheckInvariants())
+}
+
 // TestAgentRecordSize: the agent record fits the 512-byte size class, its
 // rarely used fields out of line (agentRare), and an agent with none of
 // them has none: neither a run nor a snapshot and its restore makes it.

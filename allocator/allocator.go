@@ -41,6 +41,9 @@ type Allocator struct {
 	// agentList holds the agents in the order of agentIDs, so that a run
 	// over every agent looks none up by id.
 	agentList []*agent
+	// shapes hands agents with the same total one storage of it: most
+	// clusters have a few machine shapes, and a total is 160 bytes or more.
+	shapes resources.Interner
 
 	roles            *roleTree
 	roleSorter       *trackedSorter
@@ -850,7 +853,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	ag := &agent{
 		id:     id,
 		info:   info.clone(),
-		total:  total.Unallocate(),
+		total:  a.shape(total),
 		active: true,
 		refGen: 1,
 	}
@@ -870,6 +873,15 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	}
 	a.pending[id] = struct{}{}
 	return nil
+}
+
+// shape returns total without allocation roles, in the storage of an
+// earlier agent's equal total when there is one (see Allocator.shapes).
+func (a *Allocator) shape(total resources.Resources) resources.Resources {
+	if role, ok := total.AllocationRole(); !ok || role != "" {
+		total = total.Unallocate().Frozen() // a copy of the caller's
+	}
+	return a.shapes.Intern(total)
 }
 
 // checkTotal validates an agent's total and returns its scalar quantities.
@@ -1108,7 +1120,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	if total != nil && !total.Unallocate().Equal(ag.total) {
 		changed = true
 		a.removeTotal(ag)
-		ag.total = total.Unallocate()
+		ag.total = a.shape(*total)
 		a.addTotal(ag)
 	}
 	if changed {

@@ -45,6 +45,16 @@
 //
 // Resources marshal to and from Mesos's JSON shape with encoding/json.
 //
+// A value can be shared by many holders without a copy each once it is
+// frozen (Frozen). An Interner goes further for values made apart: it hands
+// values with the same entries one frozen storage, so a cluster's agents of
+// a few machine shapes keep a few totals between them:
+//
+//	var shapes resources.Interner
+//	total := shapes.Intern(resources.MustParse("cpus:24;mem:4096", "*"))
+//	same := shapes.Intern(resources.MustParse("cpus:24;mem:4096", "*"))
+//	total.Identical(same) // true
+//
 // The package's types are not safe for concurrent use by several goroutines
 // when one of them changes a value in place.
 //

@@ -215,3 +215,17 @@ func ExampleResources_Contains() {
 	// false false
 	// disk(db)[id:logs,path:logs]<SHARED>:10<2> 2 true false
 }
+
+// Agents of one machine shape, their totals decoded apart, keep one storage
+// of it between them.
+func ExampleInterner() {
+	var shapes resources.Interner
+	a := shapes.Intern(resources.MustParse("cpus:24;mem:4096;ports:[31000-32000]", "*"))
+	b := shapes.Intern(resources.MustParse("cpus:24;mem:4096;ports:[31000-32000]", "*"))
+	c := shapes.Intern(resources.MustParse("cpus:48;mem:8192;ports:[31000-32000]", "*"))
+	fmt.Println(a.Identical(b), a.Identical(c))
+	fmt.Println(b)
+	// Output:
+	// true false
+	// cpus:24; mem:4096; ports:[31000-32000]
+}
