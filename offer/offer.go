@@ -2,6 +2,7 @@ package offer
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-go/allot/resources"
@@ -53,7 +54,8 @@ func (g *IDs) Next() string {
 }
 
 // NextN returns n new ids, the same as n calls of Next would, made in two
-// allocations whatever n is: the ids are parts of one string.
+// allocations whatever n is: the ids are parts of one string, written once
+// (its length is known before).
 func (g *IDs) NextN(n int) []string {
 	if n <= 0 {
 		return nil
@@ -62,22 +64,39 @@ func (g *IDs) NextN(n int) []string {
 	if p == "" {
 		p = "o"
 	}
-	buf := make([]byte, 0, n*(len(p)+8))
-	ends := make([]int, n)
-	for i := range n {
-		g.last++
-		buf = append(buf, p...)
-		buf = strconv.AppendUint(buf, g.last, 10)
-		ends[i] = len(buf)
+	size, v := 0, g.last
+	for range n {
+		v++
+		size += len(p) + decimalDigits(v)
 	}
-	all := string(buf)
+	var b strings.Builder
+	b.Grow(size)
+	var digits [20]byte
+	for range n {
+		g.last++
+		b.WriteString(p)
+		b.Write(strconv.AppendUint(digits[:0], g.last, 10))
+	}
+	all := b.String()
 	out := make([]string, n)
-	start := 0
-	for i, end := range ends {
+	start, v := 0, g.last-uint64(n)
+	for i := range out {
+		v++
+		end := start + len(p) + decimalDigits(v)
 		out[i] = all[start:end]
 		start = end
 	}
 	return out
+}
+
+// decimalDigits is the length of v in base 10.
+func decimalDigits(v uint64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
 }
 
 // Last returns the number of ids handed out.

@@ -2,6 +2,7 @@ package offer
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -164,5 +165,24 @@ func TestIDsNextN(t *testing.T) {
 	}
 	if many.Last() != 12 || many.NextN(0) != nil {
 		t.Fatalf("Last = %d after 12 ids", many.Last())
+	}
+
+	// Across the lengths of the numbers (9 to 10, 99 to 100, ...), with
+	// the default prefix, and where the counter wraps as Next's does.
+	for _, from := range []uint64{0, 5, 95, 995, 99995, math.MaxUint64 - 3} {
+		one, many := IDs{last: from}, IDs{last: from}
+		got := many.NextN(10)
+		for i := range 10 {
+			if want := one.Next(); got[i] != want {
+				t.Fatalf("from %d, id %d: NextN %q, Next %q", from, i, got[i], want)
+			}
+		}
+		if many.Last() != one.Last() {
+			t.Fatalf("from %d: Last %d after NextN, %d after Next", from, many.Last(), one.Last())
+		}
+	}
+	var ids IDs
+	if allocs := testing.AllocsPerRun(10, func() { ids.NextN(1000) }); allocs > 2 {
+		t.Fatalf("NextN(1000) made %.0f allocations, want 2", allocs)
 	}
 }
