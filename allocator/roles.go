@@ -31,9 +31,6 @@ type roleNode struct {
 	// allocatedUnreserved: unreserved, non-revocable scalars offered or
 	// allocated to frameworks under the subtree (by allocation role).
 	allocatedUnreserved resources.Quantities
-	// ownReserved and ownAllocated are this role's own shares of the above,
-	// kept to know when a node can be dropped.
-	ownReserved, ownAllocated resources.Quantities
 	// allocatedReserved: scalar reservations (by reservation role) in the
 	// subtree that are offered or allocated.
 	allocatedReserved resources.Quantities
@@ -103,8 +100,7 @@ func (t *roleTree) prune(path string) {
 	n := t.nodes[path]
 	for n != nil && n != t.root {
 		if len(n.children) > 0 || n.frameworks.len() > 0 || !n.quota.IsZero() ||
-			!n.ownReserved.IsEmpty() || !n.ownAllocated.IsEmpty() || !n.reserved.IsEmpty() ||
-			!n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
+			!n.reserved.IsEmpty() || !n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
 			return
 		}
 		if _, ok := t.weights[n.path]; ok {
@@ -127,23 +123,20 @@ func adjust(q *resources.Quantities, by resources.Quantities, add bool) {
 	}
 }
 
-// track adds q to (or removes it from) one figure of the node of path, its
-// own part (when own is not nil) and the subtree aggregate of the node and
-// every ancestor.
-func (t *roleTree) track(path string, q resources.Quantities, add bool, own, subtree func(*roleNode) *resources.Quantities) {
+// track adds q to (or removes it from) one subtree figure of the node of
+// path and of every ancestor. A leaf's figures are its own; a node with
+// children is never pruned, so no node keeps its own part apart.
+func (t *roleTree) track(path string, q resources.Quantities, add bool, subtree func(*roleNode) *resources.Quantities) {
 	if q.IsEmpty() {
 		return
 	}
-	t.trackAt(t.ensure(path), q, add, own, subtree)
+	t.trackAt(t.ensure(path), q, add, subtree)
 }
 
 // trackAt is track with the node at hand.
-func (t *roleTree) trackAt(n *roleNode, q resources.Quantities, add bool, own, subtree func(*roleNode) *resources.Quantities) {
+func (t *roleTree) trackAt(n *roleNode, q resources.Quantities, add bool, subtree func(*roleNode) *resources.Quantities) {
 	if q.IsEmpty() {
 		return
-	}
-	if own != nil {
-		adjust(own(n), q, add)
 	}
 	for ; n != t.root; n = n.parent {
 		adjust(subtree(n), q, add)
@@ -152,9 +145,7 @@ func (t *roleTree) trackAt(n *roleNode, q resources.Quantities, add bool, own, s
 
 // trackReserved adds (or removes) reservations whose current role is path.
 func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) {
-	t.track(path, q, add,
-		func(n *roleNode) *resources.Quantities { return &n.ownReserved },
-		func(n *roleNode) *resources.Quantities { return &n.reserved })
+	t.track(path, q, add, func(n *roleNode) *resources.Quantities { return &n.reserved })
 	if !add {
 		t.prune(path)
 	}
@@ -163,23 +154,22 @@ func (t *roleTree) trackReserved(path string, q resources.Quantities, add bool) 
 // trackAllocatedReserved adds (or removes) offered or allocated
 // reservations whose current role is path.
 func (t *roleTree) trackAllocatedReserved(path string, q resources.Quantities, add bool) {
-	t.track(path, q, add, nil,
+	t.track(path, q, add,
 		func(n *roleNode) *resources.Quantities { return &n.allocatedReserved })
 }
 
 // trackAllocatedUnreserved adds (or removes) unreserved non-revocable
 // scalars offered or allocated to frameworks under role path.
 func (t *roleTree) trackAllocatedUnreserved(path string, q resources.Quantities, add bool) {
-	t.track(path, q, add, ownAllocated, allocatedUnreserved)
+	t.track(path, q, add, allocatedUnreserved)
 }
 
 // trackAllocatedUnreservedAt is trackAllocatedUnreserved with the role's
 // node at hand: an offer has it, and spares the lookup.
 func (t *roleTree) trackAllocatedUnreservedAt(n *roleNode, q resources.Quantities, add bool) {
-	t.trackAt(n, q, add, ownAllocated, allocatedUnreserved)
+	t.trackAt(n, q, add, allocatedUnreserved)
 }
 
-func ownAllocated(n *roleNode) *resources.Quantities        { return &n.ownAllocated }
 func allocatedUnreserved(n *roleNode) *resources.Quantities { return &n.allocatedUnreserved }
 
 // consumed returns what counts against a role's quota: every reservation in
