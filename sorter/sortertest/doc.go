@@ -19,9 +19,11 @@
 //     disappear with their children (Hierarchy, SplitAndJoinKeepState,
 //     InternalNodeIsNotAClient);
 //   - weights: the weights UpdateWeight accepts (Weights);
-//   - order: Sort returns each active client once, and a sorter.Stable
-//     sorter sorts the same while nothing changes
-//     (SortIsEachActiveClientOnce, StableSortsTheSameTwice).
+//   - order: Sort returns each active client once, a sorter.Stable
+//     sorter sorts the same while nothing changes, and a sorter.Indexed
+//     one numbers its clients apart and walks past the numbers it is told
+//     to skip (SortIsEachActiveClientOnce, StableSortsTheSameTwice,
+//     IndexedWalksAgree).
 //
 // RunFair adds the ordering behaviours of a dominant resource fairness
 // sorter, the sorter package's DRF among them:

@@ -90,3 +90,53 @@ func stableSortsTheSameTwice(c checker) {
 		}
 	}
 }
+
+// indexedWalksAgree checks, for a sorter.Indexed sorter, that present
+// clients have distinct numbers and that WalkExcept visits Walk's order
+// less the clients whose numbers it is told to skip. The allocator keeps
+// the frameworks that refused an agent by these numbers and walks past
+// them.
+func indexedWalksAgree(c checker) {
+	idx, ok := c.s.(sorter.Indexed)
+	if !ok {
+		c.t.Skip("not a sorter.Indexed")
+	}
+	if _, ok := c.s.(sorter.Stable); !ok {
+		c.t.Skip("not a sorter.Stable: two walks need not agree")
+	}
+	clients := []string{"a", "b/c", "b/d", "e", "f", "g"}
+	c.add(clients...)
+	c.activate(clients...)
+	c.alloc("a", "s1", "cpus:2;mem:10")
+	c.alloc("b/c", "s1", "cpus:1;mem:30")
+	c.alloc("f", "s1", "mem:5")
+	seen := map[int]string{}
+	for _, cl := range clients {
+		i, ok := idx.Index(cl)
+		if !ok {
+			c.t.Fatalf("Index(%q) = false for a present client", cl)
+		}
+		if other, dup := seen[i]; dup {
+			c.t.Fatalf("%q and %q share number %d", other, cl, i)
+		}
+		seen[i] = cl
+	}
+	if _, ok := idx.Index("x"); ok {
+		c.t.Fatal("Index(x) = true for a client not present")
+	}
+	var order []string
+	idx.Walk(func(cl string) bool { order = append(order, cl); return true })
+	for _, skipped := range [][]string{nil, {"e"}, {"a", "b/d", "g"}, clients} {
+		var skip sorter.Bitset
+		for _, cl := range skipped {
+			i, _ := idx.Index(cl)
+			skip.Set(i)
+		}
+		want := slices.DeleteFunc(slices.Clone(order), func(cl string) bool { return slices.Contains(skipped, cl) })
+		var got []string
+		idx.WalkExcept(skip, func(cl string) bool { got = append(got, cl); return true })
+		if !slices.Equal(got, want) {
+			c.t.Fatalf("WalkExcept skipping %q visited %q, want %q", skipped, got, want)
+		}
+	}
+}

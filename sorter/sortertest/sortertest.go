@@ -53,5 +53,6 @@ func Run(t *testing.T, newSorter sorter.Factory) {
 		{"FailedCallsChangeNothing", seeded, failedCallsChangeNothing},
 		{"SortIsEachActiveClientOnce", seeded, sortIsEachActiveClientOnce},
 		{"StableSortsTheSameTwice", seeded, stableSortsTheSameTwice},
+		{"IndexedWalksAgree", seeded, indexedWalksAgree},
 	})
 }
