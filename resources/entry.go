@@ -76,6 +76,7 @@ func allocRoleOf(role string) allocRole {
 			return *c
 		}
 	}
+	roleInterns.Add(1)
 	r := allocRole{unique.Make(role)}
 	for i := range set {
 		if set[i].Load() == nil {
@@ -97,6 +98,10 @@ func allocRoleOf(role string) allocRole {
 // keeps up to 16384 roles, a fifth role falling in a full set evicting
 // one of its four.
 var roleCache [1 << 12][4]atomic.Pointer[allocRole]
+
+// roleInterns counts the roles allocRoleOf did not find in roleCache and
+// interned, so that a test can tell a role found from one interned again.
+var roleInterns atomic.Uint64
 
 // roleHash is FNV-1a: fixed, so that which roles share a slot does not
 // change from run to run.
