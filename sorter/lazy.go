@@ -38,10 +38,9 @@ type LazyDRF struct {
 	// numbered: a client was added (and maybe removed), so the tree's
 	// numbers have one slot, free while no client is present.
 	numbered bool
-	// agents are the added agents' totals in the order they were added;
-	// total is their sum, as the tree keeps it.
+	// agents are the added agents' totals in the order they were added
+	// (the pool is their sum, see pool: an allocator's sorters have one).
 	agents []savedQuantities
-	total  resources.Quantities
 	// order is Sort's result.
 	order []string
 }
@@ -89,7 +88,7 @@ func (l *LazyDRF) replay() *DRF {
 func (l *LazyDRF) built() *DRF {
 	if l.d == nil {
 		l.d = l.replay()
-		l.client, l.charged, l.agents, l.total, l.order = "", resources.Quantities{}, nil, resources.Quantities{}, nil
+		l.client, l.charged, l.agents, l.order = "", resources.Quantities{}, nil, nil
 	}
 	return l.d
 }
@@ -263,15 +262,25 @@ func (l *LazyDRF) AddAgent(agent string, total resources.Quantities) {
 	i := slices.IndexFunc(l.agents, func(a savedQuantities) bool { return a.key == agent })
 	if i < 0 {
 		l.agents = append(l.agents, savedQuantities{key: agent, q: total.Clone()})
-		l.total.Add(total)
 		return
 	}
-	if l.agents[i].q.Equal(total) {
-		return
+	if !l.agents[i].q.Equal(total) {
+		l.agents[i].q = total.Clone()
 	}
-	l.total.Subtract(l.agents[i].q)
-	l.agents[i].q = total.Clone()
-	l.total.Add(total)
+}
+
+// pool returns the sum of the agents' totals, which the tree keeps as
+// its total: the one agent's own when there is one (an allocator's sorters
+// have only the pool), so that no second copy is kept.
+func (l *LazyDRF) pool() resources.Quantities {
+	if len(l.agents) == 1 {
+		return l.agents[0].q
+	}
+	var sum resources.Quantities
+	for _, a := range l.agents {
+		sum.Add(a.q)
+	}
+	return sum
 }
 
 // RemoveAgent removes agent's total from the pool (see DRF.RemoveAgent).
@@ -283,7 +292,6 @@ func (l *LazyDRF) RemoveAgent(agent string) error {
 	if i < 0 {
 		return fmt.Errorf("%w %q", ErrUnknownAgent, agent)
 	}
-	l.total.Subtract(l.agents[i].q)
 	l.agents = slices.Delete(l.agents, i, i+1)
 	return nil
 }
@@ -359,7 +367,7 @@ func (l *LazyDRF) Stable() {}
 // paths ask a replay.
 func (l *LazyDRF) ShareOf(path string) float64 {
 	if l.is(path) {
-		s, _ := l.charged.DominantShare(l.total, l.cfg.FairnessExcluded)
+		s, _ := l.charged.DominantShare(l.pool(), l.cfg.FairnessExcluded)
 		return s
 	}
 	return l.view().ShareOf(path)
@@ -422,10 +430,7 @@ func (l *LazyDRF) adopt(d *DRF) bool {
 		l.client, l.present, l.active, l.charged, l.count = leaf.client, true, leaf.active, leaf.charged.Clone(), leaf.count
 	}
 	l.numbered = len(t.byIndex) == 1
-	for _, a := range t.savedAgents() {
-		l.agents = append(l.agents, a)
-		l.total.Add(a.q)
-	}
+	l.agents = append(l.agents, t.savedAgents()...)
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/allot-go/allot/resources"
 )
@@ -335,5 +336,14 @@ func TestLazyDRFRestore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLazyDRFIsSmall: the sorter of one framework keeps no sum of its
+// agents' totals beside them (an allocator's framework sorters have one
+// agent, the pool), so its record fits the 160-byte size class.
+func TestLazyDRFIsSmall(t *testing.T) {
+	if got := unsafe.Sizeof(LazyDRF{}); got > 160 {
+		t.Fatalf("a LazyDRF takes %d bytes, want at most 160", got)
 	}
 }
