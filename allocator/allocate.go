@@ -434,7 +434,15 @@ func (a *Allocator) whitelisted(ag *agent) bool {
 func (a *Allocator) refreshSorterTotals() {
 	refresh := func(s *trackedSorter) {
 		if s.totalsVersion != a.totalsVersion {
-			s.AddAgent(poolAgent, a.totals.Clone())
+			total := a.totals
+			switch s.Sorter.(type) {
+			case *sorter.DRF, *sorter.LazyDRF:
+				// They keep a copy of their own; a sorter of another kind
+				// may keep what it is given, and the totals change in place.
+			default:
+				total = total.Clone()
+			}
+			s.AddAgent(poolAgent, total)
 			s.totalsVersion = a.totalsVersion
 		}
 	}
