@@ -430,21 +430,21 @@ func (a *Allocator) whitelisted(ag *agent) bool {
 }
 
 // refreshSorterTotals tells every sorter the current cluster totals, once
-// per change.
+// per change. The sorters may keep what they are given (see
+// sorter.Sorter.AddAgent) and the totals change in place: they share one
+// copy of them, made once per change.
 func (a *Allocator) refreshSorterTotals() {
+	var total resources.Quantities
+	copied := false
 	refresh := func(s *trackedSorter) {
-		if s.totalsVersion != a.totalsVersion {
-			total := a.totals
-			switch s.Sorter.(type) {
-			case *sorter.DRF, *sorter.LazyDRF:
-				// They keep a copy of their own; a sorter of another kind
-				// may keep what it is given, and the totals change in place.
-			default:
-				total = total.Clone()
-			}
-			s.AddAgent(poolAgent, total)
-			s.totalsVersion = a.totalsVersion
+		if s.totalsVersion == a.totalsVersion {
+			return
 		}
+		if !copied {
+			total, copied = a.totals.Clone(), true
+		}
+		s.AddAgent(poolAgent, total)
+		s.totalsVersion = a.totalsVersion
 	}
 	refresh(a.roleSorter)
 	for _, s := range a.frameworkSorters {

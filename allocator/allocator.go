@@ -1117,11 +1117,13 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	if changed {
 		ag.version++
 	}
-	if total != nil && !total.Unallocate().Equal(ag.total) {
-		changed = true
-		a.removeTotal(ag)
-		ag.total = a.shape(*total)
-		a.addTotal(ag)
+	if total != nil {
+		if shaped := a.shape(*total); !shaped.Equal(ag.total) {
+			changed = true
+			a.removeTotal(ag)
+			ag.total = shaped
+			a.addTotal(ag)
+		}
 	}
 	if changed {
 		a.pending[id] = struct{}{}

@@ -52,7 +52,7 @@ func sameEntries(a, b Resources) bool {
 	if len(a.entries) != len(b.entries) {
 		return false
 	}
-	if len(a.entries) > 0 && &a.entries[0] == &b.entries[0] {
+	if a.Identical(b) {
 		return true // one storage
 	}
 	for i := range a.entries {

@@ -110,7 +110,10 @@ type Sorter interface {
 	// over agents (shared resources counted once per agent).
 	AllocationQuantities(client string) resources.Quantities
 
-	// AddAgent sets the scalar total an agent contributes to the pool.
+	// AddAgent sets the scalar total an agent contributes to the pool. An
+	// implementation may keep total without copying it, and must not change
+	// it: the caller does not change it in place afterwards, and may hand
+	// the same value to other sorters.
 	AddAgent(agent string, total resources.Quantities)
 	// RemoveAgent removes an agent's total from the pool.
 	RemoveAgent(agent string) error
