@@ -309,8 +309,11 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	// Offers of stage two to roles whose guarantees are unmet lower the
 	// headroom held for them, which may uncap roles parked with the
 	// headroom the run started with: the next run looks at them again.
-	if r.quota && !r.requiredHeadroom.IsEmpty() && !a.roles.requiredHeadroom().Equal(r.requiredHeadroom) {
-		a.uncapped()
+	if r.quota && !r.requiredHeadroom.IsEmpty() {
+		a.roles.requiredHeadroomInto(&a.roles.requiredBuf)
+		if !a.roles.requiredBuf.Equal(r.requiredHeadroom) {
+			a.uncapped()
+		}
 	}
 	// Roles capped during the run stay parked with those capped from its
 	// start, unless a guarantee is unmet in their ancestry.

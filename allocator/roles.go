@@ -57,10 +57,10 @@ type roleTree struct {
 	weights map[string]float64
 	// epochs is the last epoch handed out (newEpoch).
 	epochs uint64
-	// unmetBuf, limitsBuf and leftBuf hold quota figures worked out on
-	// the hot path (quota.go).
-	unmetBuf           resources.Quantities
-	limitsBuf, leftBuf resources.Limits
+	// unmetBuf, needBuf, requiredBuf, limitsBuf and leftBuf hold quota
+	// figures worked out on the hot path (quota.go).
+	unmetBuf, needBuf, requiredBuf resources.Quantities
+	limitsBuf, leftBuf             resources.Limits
 }
 
 // newEpoch returns an epoch no node has had.
