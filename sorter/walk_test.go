@@ -239,3 +239,51 @@ func TestBitsetAll(t *testing.T) {
 	}
 	require.Equal(t, []int{0, 5}, first, "stops when the loop does")
 }
+
+// A client charged after a walk stopped at it (the allocator's pattern:
+// offer to the first, charge it, walk again) is re-filed before the next
+// walk, whether the charge moves it or not. Walks after charges of every
+// size to the first client, and now and then a release, visit the
+// reference's order, in a flat sorter, under a common parent, and for a
+// lone client.
+func TestWalkAfterChargingTheFirstMatchesReference(t *testing.T) {
+	for _, prefix := range []string{"", "team/", "solo/"} {
+		seed := uint64(20261127)
+		rng := rand.New(rand.NewPCG(seed, uint64(len(prefix))))
+		d, r := NewDRF(Config{}), newRef(resources.NameSet{})
+		total := resources.MustParseQuantities("cpus:100;mem:100000")
+		d.AddAgent("a", total)
+		r.AddAgent("a", total)
+		clients := 12
+		if prefix == "solo/" {
+			clients = 1 // the one child of its parent, and of the root
+		}
+		for i := range clients {
+			c := fmt.Sprintf("%sc%02d", prefix, i)
+			require.NoError(t, d.Add(c))
+			require.NoError(t, r.Add(c))
+			require.NoError(t, d.Activate(c))
+			require.NoError(t, r.setActive(c, true))
+		}
+		for step := range 400 {
+			var first string
+			d.Walk(func(c string) bool { first = c; return false })
+			require.NotEmpty(t, first)
+			amounts := []string{"mem:1", "cpus:0.01", "cpus:1;mem:500", "cpus:9;mem:20000"}
+			res := resources.MustParse(amounts[rng.IntN(len(amounts))], "*")
+			if rng.IntN(8) == 0 && !r.quantities([]string{first}).IsEmpty() {
+				held := resources.Resources{}
+				for _, x := range r.clients[first].alloc {
+					held.Add(x)
+				}
+				require.NoError(t, d.Unallocated(first, "a", held))
+				require.NoError(t, r.Unallocated(first, "a", held))
+			} else {
+				require.NoError(t, d.Allocated(first, "a", res))
+				require.NoError(t, r.Allocated(first, "a", res))
+			}
+			require.Equal(t, r.Sort(), walkAll(d), "seed %d, prefix %q, step %d", seed, prefix, step)
+		}
+		require.NoError(t, checkTree(&d.t))
+	}
+}
