@@ -113,6 +113,8 @@ type Allocator struct {
 	// candidateIDs the ids of a run over every agent.
 	runAgents    []*agent
 	candidateIDs []string
+	// grouping is groupOffers's working storage, kept between runs.
+	grouping offerGrouping
 
 	// revocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.
