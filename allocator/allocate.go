@@ -369,8 +369,10 @@ func (a *Allocator) refreshSorterTotals() {
 		s.totalsVersion = a.totalsVersion
 	}
 	refresh(a.roleSorter)
-	for _, s := range a.frameworkSorters {
-		refresh(s)
+	for _, n := range a.roles.nodes {
+		if n.fs != nil {
+			refresh(n.fs)
+		}
 	}
 }
 
@@ -501,8 +503,8 @@ func (a *Allocator) parkCapped(r *run) {
 	}
 	a.unpark()
 	a.parkedEpoch = a.capEpoch
-	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
-		if node := a.roles.get(role); node != nil && a.roles.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
+	for _, role := range a.rolesWithSorters() {
+		if node := a.roles.get(role); a.roles.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 			_ = a.roleSorter.Deactivate(role)
 			a.parked = append(a.parked, role)
 		}
@@ -637,7 +639,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 		}
 		return true
 	}
-	fs := a.frameworkSorters[role]
+	fs := node.fs
 	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
 		return true
 	}
@@ -674,10 +676,10 @@ func (a *Allocator) fairRole(role string) bool {
 		return false
 	}
 	node := a.roles.get(role)
-	fs := a.frameworkSorters[role]
-	if node == nil || fs == nil {
+	if node == nil || node.fs == nil {
 		return true
 	}
+	fs := node.fs
 	if a.capped(c.r, node) {
 		// Hide the role from the role sorter for the rest of the run.
 		if a.parksRoles() {

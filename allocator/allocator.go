@@ -45,9 +45,11 @@ type Allocator struct {
 	// clusters have a few machine shapes, and a total is 160 bytes or more.
 	shapes resources.Interner
 
-	roles            *roleTree
-	roleSorter       *trackedSorter
-	frameworkSorters map[string]*trackedSorter
+	roles      *roleTree
+	roleSorter *trackedSorter
+	// sorterRoles counts the roles with a framework sorter (in their
+	// role tree node), for the salt of the next one.
+	sorterRoles int
 
 	// totals is the sum of every agent's scalar totals; totalsVersion
 	// changes with it so sorters learn the new pool lazily.
@@ -389,23 +391,22 @@ func (a *Allocator) init(opts Options) {
 	opts = opts.withDefaults()
 	pcg, cutPCG := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74), rand.NewPCG(0, 0)
 	*a = Allocator{
-		opts:             opts,
-		rng:              rand.New(pcg),
-		pcg:              pcg,
-		cutRand:          rand.New(cutPCG),
-		cutPCG:           cutPCG,
-		excluded:         resources.NewNameSet(opts.FairnessExcludedResources...),
-		frameworks:       map[string]*framework{},
-		agents:           map[string]*agent{},
-		preempting:       map[taskRef]*pendingPreemption{},
-		ledgerBuilt:      true,
-		tookAt:           map[string]uint64{},
-		roles:            newRoleTree(),
-		frameworkSorters: map[string]*trackedSorter{},
-		pending:          map[string]struct{}{},
-		capEpoch:         1,
-		offerIDs:         offer.IDs{Prefix: "offer-"},
-		inverseOfferIDs:  offer.IDs{Prefix: "inverse-offer-"},
+		opts:            opts,
+		rng:             rand.New(pcg),
+		pcg:             pcg,
+		cutRand:         rand.New(cutPCG),
+		cutPCG:          cutPCG,
+		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
+		frameworks:      map[string]*framework{},
+		agents:          map[string]*agent{},
+		preempting:      map[taskRef]*pendingPreemption{},
+		ledgerBuilt:     true,
+		tookAt:          map[string]uint64{},
+		roles:           newRoleTree(),
+		pending:         map[string]struct{}{},
+		capEpoch:        1,
+		offerIDs:        offer.IDs{Prefix: "offer-"},
+		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
 	}
 	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {
@@ -722,13 +723,12 @@ func (fw *framework) pickRoles(roles []string) ([]string, error) {
 // "active, subscribed and not suppressed", and marks the role changed (its
 // epoch), since the framework's filters, info or state may have changed.
 func (a *Allocator) syncActivation(fw *framework, role string) {
-	s := a.frameworkSorters[role]
-	if s == nil {
+	n := a.roles.get(role)
+	if n == nil || n.fs == nil {
 		return
 	}
-	if n := a.roles.get(role); n != nil {
-		n.epoch = a.roles.newEpoch()
-	}
+	s := n.fs
+	n.epoch = a.roles.newEpoch()
 	a.observeFramework(fw, role)
 	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
 	if fw.active && subscribed && !suppressed {
@@ -736,6 +736,29 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	} else {
 		_ = s.Deactivate(fw.id)
 	}
+}
+
+// frameworkSorter returns the framework sorter of role, nil while no
+// framework is tracked under it. It lives in the role's node: one lookup
+// finds both, and no map of sorters by role is kept beside the tree.
+func (a *Allocator) frameworkSorter(role string) *trackedSorter {
+	if n := a.roles.get(role); n != nil {
+		return n.fs
+	}
+	return nil
+}
+
+// rolesWithSorters returns the roles with a framework sorter, in path
+// order.
+func (a *Allocator) rolesWithSorters() []string {
+	roles := make([]string, 0, a.sorterRoles)
+	for path, n := range a.roles.nodes {
+		if n.fs != nil {
+			roles = append(roles, path)
+		}
+	}
+	slices.Sort(roles)
+	return roles
 }
 
 func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
@@ -749,11 +772,12 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 		_ = a.roleSorter.Add(role)
 		_ = a.roleSorter.Activate(role)
 	}
-	s, ok := a.frameworkSorters[role]
-	if !ok {
-		salt := uint64(len(a.frameworkSorters) + 1)
+	s := node.fs
+	if s == nil {
+		a.sorterRoles++
+		salt := uint64(a.sorterRoles)
 		s = &trackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), salt: salt}
-		a.frameworkSorters[role] = s
+		node.fs = s
 	}
 	_ = s.Add(fw.id)
 	a.syncActivation(fw, role)
@@ -765,17 +789,19 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 	}
 	a.uncapped()
 	a.observeFramework(fw, role)
-	s := a.frameworkSorters[role]
+	node := a.roles.get(role)
+	s := node.fs
 	a.clearRefusalBits(fw, role)
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
-		delete(a.frameworkSorters, role)
+		node.fs = nil
+		a.sorterRoles--
 		_ = a.roleSorter.Remove(role)
 		// A role that leaves the sorter leaves the parked roles too, so
 		// that they name only roles the sorter has.
 		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
-	if node := a.roles.get(role); node != nil {
+	if node != nil {
 		node.frameworks.remove(fw.id)
 		a.roles.prune(role)
 	}
@@ -1328,7 +1354,7 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 			}
 		}
 		sorterAllocated(a.roleSorter.Sorter, role, ag.id, part, &a.ch)
-		sorterAllocated(a.frameworkSorters[role].Sorter, fw.id, ag.id, part, &a.ch)
+		sorterAllocated(a.frameworkSorter(role).Sorter, fw.id, ag.id, part, &a.ch)
 		a.trackHeld(role, plain, true)
 	}
 	if recompute {
@@ -1375,7 +1401,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 			a.observeTaken(fw, role, taken, a.ch.q)
 		}
 		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
-		if s := a.frameworkSorters[role]; s != nil {
+		if s := a.frameworkSorter(role); s != nil {
 			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
 		}
 		a.trackHeld(role, part, false)

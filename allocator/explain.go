@@ -730,7 +730,7 @@ func (e *explainer) shares(role string, agents []AgentReason, winner, winnerRole
 		}
 		return -1, -1
 	}
-	fs := e.a.frameworkSorters[role]
+	fs := e.a.frameworkSorter(role)
 	if fs == nil {
 		return -1, -1
 	}

@@ -275,8 +275,8 @@ func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refu
 // sorter, which the refusal indexes are kept by; false when the sorter
 // does not number its clients (sorter.Indexed) or does not know it.
 func (a *Allocator) sorterNum(role, fwID string) (int, bool) {
-	s, ok := a.frameworkSorters[role]
-	if !ok {
+	s := a.frameworkSorter(role)
+	if s == nil {
 		return 0, false
 	}
 	indexed, ok := s.Sorter.(sorter.Indexed)

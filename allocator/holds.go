@@ -171,7 +171,8 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 // subscribes to the role.
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
 	fw := a.frameworks[p.forFramework]
-	if fw == nil || !fw.roles.has(p.heldIn) || a.frameworkSorters[p.heldIn] == nil || ag.overAllocated {
+	node := a.roles.get(p.heldIn)
+	if fw == nil || !fw.roles.has(p.heldIn) || node == nil || node.fs == nil || ag.overAllocated {
 		return
 	}
 	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
@@ -181,7 +182,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 		return
 	}
 	held := plain.Allocate(p.heldIn).Frozen()
-	a.trackOffer(fw, ag, p.heldIn, a.roles.get(p.heldIn), a.frameworkSorters[p.heldIn], held, plain, false)
+	a.trackOffer(fw, ag, p.heldIn, node, node.fs, held, plain, false)
 	ag.offered.set(fw.id, ag.offered.get(fw.id).Minus(held))
 	ag.more().holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {

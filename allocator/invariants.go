@@ -230,14 +230,18 @@ func (c *invariantCheck) held(agentID, fwID string, held resources.Resources, sh
 // sorters checks the sorters' charges against the agents.
 func (c *invariantCheck) sorters() {
 	a := c.a
-	for _, role := range slices.Sorted(maps.Keys(a.frameworkSorters)) {
+	for _, role := range a.rolesWithSorters() {
 		if !a.roleSorter.Contains(role) {
 			c.fail("role %s has a framework sorter but is not in the role sorter", role)
 		}
 		if got := a.roleSorter.AllocationQuantities(role); !got.Equal(c.roleHeld[role]) {
 			c.fail("role sorter: %s holds %s, agents say %s", role, got, c.roleHeld[role])
 		}
-		s := a.frameworkSorters[role]
+		node := a.roles.get(role)
+		s := node.fs
+		if s.Count() != node.frameworks.len() {
+			c.fail("framework sorter %s: %d frameworks, its node %d", role, s.Count(), node.frameworks.len())
+		}
 		for fwID, want := range c.fwHeld[role] {
 			if got := s.AllocationQuantities(fwID); !got.Equal(want) {
 				c.fail("framework sorter %s: %s holds %s, agents say %s", role, fwID, got, want)
@@ -246,17 +250,18 @@ func (c *invariantCheck) sorters() {
 		c.sharedHoldings("role sorter", a.roleSorter.Allocation(role), role, func(agentID string) resources.Resources {
 			return c.roleShared[[2]string{role, agentID}]
 		})
-		if node := a.roles.get(role); node != nil {
-			for _, fwID := range node.frameworks.sorted() {
-				c.sharedHoldings("framework sorter "+role, s.Allocation(fwID), fwID, func(agentID string) resources.Resources {
-					return c.fwShared[[3]string{role, fwID, agentID}]
-				})
-			}
+		for _, fwID := range node.frameworks.sorted() {
+			c.sharedHoldings("framework sorter "+role, s.Allocation(fwID), fwID, func(agentID string) resources.Resources {
+				return c.fwShared[[3]string{role, fwID, agentID}]
+			})
 		}
+	}
+	if n := len(a.rolesWithSorters()); n != a.sorterRoles {
+		c.fail("%d roles have a framework sorter, counted %d", n, a.sorterRoles)
 	}
 	c.sharedHeldInSorters()
 	for role := range c.roleHeld {
-		if _, ok := a.frameworkSorters[role]; !ok {
+		if a.frameworkSorter(role) == nil {
 			c.fail("resources held in role %s, which has no framework sorter", role)
 		}
 	}
@@ -292,7 +297,7 @@ func (c *invariantCheck) sharedHeldInSorters() {
 		}
 	}
 	for _, key := range slices.SortedFunc(maps.Keys(c.fwShared), compareKeys) {
-		s := a.frameworkSorters[key[0]]
+		s := a.frameworkSorter(key[0])
 		if s != nil && !holdsSharedOn(s.Allocation(key[1]), key[2], c.fwShared[key]) {
 			c.fail("framework sorter %s: %s holds no shared volume on %s, agents say %s", key[0], key[1], key[2], c.fwShared[key])
 		}

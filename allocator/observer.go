@@ -379,9 +379,6 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	if s.totalsVersion != a.totalsVersion {
 		// Every share moved with the cluster's totals.
 		s.totalsVersion = a.totalsVersion
-		for role := range a.frameworkSorters {
-			s.markRole(role)
-		}
 		for path := range a.roles.nodes {
 			s.markRole(path)
 		}
@@ -413,8 +410,10 @@ func (a *Allocator) report(run *RunReport) {
 	slices.SortFunc(s.dirtyRoles, func(x, y *roleLedger) int { return strings.Compare(x.role, y.role) })
 	for _, r := range s.dirtyRoles {
 		r.dirty = false
-		node, fs := a.roles.get(r.role), a.frameworkSorters[r.role]
-		if node == nil && fs == nil {
+		// A role with a framework sorter has a node; one without either
+		// is gone.
+		node := a.roles.get(r.role)
+		if node == nil {
 			if _, ok := s.reported[r.role]; ok {
 				delete(s.reported, r.role)
 				rep.RemovedRoles = append(rep.RemovedRoles, r.role)
@@ -473,7 +472,7 @@ func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) Framewor
 	m := FrameworkMetrics{Framework: fw.id, Active: fw.active, Offers: l.offers, InverseOffers: l.inverseOffers}
 	for _, role := range fw.tracked {
 		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.suppressed.has(role)}
-		if fs := a.frameworkSorters[role]; fs != nil {
+		if fs := a.frameworkSorter(role); fs != nil {
 			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
 				rm.Share = sr.ShareOf(fw.id)
 			}

@@ -289,7 +289,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	// id is taken until it ends.
 	a.recordTasks(fw, agentID, role, ops)
 	sorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
-	sorterUpdated(a.frameworkSorters[role].Sorter, fwID, agentID, offered, accepted.Resources)
+	sorterUpdated(a.frameworkSorter(role).Sorter, fwID, agentID, offered, accepted.Resources)
 	a.trackHeld(role, offered.Unallocate(), false)
 	a.trackHeld(role, accepted.Resources.Unallocate(), true)
 

@@ -206,7 +206,7 @@ func compareTaskRefs(x, y taskRef) int {
 // n's subtree), the first found so in n's sub-roles, depth first in path
 // order. Nil if none.
 func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) {
-	if fs := a.frameworkSorters[n.path]; fs != nil {
+	if fs := n.fs; fs != nil {
 		var found *framework
 		walk(fs.Sorter, func(id string) bool {
 			fw := a.frameworks[id]

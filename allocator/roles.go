@@ -21,8 +21,10 @@ type roleNode struct {
 	children []*roleNode
 
 	// frameworks tracked under the role: subscribed, or still holding
-	// resources allocated to it.
+	// resources allocated to it; fs is the role's framework sorter, which
+	// holds them, nil while there are none.
 	frameworks frameworkSet
+	fs         *trackedSorter
 	quota      Quota
 
 	// reserved: scalar reservations (by current reservation role) on all
@@ -99,7 +101,7 @@ func byPath(n *roleNode, path string) int { return strings.Compare(n.path, path)
 func (t *roleTree) prune(path string) {
 	n := t.nodes[path]
 	for n != nil && n != t.root {
-		if len(n.children) > 0 || n.frameworks.len() > 0 || !n.quota.IsZero() ||
+		if len(n.children) > 0 || n.frameworks.len() > 0 || n.fs != nil || !n.quota.IsZero() ||
 			!n.reserved.IsEmpty() || !n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
 			return
 		}

@@ -26,6 +26,10 @@ type snapState struct {
 	// nodes are the role tree's nodes by path: a reader puts them in the
 	// tree once they are checked (placeRoles).
 	nodes map[string]*roleNode
+	// sorters are the framework sorters by role: a writer takes them from
+	// the role tree's nodes, a reader puts them there once the frameworks
+	// are read (resolve).
+	sorters map[string]*trackedSorter
 	// late sets, for a reader, the numbers that working out the derived
 	// state again would move (see lateUvarint).
 	late []func()
@@ -426,7 +430,15 @@ func frameworkInfoFields(c *snapCodec, info *FrameworkInfo) {
 func (sn *snapState) sorterFields(c *snapCodec) {
 	a := sn.a
 	c.part("role sorter", func() { trackedSorterFields(c, a.roleSorter, "role sorter", "") })
-	walkMap(c, &a.frameworkSorters, "framework sorters", "framework sorter of role", func(role string, fs *trackedSorter) *trackedSorter {
+	if !c.reading() {
+		sn.sorters = map[string]*trackedSorter{}
+		for path, n := range a.roles.nodes {
+			if n.fs != nil {
+				sn.sorters[path] = n.fs
+			}
+		}
+	}
+	walkMap(c, &sn.sorters, "framework sorters", "framework sorter of role", func(role string, fs *trackedSorter) *trackedSorter {
 		c.item("framework sorter of role", role, func() {
 			var salt uint64
 			if fs != nil {

@@ -210,11 +210,19 @@ func (sn *snapState) resolve() error {
 	if id, ok := leastKey(a.pending, unknownAgent); ok {
 		return fmt.Errorf("pending run of unknown agent %q", id)
 	}
+	// Each framework sorter goes in its role's node; one without a node
+	// (or out of the role sorter) is refused below, after the frameworks.
+	for role, fs := range sn.sorters {
+		if n := a.roles.get(role); n != nil {
+			n.fs = fs
+			a.sorterRoles++
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[id]
 		for _, role := range fw.tracked {
 			n := a.roles.get(role)
-			if n == nil || a.frameworkSorters[role] == nil || !a.frameworkSorters[role].Contains(id) {
+			if n == nil || n.fs == nil || !n.fs.Contains(id) {
 				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
 			}
 			n.frameworks.add(id)
@@ -232,7 +240,7 @@ func (sn *snapState) resolve() error {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
-	if role, ok := leastKey(a.frameworkSorters, func(role string, _ *trackedSorter) bool {
+	if role, ok := leastKey(sn.sorters, func(role string, _ *trackedSorter) bool {
 		return !a.roleSorter.Contains(role) || a.roles.get(role) == nil
 	}); ok {
 		return fmt.Errorf("framework sorter of role %q, which the role sorter or the role tree lacks", role)
