@@ -109,7 +109,7 @@ func (a *agent) find(l *node) int {
 func (a *agent) rekey(from, to *node) {
 	i := a.find(from)
 	if i < 0 {
-		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", from.client, a.name))
+		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", from.client(), a.name))
 	}
 	a.holders[i].leaf = to
 	if a.index != nil {
@@ -136,7 +136,7 @@ func (a *agent) push(h holding) {
 func (a *agent) holding(l *node) *holding {
 	i := a.find(l)
 	if i < 0 {
-		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", l.client, a.name))
+		panic(fmt.Sprintf("sorter: client %q has no holding on agent %q", l.client(), a.name))
 	}
 	return &a.holders[i]
 }
@@ -273,7 +273,7 @@ func (t *tree) allocated(client, agent string, r resources.Resources) error {
 // the clients map is saved.
 func (t *tree) holdingOf(client, name string) (*node, *agent, int, error) {
 	a := t.agents.get(name)
-	if a != nil && len(a.holders) == 1 && a.holders[0].leaf.client == client {
+	if a != nil && len(a.holders) == 1 && a.holders[0].leaf.client() == client {
 		return a.holders[0].leaf, a, 0, nil
 	}
 	l, ok := t.clients.lookup(client)
@@ -304,7 +304,7 @@ func (t *tree) check(l *node, a *agent, i int, name string, r resources.Resource
 		cur = h.merged()
 	}
 	if !cur.Contains(r) {
-		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, l.client, cur, name, r)
+		return fmt.Errorf("%w: %q holds %s on agent %q, not %s", ErrNotAllocated, l.client(), cur, name, r)
 	}
 	return nil
 }

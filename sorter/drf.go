@@ -197,7 +197,7 @@ func (d *DRF) Sort() []string {
 	d.sorted, d.leaves = d.sorted[:0], d.leaves[:0]
 	// The result has one entry per active client: size it once rather
 	// than let the appends grow it.
-	if active := d.t.root.activeLeaves; cap(d.sorted) < active {
+	if active := int(d.t.root.activeLeaves); cap(d.sorted) < active {
 		d.sorted = make([]string, 0, active)
 		d.leaves = make([]*node, 0, active)
 	}
@@ -222,8 +222,8 @@ func (d *DRF) visitNode(n *node) bool {
 
 // emitNode appends active leaf n to the order Sort is building.
 func (d *DRF) emitNode(n *node) {
-	n.pos = len(d.sorted)
-	d.sorted = append(d.sorted, n.client)
+	n.pos = int32(len(d.sorted))
+	d.sorted = append(d.sorted, n.client())
 	d.leaves = append(d.leaves, n)
 }
 
@@ -252,10 +252,10 @@ func (d *DRF) settleMoving() {
 		from := d.start(n)
 		base, size := 0, len(d.sorted)
 		if p != t.root {
-			base, size = d.start(p), p.activeLeaves
+			base, size = d.start(p), int(p.activeLeaves)
 		}
 		t.refileAs(n, k)
-		length := n.activeLeaves
+		length := int(n.activeLeaves)
 		to := base + size - length // last among its active siblings
 		if next := t.after(n); next != nil {
 			to = d.start(next)
@@ -274,7 +274,7 @@ func (d *DRF) start(n *node) int {
 	for !n.leaf {
 		n, _ = n.order.Min()
 	}
-	return n.pos
+	return int(n.pos)
 }
 
 // move moves the block of length clients at from to start at to.
@@ -298,7 +298,7 @@ func (d *DRF) move(from, length, to int) {
 	copy(d.leaves[to:], d.bufN)
 	clear(d.bufN)
 	for i := lo; i < hi; i++ {
-		d.leaves[i].pos = i
+		d.leaves[i].pos = int32(i)
 	}
 }
 

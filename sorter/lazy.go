@@ -427,7 +427,7 @@ func (l *LazyDRF) adopt(d *DRF) bool {
 				return false
 			}
 		}
-		l.client, l.present, l.active, l.charged, l.count = leaf.client, true, leaf.active, leaf.charged.Clone(), leaf.count
+		l.client, l.present, l.active, l.charged, l.count = leaf.client(), true, leaf.active, leaf.charged.Clone(), leaf.count
 	}
 	l.numbered = len(t.byIndex) == 1
 	l.agents = append(l.agents, t.savedAgents()...)

@@ -449,8 +449,8 @@ func checkTree(t *tree) error {
 				return fmt.Errorf("%q: child %q not found under its key", n.path, name)
 			}
 			if c.leaf {
-				if t.clients.get(c.client) != c {
-					return fmt.Errorf("leaf %q is not client %q's", c.path, c.client)
+				if t.clients.get(c.client()) != c {
+					return fmt.Errorf("leaf %q is not client %q's", c.path, c.client())
 				}
 				if c.active {
 					active++
@@ -466,9 +466,9 @@ func checkTree(t *tree) error {
 			if err := walk(c); err != nil {
 				return err
 			}
-			active += c.activeLeaves
+			active += int(c.activeLeaves)
 		}
-		if n.leaf == false && n.activeLeaves != active {
+		if n.leaf == false && int(n.activeLeaves) != active {
 			return fmt.Errorf("%q: %d active leaves counted, %d below", n.path, n.activeLeaves, active)
 		}
 		return nil
@@ -493,14 +493,14 @@ func checkTree(t *tree) error {
 			return fmt.Errorf("agent %q: %d holders, %d indexed", name, len(a.holders), len(a.index))
 		}
 		for i, h := range a.holders {
-			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients.get(h.leaf.client) != h.leaf {
-				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client)
+			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients.get(h.leaf.client()) != h.leaf {
+				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client())
 			}
 			if a.index != nil && a.index[h.leaf] != i {
-				return fmt.Errorf("agent %q: holding %d of %q indexed at %d", name, i, h.leaf.client, a.index[h.leaf])
+				return fmt.Errorf("agent %q: holding %d of %q indexed at %d", name, i, h.leaf.client(), a.index[h.leaf])
 			}
 			if h.res.IsEmpty() {
-				return fmt.Errorf("agent %q: empty holding of %q", name, h.leaf.client)
+				return fmt.Errorf("agent %q: empty holding of %q", name, h.leaf.client())
 			}
 		}
 	}

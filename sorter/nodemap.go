@@ -26,7 +26,7 @@ func (byName) of(n *node) string { return n.name }
 // byClient keys a leaf by the client it stands for.
 type byClient struct{}
 
-func (byClient) of(n *node) string { return n.client }
+func (byClient) of(n *node) string { return n.client() }
 
 // get returns the node under k, or nil.
 func (s *nodeMap[K]) get(k string) *node {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -61,13 +62,32 @@ func TestNodeMap(t *testing.T) {
 // virtual leaf "." is found under its client's path.
 func TestNodeMapByClient(t *testing.T) {
 	var s nodeMap[byClient]
-	v := &node{name: virtualName, client: "a", leaf: true}
+	parent := &node{name: "a", path: "a"}
+	v := &node{name: virtualName, path: "a/.", parent: parent, leaf: true}
 	s.put(v)
 	require.Same(t, v, s.get("a"))
 	require.Nil(t, s.get(virtualName))
-	w := &node{name: "b", client: "a/b", leaf: true}
+	w := &node{name: "b", path: "a/b", parent: parent, leaf: true}
 	s.put(w)
 	require.Same(t, v, s.get("a"))
 	require.Same(t, w, s.get("a/b"))
 	require.Equal(t, 2, s.len())
+}
+
+// Every client of every sorter has a node: it stays in the 208-byte size
+// class (a leaf's client is worked out from its path, its counts and
+// numbers are 32 bits). The client of a leaf is its path, and that of a
+// virtual leaf its parent's.
+func TestNodeIsSmall(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(node{}), uintptr(208), "the sorter's node grew past its size class")
+	d := NewDRF(Config{})
+	require.NoError(t, d.Add("a/b"))
+	require.NoError(t, d.Add("a"))
+	require.NoError(t, d.Add("c"))
+	for _, client := range []string{"a/b", "a", "c"} {
+		l, ok := d.t.clients.lookup(client)
+		require.True(t, ok)
+		require.Equal(t, client, l.client())
+	}
+	require.Equal(t, virtualName, d.t.clients.get("a").name, "a is a virtual leaf under the internal node a")
 }

@@ -150,7 +150,7 @@ func (r *Random) Sort() []string {
 	})
 	r.sorted = r.sorted[:0]
 	for _, k := range r.keys {
-		r.sorted = append(r.sorted, r.leaves[k.i].client)
+		r.sorted = append(r.sorted, r.leaves[k.i].client())
 	}
 	return r.sorted
 }

@@ -36,7 +36,7 @@ func (d *DRF) Shares() []Share {
 	for _, l := range d.t.clients.all() {
 		s, dom := d.t.shareOf(l)
 		out = append(out, Share{
-			Client:     l.client,
+			Client:     l.client(),
 			Share:      s,
 			Dominant:   dom,
 			Weight:     l.weight,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -371,13 +372,16 @@ func (c *codec) number(slots, free int) error {
 	if slots != len(c.loaded)+free {
 		return fmt.Errorf("%d numbers for %d clients and %d free ones", slots, len(c.loaded), free)
 	}
+	if slots > math.MaxInt32 {
+		return fmt.Errorf("%d numbers, more than a sorter hands out", slots)
+	}
 	c.t.byIndex = make([]*node, slots)
 	c.t.free = make([]int, 0, free)
 	for _, l := range c.loaded {
 		if l.number >= slots || c.t.byIndex[l.number] != nil {
-			return fmt.Errorf("client %q: number %d taken or out of range", l.leaf.client, l.number)
+			return fmt.Errorf("client %q: number %d taken or out of range", l.leaf.client(), l.number)
 		}
-		l.leaf.index = l.number
+		l.leaf.index = int32(l.number)
 		c.t.byIndex[l.number] = l.leaf
 	}
 	return nil
@@ -424,7 +428,7 @@ func (t *tree) savedClients() []savedClient {
 	out := make([]savedClient, 0, t.clients.len())
 	for _, path := range slices.Sorted(t.clients.keys()) {
 		l := t.clients.get(path)
-		out = append(out, savedClient{path: path, number: l.index, active: l.active, count: l.count, charged: l.charged, leaf: l})
+		out = append(out, savedClient{path: path, number: int(l.index), active: l.active, count: l.count, charged: l.charged, leaf: l})
 	}
 	return out
 }

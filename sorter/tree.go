@@ -38,11 +38,14 @@ type key struct {
 // client that also has children, or an internal node for a path prefix.
 //
 // The fields a sort reads and writes for every node come first (through
-// client), so that re-keying a level after a change of the pool, which
+// path), so that re-keying a level after a change of the pool, which
 // makes every share stale, reads the first two or three cache lines of each
 // child rather than four spread over the node. active, activeLeaves and
 // parent sit together: Activate and Allocated walk up the tree changing
-// the figures next to parent.
+// the figures next to parent. Counts and numbers bounded by the number of
+// clients are 32 bits, and a leaf's client is worked out from its path
+// (client), so that a node is 208 bytes, a size class below 240: every
+// client of every sorter has one.
 type node struct {
 	name   string  // path component; "." for a virtual leaf; "" for the root
 	count  uint64  // Allocated calls for this node or a descendant
@@ -54,14 +57,16 @@ type node struct {
 	pending bool // queued in tree.pending: key may be stale
 	// activeLeaves counts the active leaves in the subtree (a leaf counts
 	// itself).
-	activeLeaves int
+	activeLeaves int32
 	parent       *node
 
-	key    key // the key this node is filed under in parent.order
-	total  resources.Quantities
-	pos    int    // active leaves: index in the DRF sorter's cached order
-	client string // leaves only: the client the leaf stands for
-	path   string // full path; "a/." for the virtual leaf of client a
+	key   key // the key this node is filed under in parent.order
+	total resources.Quantities
+	pos   int32 // active leaves: index in the DRF sorter's cached order
+	// index is a leaf's number (see Indexed): dense, kept while the client
+	// is present.
+	index int32
+	path  string // full path; "a/." for the virtual leaf of client a
 
 	// held lists the client's allocation, one holding per agent (leaves
 	// only); view is Allocation's map of it, built on demand.
@@ -76,10 +81,15 @@ type node struct {
 
 	kids  nodeMap[byName]      // internal nodes only: children by name
 	order *btree.BTreeG[*node] // internal nodes only: children in order
+}
 
-	// index is a leaf's number (see Indexed): dense, kept while the client
-	// is present.
-	index int
+// client returns the client a leaf stands for: its path, or its parent's
+// for the virtual leaf "." of a client that also has children.
+func (n *node) client() string {
+	if n.name == virtualName {
+		return n.parent.path
+	}
+	return n.path
 }
 
 // lessNode orders siblings: subtrees with an active leaf first, then by
@@ -449,7 +459,6 @@ func (t *tree) add(client string) error {
 				kid.kids.put(leaf)
 			}
 			leaf.leaf = true
-			leaf.client = client
 			t.number(leaf)
 			t.nodes++
 			t.file(leaf)
@@ -506,7 +515,7 @@ func (t *tree) remove(client string) error {
 	}
 	t.clients.del(client)
 	t.byIndex[l.index] = nil
-	t.free = append(t.free, l.index)
+	t.free = append(t.free, int(l.index))
 	p := l.parent
 	if !l.charged.IsEmpty() {
 		for n := p; n != t.root; n = n.parent {
@@ -565,7 +574,6 @@ func (t *tree) join(n *node) {
 	n.order = nil
 	n.kids = nodeMap[byName]{}
 	n.leaf = true
-	n.client = v.client
 	n.active = v.active
 	n.activeLeaves = v.activeLeaves
 	n.held, n.view = v.held, nil
@@ -593,7 +601,7 @@ func (t *tree) setActive(client string, active bool) error {
 		return nil
 	}
 	l.active = active
-	d := 1
+	d := int32(1)
 	if !active {
 		d = -1
 	}
@@ -678,10 +686,10 @@ func (t *tree) subtract(n *node, agent string, sh resources.Resources) {
 // number gives leaf a number: one freed by a removed client, or the next.
 func (t *tree) number(leaf *node) {
 	if n := len(t.free); n > 0 {
-		leaf.index = t.free[n-1]
+		leaf.index = int32(t.free[n-1])
 		t.free = t.free[:n-1]
 	} else {
-		leaf.index = len(t.byIndex)
+		leaf.index = int32(len(t.byIndex))
 		t.byIndex = append(t.byIndex, nil)
 	}
 	t.byIndex[leaf.index] = leaf

@@ -65,7 +65,7 @@ func (d *DRF) Index(client string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	return l.index, true
+	return int(l.index), true
 }
 
 // WalkExcept visits the active clients not in skip in Walk's order until
@@ -81,7 +81,7 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		d.Walk(visit)
 		return
 	}
-	active := d.t.root.activeLeaves
+	active := int(d.t.root.activeLeaves)
 	flat := d.t.nodes == d.t.clients.len()
 	if 2*k < active || !flat {
 		d.walkSkip = skip
@@ -130,7 +130,7 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 	}
 	// A walk usually stops at its first client: visit the least one, and
 	// sort the others only if the walk goes on.
-	if first >= 0 && visit(rest[first].client) {
+	if first >= 0 && visit(rest[first].client()) {
 		rest[first] = rest[len(rest)-1]
 		rest = rest[:len(rest)-1]
 		slices.SortFunc(rest, func(a, b *node) int {
@@ -140,7 +140,7 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 			return 1
 		})
 		for _, l := range rest {
-			if !visit(l.client) {
+			if !visit(l.client()) {
 				break
 			}
 		}
@@ -157,7 +157,7 @@ func (d *DRF) Walk(visit func(client string) bool) {
 	if !d.stale {
 		// Nothing changed since the last Sort or Walk: read Sort's result.
 		for i, c := range d.sorted {
-			if d.walkSkip != nil && d.walkSkip.Has(d.leaves[i].index) {
+			if d.walkSkip != nil && d.walkSkip.Has(int(d.leaves[i].index)) {
 				if d.skipped() {
 					return
 				}
@@ -204,9 +204,9 @@ func (d *DRF) walkStep(c *node) bool {
 		return false // every later sibling is idle too
 	}
 	if c.leaf {
-		if d.walkSkip == nil || !d.walkSkip.Has(c.index) {
+		if d.walkSkip == nil || !d.walkSkip.Has(int(c.index)) {
 			d.walkBudget = 0
-			d.walkMore = d.walkVisit(c.client)
+			d.walkMore = d.walkVisit(c.client())
 		} else if d.skipped() {
 			d.walkMore = false
 		}
