@@ -168,16 +168,16 @@ func (a *Accounting) RemoveAgent(agent string) error {
 
 // Contains reports whether client has been added and not removed.
 func (a *Accounting) Contains(client string) bool {
-	_, ok := a.t.clients.lookup(client)
+	_, ok := a.t.leafOf(client)
 	return ok
 }
 
 // Count returns the number of clients, active or not.
-func (a *Accounting) Count() int { return a.t.clients.len() }
+func (a *Accounting) Count() int { return a.t.clientCount() }
 
 // Active reports whether client is present and active.
 func (a *Accounting) Active(client string) bool {
-	l, ok := a.t.clients.lookup(client)
+	l, ok := a.t.leafOf(client)
 	return ok && l.active
 }
 
@@ -188,9 +188,9 @@ func (a *Accounting) Active(client string) bool {
 func (a *Accounting) AppendActive(dst []string) []string {
 	if !a.activeOK {
 		a.active = a.active[:0]
-		for client, l := range a.t.clients.all() {
+		for l := range a.t.leaves() {
 			if l.active {
-				a.active = append(a.active, client)
+				a.active = append(a.active, l.client())
 			}
 		}
 		slices.Sort(a.active)
@@ -204,7 +204,7 @@ func (a *Accounting) AppendActive(dst []string) []string {
 // goes down: Unallocated does not lower it, and a client whose children are
 // removed keeps their count.
 func (a *Accounting) AllocationCount(client string) uint64 {
-	if l, ok := a.t.clients.lookup(client); ok {
+	if l, ok := a.t.leafOf(client); ok {
 		return l.count
 	}
 	return 0
@@ -214,7 +214,7 @@ func (a *Accounting) AllocationCount(client string) uint64 {
 // holds, summed over agents (a shared volume counted once per agent); 0 for
 // an unknown client. It allocates nothing.
 func (a *Accounting) Quantity(client, name string) float64 {
-	if l, ok := a.t.clients.lookup(client); ok {
+	if l, ok := a.t.leafOf(client); ok {
 		return l.total.Float64(name)
 	}
 	return 0

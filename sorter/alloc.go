@@ -248,7 +248,7 @@ func (t *tree) discharge(l *node, agent string, r resources.Resources) {
 }
 
 func (t *tree) allocated(client, agent string, r resources.Resources) error {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
@@ -276,7 +276,7 @@ func (t *tree) holdingOf(client, name string) (*node, *agent, int, error) {
 	if a != nil && len(a.holders) == 1 && a.holders[0].leaf.client() == client {
 		return a.holders[0].leaf, a, 0, nil
 	}
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return nil, nil, -1, fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
@@ -344,7 +344,7 @@ func (t *tree) update(client, agent string, old, new resources.Resources) error 
 }
 
 func (t *tree) allocation(client string) map[string]resources.Resources {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok || len(l.held) == 0 {
 		return nil
 	}
@@ -358,7 +358,7 @@ func (t *tree) allocation(client string) map[string]resources.Resources {
 }
 
 func (t *tree) allocationQuantities(client string) resources.Quantities {
-	if l, ok := t.clients.lookup(client); ok {
+	if l, ok := t.leafOf(client); ok {
 		return l.total.Clone()
 	}
 	return resources.Quantities{}

@@ -55,7 +55,7 @@ func (r *Random) Discharge(client string, q resources.Quantities) error {
 }
 
 func (t *tree) chargeQuantities(client string, q resources.Quantities, count bool) error {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
@@ -71,7 +71,7 @@ func (t *tree) chargeQuantities(client string, q resources.Quantities, count boo
 }
 
 func (t *tree) dischargeQuantities(client string, q resources.Quantities) error {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}

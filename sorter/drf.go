@@ -304,12 +304,12 @@ func (d *DRF) move(from, length, to int) {
 
 // Contains reports whether client has been added and not removed.
 func (d *DRF) Contains(client string) bool {
-	_, ok := d.t.clients.lookup(client)
+	_, ok := d.t.leafOf(client)
 	return ok
 }
 
 // Count returns the number of clients, active or not.
-func (d *DRF) Count() int { return d.t.clients.len() }
+func (d *DRF) Count() int { return d.t.clientCount() }
 
 // changed notes a successful change of shares or counts: the next Sort
 // re-files the nodes concerned and moves their clients in the cached order.

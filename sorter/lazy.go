@@ -411,11 +411,11 @@ func (l *LazyDRF) UnmarshalBinary(data []byte) error {
 // what the client counted.
 func (l *LazyDRF) adopt(d *DRF) bool {
 	t := &d.t
-	if len(t.weights) > 0 || len(t.allowances) > 0 || len(t.byIndex) > 1 || t.clients.len() > 1 {
+	if len(t.weights) > 0 || len(t.allowances) > 0 || len(t.byIndex) > 1 || t.clientCount() > 1 {
 		return false
 	}
 	var leaf *node
-	for _, n := range t.clients.all() {
+	for n := range t.leaves() {
 		leaf = n
 	}
 	if leaf != nil {
@@ -437,7 +437,7 @@ func (l *LazyDRF) adopt(d *DRF) bool {
 // setCount sets a client's allocation count, and its ancestors', to n: a
 // replay's one client has counted all the allocations there are.
 func (t *tree) setCount(client string, n uint64) {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return
 	}

@@ -449,7 +449,7 @@ func checkTree(t *tree) error {
 				return fmt.Errorf("%q: child %q not found under its key", n.path, name)
 			}
 			if c.leaf {
-				if t.clients.get(c.client()) != c {
+				if t.leaf(c.client()) != c {
 					return fmt.Errorf("leaf %q is not client %q's", c.path, c.client())
 				}
 				if c.active {
@@ -493,7 +493,7 @@ func checkTree(t *tree) error {
 			return fmt.Errorf("agent %q: %d holders, %d indexed", name, len(a.holders), len(a.index))
 		}
 		for i, h := range a.holders {
-			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.clients.get(h.leaf.client()) != h.leaf {
+			if h.leaf.dead || h.at >= len(h.leaf.held) || h.leaf.held[h.at] != a || t.leaf(h.leaf.client()) != h.leaf {
 				return fmt.Errorf("agent %q: holding %d of %q misfiled", name, i, h.leaf.client())
 			}
 			if a.index != nil && a.index[h.leaf] != i {

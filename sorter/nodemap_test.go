@@ -85,9 +85,9 @@ func TestNodeIsSmall(t *testing.T) {
 	require.NoError(t, d.Add("a"))
 	require.NoError(t, d.Add("c"))
 	for _, client := range []string{"a/b", "a", "c"} {
-		l, ok := d.t.clients.lookup(client)
+		l, ok := d.t.leafOf(client)
 		require.True(t, ok)
 		require.Equal(t, client, l.client())
 	}
-	require.Equal(t, virtualName, d.t.clients.get("a").name, "a is a virtual leaf under the internal node a")
+	require.Equal(t, virtualName, d.t.leaf("a").name, "a is a virtual leaf under the internal node a")
 }

@@ -189,12 +189,12 @@ func (r *Random) collect(n *node, rel float64) {
 
 // Contains reports whether client has been added and not removed.
 func (r *Random) Contains(client string) bool {
-	_, ok := r.t.clients.lookup(client)
+	_, ok := r.t.leafOf(client)
 	return ok
 }
 
 // Count returns the number of clients, active or not.
-func (r *Random) Count() int { return r.t.clients.len() }
+func (r *Random) Count() int { return r.t.clientCount() }
 
 func (r *Random) changed(err error) error {
 	if err == nil {

@@ -32,8 +32,8 @@ type Share struct {
 
 // Shares returns every client's share, active or not, in path order.
 func (d *DRF) Shares() []Share {
-	out := make([]Share, 0, d.t.clients.len())
-	for _, l := range d.t.clients.all() {
+	out := make([]Share, 0, d.t.clientCount())
+	for l := range d.t.leaves() {
 		s, dom := d.t.shareOf(l)
 		out = append(out, Share{
 			Client:     l.client(),

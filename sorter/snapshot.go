@@ -114,7 +114,7 @@ func (t *tree) marshal(kind byte, rng []byte) []byte {
 // the random source's bytes of a Random sorter. Everything is read into a
 // new tree, so on an error t and the caller's sorter are as they were.
 func (t *tree) unmarshal(kind byte, data []byte, rng func([]byte) error) (tree, error) {
-	if t.clients.len() > 0 || t.agents.len() > 0 || len(t.weights) > 0 {
+	if t.clientCount() > 0 || t.agents.len() > 0 || len(t.weights) > 0 {
 		return tree{}, fmt.Errorf("%w: the sorter is not empty", ErrInvalidSnapshot)
 	}
 	out := newTree(t.fair, t.excluded)
@@ -280,7 +280,7 @@ func (c *codec) loadClient(i int, prev *string, cl *savedClient) error {
 	if err := c.t.add(cl.path); err != nil {
 		return err
 	}
-	cl.leaf = c.t.clients.get(cl.path)
+	cl.leaf = c.t.leaf(cl.path)
 	c.loaded = append(c.loaded, numbered{cl.leaf, cl.number})
 	if cl.active {
 		if err := c.t.setActive(cl.path, true); err != nil {
@@ -332,8 +332,8 @@ func (c *codec) innerNodes() {
 			node.count = in.count
 		}
 	})
-	if c.loading() && n != c.t.nodes-c.t.clients.len() {
-		c.fail("%d inner nodes saved, the clients make %d", n, c.t.nodes-c.t.clients.len())
+	if c.loading() && n != c.t.nodes-c.t.clientCount() {
+		c.fail("%d inner nodes saved, the clients make %d", n, c.t.nodes-c.t.clientCount())
 	}
 }
 
@@ -425,11 +425,11 @@ func (t *tree) savedAgents() []savedQuantities {
 }
 
 func (t *tree) savedClients() []savedClient {
-	out := make([]savedClient, 0, t.clients.len())
-	for _, path := range slices.Sorted(t.clients.keys()) {
-		l := t.clients.get(path)
-		out = append(out, savedClient{path: path, number: int(l.index), active: l.active, count: l.count, charged: l.charged, leaf: l})
+	out := make([]savedClient, 0, t.clientCount())
+	for l := range t.leaves() {
+		out = append(out, savedClient{path: l.client(), number: int(l.index), active: l.active, count: l.count, charged: l.charged, leaf: l})
 	}
+	slices.SortFunc(out, func(x, y savedClient) int { return strings.Compare(x.path, y.path) })
 	return out
 }
 

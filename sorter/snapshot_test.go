@@ -187,7 +187,10 @@ func FuzzSnapshot(f *testing.F) {
 		if errD != nil {
 			return
 		}
-		clients := slices.Collect(p.drf.t.clients.keys())
+		var clients []string
+		for l := range p.drf.t.leaves() {
+			clients = append(clients, l.client())
+		}
 		if err := p.compare(clients); err != nil {
 			t.Fatalf("restored: %v", err)
 		}

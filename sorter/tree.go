@@ -140,8 +140,10 @@ type tree struct {
 	fair     bool
 	excluded resources.NameSet
 
-	root    *node             // keeps activeLeaves only, not allocation figures
-	clients nodeMap[byClient] // client -> leaf
+	root *node // keeps activeLeaves only, not allocation figures
+	// deep holds the leaves of the clients whose path has a "/", by
+	// client; the others are found through the root (see clients.go).
+	deep nodeMap[byClient]
 	// byIndex holds each leaf at its number; free lists numbers to reuse.
 	byIndex []*node
 	free    []int
@@ -436,7 +438,7 @@ func (t *tree) add(client string) error {
 	if err := ValidatePath(client); err != nil {
 		return err
 	}
-	if _, ok := t.clients.lookup(client); ok {
+	if _, ok := t.leafOf(client); ok {
 		return fmt.Errorf("%w %q", ErrDuplicateClient, client)
 	}
 	n := t.root
@@ -462,7 +464,7 @@ func (t *tree) add(client string) error {
 			t.number(leaf)
 			t.nodes++
 			t.file(leaf)
-			t.clients.put(leaf)
+			t.fileClient(leaf)
 			return nil
 		}
 		switch {
@@ -509,11 +511,11 @@ func (t *tree) splitLeaf(l *node) *node {
 
 // remove removes client and its allocation.
 func (t *tree) remove(client string) error {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
-	t.clients.del(client)
+	t.unfileClient(client)
 	t.byIndex[l.index] = nil
 	t.free = append(t.free, int(l.index))
 	p := l.parent
@@ -584,7 +586,7 @@ func (t *tree) join(n *node) {
 	n.charged = v.charged
 	n.shared = v.shared
 	t.file(n)
-	t.clients.put(n)
+	t.fileClient(n)
 	n.index = v.index
 	t.byIndex[n.index] = n
 	v.dead = true
@@ -593,7 +595,7 @@ func (t *tree) join(n *node) {
 }
 
 func (t *tree) setActive(client string, active bool) error {
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}

@@ -169,7 +169,7 @@ func (u *Usage) historyAt(r *usageRecord, now time.Time) float64 {
 // itself.
 func (u *Usage) ownShare(client string) float64 {
 	t := u.tree()
-	l, ok := t.clients.lookup(client)
+	l, ok := t.leafOf(client)
 	if !ok {
 		return 0
 	}

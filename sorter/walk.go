@@ -61,7 +61,7 @@ var _ Indexed = (*DRF)(nil)
 
 // Index returns the client's number (see Indexed).
 func (d *DRF) Index(client string) (int, bool) {
-	l, ok := d.t.clients.lookup(client)
+	l, ok := d.t.leafOf(client)
 	if !ok {
 		return 0, false
 	}
@@ -82,7 +82,7 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		return
 	}
 	active := int(d.t.root.activeLeaves)
-	flat := d.t.nodes == d.t.clients.len()
+	flat := d.t.nodes == d.t.clientCount()
 	if 2*k < active || !flat {
 		d.walkSkip = skip
 		d.Walk(visit)
