@@ -381,7 +381,7 @@ func (a *Allocator) countSuppressed(r *run) {
 		if !fw.active {
 			continue
 		}
-		for range fw.suppressed {
+		for range fw.roles.count(suppressed) {
 			a.skip(r, fw, ReasonSuppressed)
 		}
 	}

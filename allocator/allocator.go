@@ -145,14 +145,13 @@ type trackedSorter struct {
 }
 
 type framework struct {
-	id         string
-	info       FrameworkInfo
-	active     bool
-	roles      roleSet // subscribed
-	suppressed roleSet
-	// tracked: roles the framework is known under in the sorters
-	// (subscribed, or still holding resources allocated to the role).
-	tracked roleSet
+	id     string
+	info   FrameworkInfo
+	active bool
+	// roles are the framework's roles: subscribed, tracked in the sorters
+	// (subscribed, or still holding resources allocated to the role),
+	// suppressed (roletable.go).
+	roles   roleTable
 	filters refusalFilters
 	// whole holds, compactly, the refusal filters that refused all of
 	// their agent's reference (wholerefusals.go); a role and agent have
@@ -488,13 +487,13 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	fw := &framework{
-		id:         id,
-		joined:     a.runs,
-		info:       info.clone(),
-		active:     active,
-		roles:      roleSetOf(info.Roles),
-		suppressed: roleSetOf(info.SuppressedRoles),
+		id:     id,
+		joined: a.runs,
+		info:   info.clone(),
+		active: active,
 	}
+	fw.roles.markOnly(subscribed, info.Roles)
+	fw.roles.markOnly(suppressed, info.SuppressedRoles)
 	a.frameworks[id] = fw
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
@@ -557,7 +556,7 @@ func (a *Allocator) removeFramework(id string) error {
 		delete(ag.inverse(), id)
 		ag.dropOffers(id)
 	}
-	for _, role := range slices.Clone(fw.tracked) {
+	for _, role := range fw.roles.list(tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	for _, t := range fw.tasks {
@@ -582,7 +581,7 @@ func (a *Allocator) activateFramework(id string) error {
 		return err
 	}
 	fw.active = true
-	for _, role := range fw.roles {
+	for role := range fw.roles.all(subscribed) {
 		a.syncActivation(fw, role)
 	}
 	a.pendingAll = true
@@ -603,7 +602,7 @@ func (a *Allocator) deactivateFramework(id string) error {
 		return err
 	}
 	fw.active = false
-	for _, role := range fw.tracked {
+	for role := range fw.roles.all(tracked) {
 		a.syncActivation(fw, role)
 	}
 	a.forgetFilters(fw, "")
@@ -629,26 +628,25 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	a.uncapped() // minimum allocatable resources may have changed
-	newRoles := roleSetOf(info.Roles)
-	for _, role := range slices.Clone(fw.roles) {
-		if newRoles.has(role) {
+	for _, role := range fw.roles.list(subscribed) {
+		if slices.Contains(info.Roles, role) {
 			continue
 		}
-		fw.roles.remove(role)
+		fw.roles.unmark(role, subscribed)
 		a.forgetFilters(fw, role)
-		fw.suppressed.remove(role)
+		fw.roles.unmark(role, suppressed)
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 	}
 	fw.info = info.clone()
-	fw.suppressed = roleSetOf(info.SuppressedRoles)
+	fw.roles.markOnly(suppressed, info.SuppressedRoles)
 	for _, role := range info.Roles {
-		fw.roles.add(role)
+		fw.roles.mark(role, subscribed)
 		a.trackFrameworkUnderRole(fw, role)
 	}
-	for _, role := range fw.roles {
+	for _, role := range fw.roles.list(subscribed) {
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -667,7 +665,7 @@ func (a *Allocator) suppressOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.suppressed.add(role)
+		fw.roles.mark(role, suppressed)
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -687,7 +685,7 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.suppressed.remove(role)
+		fw.roles.unmark(role, suppressed)
 		a.forgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
@@ -709,10 +707,10 @@ func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []str
 
 func (fw *framework) pickRoles(roles []string) ([]string, error) {
 	if len(roles) == 0 {
-		return slices.Clone(fw.roles), nil
+		return fw.roles.list(subscribed), nil
 	}
 	for _, role := range roles {
-		if !fw.roles.has(role) {
+		if !fw.roles.has(role, subscribed) {
 			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
 		}
 	}
@@ -730,8 +728,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	s := n.fs
 	n.epoch = a.roles.newEpoch()
 	a.observeFramework(fw, role)
-	subscribed, suppressed := fw.roles.has(role), fw.suppressed.has(role)
-	if fw.active && subscribed && !suppressed {
+	if fw.active && fw.roles.has(role, subscribed) && !fw.roles.has(role, suppressed) {
 		_ = s.Activate(fw.id)
 	} else {
 		_ = s.Deactivate(fw.id)
@@ -762,7 +759,7 @@ func (a *Allocator) rolesWithSorters() []string {
 }
 
 func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.tracked.add(role) {
+	if !fw.roles.mark(role, tracked) {
 		return
 	}
 	a.uncapped()
@@ -784,7 +781,7 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 }
 
 func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.tracked.remove(role) {
+	if !fw.roles.unmark(role, tracked) {
 		return
 	}
 	a.uncapped()
@@ -1407,7 +1404,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		a.trackHeld(role, part, false)
 	}
 	for _, role := range roles {
-		if !fw.roles.has(role) && a.heldInRole(fw.id, role).IsEmpty() {
+		if !fw.roles.has(role, subscribed) && a.heldInRole(fw.id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 		a.roles.prune(role)
@@ -1732,38 +1729,3 @@ func (a *Allocator) Pending() bool { return a.pendingAll || len(a.pending) > 0 }
 
 // Options returns the options the allocator runs with, defaults filled in.
 func (a *Allocator) Options() Options { return a.opts }
-
-// ---- helpers ----
-
-// roleSet is a small sorted set of role names: frameworks have few roles.
-type roleSet []string
-
-func roleSetOf(list []string) roleSet {
-	s := slices.Clone(list)
-	slices.Sort(s)
-	return slices.Compact(s)
-}
-
-func (s roleSet) has(role string) bool {
-	_, ok := slices.BinarySearch(s, role)
-	return ok
-}
-
-// add adds role and reports whether it was missing.
-func (s *roleSet) add(role string) bool {
-	i, ok := slices.BinarySearch(*s, role)
-	if ok {
-		return false
-	}
-	*s = slices.Insert(*s, i, role)
-	return true
-}
-
-// remove removes role and reports whether it was there.
-func (s *roleSet) remove(role string) bool {
-	i, ok := slices.BinarySearch(*s, role)
-	if ok {
-		*s = slices.Delete(*s, i, i+1)
-	}
-	return ok
-}

@@ -263,10 +263,11 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 		}
 		return out, nil
 	}
-	for _, role := range fw.roles {
+	several := fw.roles.count(subscribed) > 1
+	for role := range fw.roles.all(subscribed) {
 		node := a.roles.get(role)
 		subject := fw.id
-		if len(fw.roles) > 1 {
+		if several {
 			subject = fw.id + " in role " + role
 		}
 		var b groupBuilder
@@ -442,7 +443,7 @@ func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason,
 		return false, ReasonInactive, ar
 	case node == nil:
 		return false, ReasonNothingLeft, ar
-	case fw.suppressed.has(node.path):
+	case fw.roles.has(node.path, suppressed):
 		return false, ReasonSuppressed, ar
 	}
 	reason, ar := e.found(fw, node, ag, ar)

@@ -220,7 +220,7 @@ func (l *explainLog) forget(fw *framework, runs uint64) {
 	if len(l.removed) == maxRemembered {
 		l.removed = slices.Delete(l.removed, 0, 1)
 	}
-	l.removed = append(l.removed, removedFramework{id: fw.id, roles: slices.Clone(fw.roles), run: runs})
+	l.removed = append(l.removed, removedFramework{id: fw.id, roles: fw.roles.list(subscribed), run: runs})
 }
 
 // removedFramework returns what is remembered of a removed framework.

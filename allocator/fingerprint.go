@@ -280,12 +280,12 @@ func (a *Allocator) restFingerprint() uint64 {
 		x := fpHash(5)
 		x.s(fwID)
 		x.b(fw.active)
-		x.u(uint64(len(fw.roles)))
-		for _, r := range fw.roles {
+		x.u(uint64(fw.roles.count(subscribed)))
+		for r := range fw.roles.all(subscribed) {
 			x.s(r)
 		}
-		x.u(uint64(len(fw.suppressed)))
-		for _, r := range fw.suppressed {
+		x.u(uint64(fw.roles.count(suppressed)))
+		for r := range fw.roles.all(suppressed) {
 			x.s(r)
 		}
 		x.u(uint64(fw.info.Capabilities))

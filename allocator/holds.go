@@ -172,7 +172,7 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
 	fw := a.frameworks[p.forFramework]
 	node := a.roles.get(p.heldIn)
-	if fw == nil || !fw.roles.has(p.heldIn) || node == nil || node.fs == nil || ag.overAllocated {
+	if fw == nil || !fw.roles.has(p.heldIn, subscribed) || node == nil || node.fs == nil || ag.overAllocated {
 		return
 	}
 	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
@@ -252,7 +252,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 			default:
 				for _, role := range h.res.AllocationRoles() {
 					part := h.res.AllocatedTo(role)
-					if fw.suppressed.has(role) || !fw.roles.has(role) {
+					if fw.roles.has(role, suppressed) || !fw.roles.has(role, subscribed) {
 						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}

@@ -141,7 +141,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 			used.Add(held.Unallocate())
 		}
 		for r := range held.All() {
-			if !fw.tracked.has(r.AllocationRole) {
+			if !fw.roles.has(r.AllocationRole, tracked) {
 				c.fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
 			}
 			if !r.Reservations.AllocatableTo(r.AllocationRole) {

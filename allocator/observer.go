@@ -326,7 +326,7 @@ func (a *Allocator) observeFramework(fw *framework, role string) {
 		return
 	}
 	r := a.obs.markRole(role)
-	if fw.tracked.has(role) && fw.suppressed.has(role) {
+	if fw.roles.has(role, tracked) && fw.roles.has(role, suppressed) {
 		if r.suppressed == nil {
 			r.suppressed = map[string]struct{}{}
 		}
@@ -470,8 +470,8 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 
 func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) FrameworkMetrics {
 	m := FrameworkMetrics{Framework: fw.id, Active: fw.active, Offers: l.offers, InverseOffers: l.inverseOffers}
-	for _, role := range fw.tracked {
-		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.suppressed.has(role)}
+	for role := range fw.roles.all(tracked) {
+		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.roles.has(role, suppressed)}
 		if fs := a.frameworkSorter(role); fs != nil {
 			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
 				rm.Share = sr.ShareOf(fw.id)

@@ -210,7 +210,7 @@ func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) 
 		var found *framework
 		walk(fs.Sorter, func(id string) bool {
 			fw := a.frameworks[id]
-			if fw != nil && fw.active && fw.roles.has(n.path) && !fw.suppressed.has(n.path) {
+			if fw != nil && fw.active && fw.roles.has(n.path, subscribed) && !fw.roles.has(n.path, suppressed) {
 				found = fw
 				return false
 			}

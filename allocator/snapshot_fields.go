@@ -351,8 +351,14 @@ func agentInfoFields(c *snapCodec, info *AgentInfo) {
 func frameworkFields(c *snapCodec, sn *snapState, fw *framework) {
 	frameworkInfoFields(c, &fw.info)
 	c.bool(&fw.active)
-	walkKeys(c, &fw.suppressed, "suppressed roles")
-	walkKeys(c, &fw.tracked, "tracked roles")
+	// The roles it subscribes to are its info's (rebuild).
+	suppressedRoles, trackedRoles := fw.roles.list(suppressed), fw.roles.list(tracked)
+	walkKeys(c, &suppressedRoles, "suppressed roles")
+	walkKeys(c, &trackedRoles, "tracked roles")
+	if c.reading() {
+		fw.roles.markOnly(suppressed, suppressedRoles)
+		fw.roles.markOnly(tracked, trackedRoles)
+	}
 	// Compact filters are written as the ordinary ones they stand for, and
 	// read back as such.
 	filters := &fw.filters

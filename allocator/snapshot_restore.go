@@ -220,7 +220,7 @@ func (sn *snapState) resolve() error {
 	}
 	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
 		fw := a.frameworks[id]
-		for _, role := range fw.tracked {
+		for role := range fw.roles.all(tracked) {
 			n := a.roles.get(role)
 			if n == nil || n.fs == nil || !n.fs.Contains(id) {
 				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
@@ -283,7 +283,7 @@ func (sn *snapState) attachHolds() error {
 func (sn *snapState) rebuild() error {
 	a := sn.a
 	for _, fw := range a.frameworks {
-		fw.roles = roleSetOf(fw.info.Roles)
+		fw.roles.markOnly(subscribed, fw.info.Roles)
 	}
 	for _, id := range a.agentIDs {
 		if err := a.rebuildAgent(a.agents[id]); err != nil {

@@ -164,7 +164,7 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
 		fw := a.frameworks[id]
-		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: slices.Clone(fw.roles), Suppressed: slices.Clone(fw.suppressed), Capabilities: fw.info.Capabilities}
+		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: fw.roles.list(subscribed), Suppressed: fw.roles.list(suppressed), Capabilities: fw.info.Capabilities}
 		at[id] = &out[i]
 	}
 	// One pass over the agents, in id order, sums what each framework is
