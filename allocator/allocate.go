@@ -240,7 +240,10 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		if ag.info.Unavailability != nil {
 			maintained = append(maintained, ag)
 		}
-		ag.rank = rank
+		if int(ag.num) >= len(a.runRanks) {
+			a.runRanks = append(a.runRanks, make([]int32, len(a.agentsByNum)-len(a.runRanks))...)
+		}
+		a.runRanks[ag.num] = int32(rank)
 		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
 			r.stats.SkippedAgents++
 			r.stats.Skips[ReasonAgentInactive]++
@@ -752,7 +755,7 @@ func (a *Allocator) nobody(ag *agent, n *roleNode, fs *trackedSorter, r *run, st
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.epoch || (!e.until.IsZero() && !r.now.Before(e.until)) {
+	if e.version != ag.version || e.epoch != n.epoch || (e.until != noExpiry && !r.now.Before(e.until.time())) {
 		ag.nobody.drop(n.path)
 		return false
 	}
@@ -767,7 +770,11 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, pass
 		// frameworks only for that run.
 		return
 	}
-	ag.nobody.set(n.path, nobodyEntry{version: ag.version, epoch: n.epoch, until: until, passes: passes})
+	e, ok := expiryOf(until)
+	if !ok {
+		return // the cache could not say when the result ends
+	}
+	ag.nobody.set(n.path, nobodyEntry{version: ag.version, epoch: n.epoch, until: e, passes: passes})
 }
 
 // passOver records that fw was passed over on ag in node's role for
@@ -961,7 +968,7 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 			r.stage1[key] = len(r.offers)
 		}
 	}
-	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: ag.rank})
+	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged

@@ -115,6 +115,9 @@ type Allocator struct {
 	// candidateIDs the ids of a run over every agent.
 	runAgents    []*agent
 	candidateIDs []string
+	// runRanks holds, by agent number, each candidate's place among the
+	// run's candidates (groupOffers sorts a group's offers by it).
+	runRanks []int32
 	// grouping is groupOffers's working storage, kept between runs.
 	grouping offerGrouping
 
@@ -175,9 +178,7 @@ type framework struct {
 }
 
 type agent struct {
-	id string
-	// num is the agent's dense number (numbering.go).
-	num   int
+	id    string
 	info  AgentInfo
 	total resources.Resources
 	// offered and allocated hold, per framework, resources tagged with
@@ -202,10 +203,13 @@ type agent struct {
 	// on the agent, in any role (filters.go).
 	filtered sorter.Bitset
 	// wholeRefused counts the compact refusal filters on the agent, in
-	// every framework and role (wholerefusals.go).
-	wholeRefused int
-	// rank is the agent's place among the current run's candidates.
-	rank int
+	// every framework and role (wholerefusals.go); num is the agent's
+	// dense number (numbering.go). Both are 32 bits, and the agent's place
+	// among a run's candidates is kept by the run (Allocator.runRanks),
+	// so that with the flags below they take 16 bytes and the record fits
+	// the 480-byte size class.
+	wholeRefused int32
+	num          int32
 
 	// What the total holds, so the hot path can skip filters that would
 	// keep everything.
@@ -230,7 +234,7 @@ type agent struct {
 }
 
 // agentRare holds the parts of an agent's record that few agents ever use,
-// out of line: the record is then 512 bytes, a size class smaller
+// out of line: the record fits a smaller size class
 // (BENCHMARKS.md, "Fewer bytes an agent, again"). Read them through the
 // agent's methods of the same names, which answer the zero value while
 // rare is nil, and set them through more.
@@ -291,7 +295,7 @@ func (ag *agent) holds() holdList {
 // capabilities, constraints, minimum allocatable resources).
 type nobodyEntry struct {
 	version, epoch uint64
-	until          time.Time // zero: no filter involved
+	until          expiry // noExpiry: no filter involved
 	// passes are those of the walk that made the entry, for Explain.
 	passes *nobodyPasses
 }

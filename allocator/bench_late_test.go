@@ -85,7 +85,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 			if len(a.refusalsOn(fw, "r", a.agents[id])) > 0 {
 				n++
 			}
-			if _, ok := fw.whole.on("r", a.agents[id].num); ok {
+			if _, ok := fw.whole.on("r", int(a.agents[id].num)); ok {
 				compact++
 			}
 		}

@@ -336,7 +336,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 	}
 	list := fw.filters.on(role, ag.id)
 	if len(list) == 0 {
-		w, ok := fw.whole.on(role, ag.num)
+		w, ok := fw.whole.on(role, int(ag.num))
 		if !ok {
 			return false, time.Time{}
 		}
@@ -371,7 +371,7 @@ func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w who
 	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
 	if f.covered != w.covered {
 		w.covered = f.covered
-		fw.whole.put(role, ag.num, w, len(a.agentsByNum))
+		fw.whole.put(role, int(ag.num), w, len(a.agentsByNum))
 	}
 	if !filtered {
 		return false, time.Time{}
@@ -493,7 +493,7 @@ func (a *Allocator) filterNum(fw *framework) int {
 // unfiltered clears fw's bit on ag unless fw still has a filter there in
 // some role.
 func (a *Allocator) unfiltered(fw *framework, ag *agent) {
-	if fw.num != 0 && !fw.filters.anyOn(ag.id) && !fw.whole.anyOn(ag.num) {
+	if fw.num != 0 && !fw.filters.anyOn(ag.id) && !fw.whole.anyOn(int(ag.num)) {
 		ag.filtered.Clear(fw.num)
 	}
 }

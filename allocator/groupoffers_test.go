@@ -17,9 +17,9 @@ import (
 func TestGroupOffersOrder(t *testing.T) {
 	a, err := New(Options{Seed: 1})
 	require.NoError(t, err)
-	agents := map[string]*agent{}
+	agents, ranks := map[string]*agent{}, map[string]int{}
 	for i, id := range []string{"a0", "a1", "a2", "a3"} {
-		agents[id] = &agent{id: id, rank: i}
+		agents[id], ranks[id] = &agent{id: id}, i
 	}
 	res := resources.MustParse("cpus:1", "*")
 	made := []struct{ fw, role, agent string }{
@@ -31,7 +31,7 @@ func TestGroupOffersOrder(t *testing.T) {
 	var records []offerRecord
 	for _, m := range made {
 		ag := agents[m.agent]
-		records = append(records, offerRecord{key: offerKey{m.fw, m.role, m.agent}, res: res.Allocate(m.role), ag: ag, rank: ag.rank})
+		records = append(records, offerRecord{key: offerKey{m.fw, m.role, m.agent}, res: res.Allocate(m.role), ag: ag, rank: ranks[m.agent]})
 	}
 	out := a.groupOffers(records)
 	var got []string
@@ -63,9 +63,9 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	build := func(groups int) []offerRecord {
 		var records []offerRecord
 		for i := range 1000 {
-			ag := &agent{id: fmt.Sprintf("a%04d", i), rank: i, outstanding: make([]outstandingOffer, 0, 4)}
+			ag := &agent{id: fmt.Sprintf("a%04d", i), outstanding: make([]outstandingOffer, 0, 4)}
 			fw, role := fmt.Sprintf("f%03d", (i*7)%groups), fmt.Sprintf("r%d", i%2)
-			records = append(records, offerRecord{key: offerKey{fw, role, ag.id}, res: res.Allocate(role), ag: ag, rank: ag.rank})
+			records = append(records, offerRecord{key: offerKey{fw, role, ag.id}, res: res.Allocate(role), ag: ag, rank: i})
 		}
 		return records
 	}

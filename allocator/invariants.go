@@ -58,7 +58,7 @@ func (a *Allocator) CheckInvariants() error {
 		if i < len(a.agentList) && a.agentList[i] != ag {
 			c.fail("agent %s is not listed at its place among the ids", id)
 		}
-		if a.agentsByNum.at(ag.num) != ag {
+		if a.agentsByNum.at(int(ag.num)) != ag {
 			c.fail("agent %s: number %d is not its own", id, ag.num)
 		}
 		totals.Add(ag.total.Quantities())
@@ -382,7 +382,7 @@ func (c *invariantCheck) filters() {
 	wholeOn := map[*agent]int{}
 	defer func() {
 		for _, id := range a.agentIDs {
-			if ag := a.agents[id]; ag.wholeRefused != wholeOn[ag] {
+			if ag := a.agents[id]; int(ag.wholeRefused) != wholeOn[ag] {
 				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
 			}
 		}

@@ -51,14 +51,14 @@ func (t numbered[T]) at(i int) *T {
 
 // numberAgent gives ag its number on entry.
 func (a *Allocator) numberAgent(ag *agent) {
-	ag.num = a.agentNums.take()
-	a.agentsByNum.set(ag.num, ag)
+	ag.num = int32(a.agentNums.take())
+	a.agentsByNum.set(int(ag.num), ag)
 }
 
 // unnumberAgent takes a removed agent's number back, once its filters are
 // forgotten.
 func (a *Allocator) unnumberAgent(ag *agent) {
-	a.agentsByNum.set(ag.num, nil)
-	a.agentNums.give(ag.num)
+	a.agentsByNum.set(int(ag.num), nil)
+	a.agentNums.give(int(ag.num))
 	ag.num = 0
 }

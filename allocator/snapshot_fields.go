@@ -309,7 +309,14 @@ func agentFields(c *snapCodec, ag *agent) {
 	walkByRole(c, &ag.nobody, "cache entries", "cache entry", "cache entry of role", func(e nobodyEntry) nobodyEntry {
 		c.uvarint(&e.version)
 		c.uvarint(&e.epoch)
-		c.time(&e.until)
+		until := e.until.time()
+		c.time(&until)
+		if c.reading() {
+			var ok bool
+			if e.until, ok = expiryOf(until); !ok {
+				c.failf("cache entry's expiry %v out of range", until)
+			}
+		}
 		return e
 	})
 	inverse := ag.inverse()

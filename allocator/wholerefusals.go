@@ -106,14 +106,14 @@ func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusal)
 	if a.opts.CacheFree || len(fw.filters.on(role, ag.id)) > 0 {
 		return false
 	}
-	if _, ok := fw.whole.on(role, ag.num); ok {
+	if _, ok := fw.whole.on(role, int(ag.num)); ok {
 		return false
 	}
 	expires, ok := a.sinceAnchor(f.expires)
 	if !ok {
 		return false
 	}
-	fw.whole.put(role, ag.num, wholeRefusal{expires: expires, batch: f.batch, covered: f.covered}, len(a.agentsByNum))
+	fw.whole.put(role, int(ag.num), wholeRefusal{expires: expires, batch: f.batch, covered: f.covered}, len(a.agentsByNum))
 	ag.wholeRefused++
 	return true
 }
@@ -136,7 +136,7 @@ func (a *Allocator) unpackWhole(ag *agent) {
 // unpackWholeOf turns fw's compact filter in role on ag, if there is one,
 // into an ordinary one.
 func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
-	if w, ok := fw.whole.on(role, ag.num); ok {
+	if w, ok := fw.whole.on(role, int(ag.num)); ok {
 		dropWhole(fw, role, ag)
 		fw.filters.add(role, ag.id, a.refusalOf(w, ag))
 	}
@@ -145,7 +145,7 @@ func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
 // dropWhole removes fw's compact filter in role on ag, which is there, and
 // counts it off the agent.
 func dropWhole(fw *framework, role string, ag *agent) {
-	fw.whole.drop(role, ag.num)
+	fw.whole.drop(role, int(ag.num))
 	ag.wholeRefused--
 }
 
@@ -153,7 +153,7 @@ func dropWhole(fw *framework, role string, ag *agent) {
 // each.
 func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusal)) {
 	for role, s := range fw.whole {
-		if w, ok := s.get(ag.num); ok {
+		if w, ok := s.get(int(ag.num)); ok {
 			gone(role, a.refusalOf(w, ag))
 			dropWhole(fw, role, ag)
 		}
@@ -163,7 +163,7 @@ func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string,
 // refusalsOn returns fw's filters in role on ag, the compact one as an
 // ordinary one: for reports, not for runs.
 func (a *Allocator) refusalsOn(fw *framework, role string, ag *agent) []refusal {
-	if w, ok := fw.whole.on(role, ag.num); ok {
+	if w, ok := fw.whole.on(role, int(ag.num)); ok {
 		return []refusal{a.refusalOf(w, ag)}
 	}
 	return fw.filters.on(role, ag.id)

@@ -120,7 +120,7 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 	w.both(func(a *Allocator) error { return a.UpdateAgent("a1", AgentInfo{}, &bigger) })
 	require.Equal(t, 3, w.compact(), "a1's filters unpacked")
 	for _, fw := range w.kept.frameworks {
-		_, compact := fw.whole.on("r", w.kept.agents["a1"].num)
+		_, compact := fw.whole.on("r", int(w.kept.agents["a1"].num))
 		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.id)
 	}
 	w.same()
@@ -196,7 +196,7 @@ func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 		},
 		"compact and ordinary": func(w *wholeTwins) {
 			fw, ag := w.kept.frameworks["f1"], w.kept.agents["a1"]
-			fw.whole.put("r", ag.num, wholeRefusal{}, len(w.kept.agentsByNum))
+			fw.whole.put("r", int(ag.num), wholeRefusal{}, len(w.kept.agentsByNum))
 			fw.filters.add("r", "a1", refusal{refused: ag.ref, expires: w.clock.now.Add(time.Hour)})
 		},
 	}
