@@ -272,9 +272,9 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 
 	guarantees := false
 	for _, n := range a.roles.nodes {
-		if !n.quota.IsZero() {
+		if !n.q().IsZero() {
 			r.quota = true
-			guarantees = guarantees || !n.quota.Guarantees.IsEmpty()
+			guarantees = guarantees || !n.q().Guarantees.IsEmpty()
 		}
 	}
 	if r.quota {
@@ -464,7 +464,7 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 	for _, name := range names {
 		left, limited := max(a.freeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
 		for q := range n.quotaAncestry {
-			if lim, ok := q.quota.Limits.Get(name); ok {
+			if lim, ok := q.q().Limits.Get(name); ok {
 				left2 := max(lim-q.consumed().Scalar(name), 0)
 				if !limited || left2 < left {
 					left, limited = left2, true

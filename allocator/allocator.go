@@ -1596,14 +1596,14 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 		return fmt.Errorf("quota for %q: %w", role, err)
 	}
 	for _, anc := range reservation.Ancestors(role) {
-		if n := a.roles.get(anc); n != nil && !n.quota.Limits.Contains(q.Guarantees) {
-			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.quota.Limits, anc)
+		if n := a.roles.get(anc); n != nil && !n.q().Limits.Contains(q.Guarantees) {
+			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.q().Limits, anc)
 		}
 	}
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
-		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.quota.Guarantees) {
-			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.quota.Guarantees, path)
+		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.q().Guarantees) {
+			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.q().Guarantees, path)
 		}
 	}
 	a.uncapped()
@@ -1612,12 +1612,12 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.get(role); n != nil {
-			n.quota = Quota{}
+			n.setQuota(Quota{})
 			a.roles.prune(role)
 		}
 		return nil
 	}
-	a.roles.ensure(role).quota = q
+	a.roles.ensure(role).setQuota(q)
 	return nil
 }
 

@@ -26,7 +26,7 @@ import (
 func (a *Allocator) allowanceOf(path string) resources.Quantities {
 	var q resources.Quantities
 	if n := a.roles.get(path); n != nil {
-		q.Add(n.quota.Guarantees)
+		q.Add(n.q().Guarantees)
 		q.Max(n.reserved)
 	}
 	return q

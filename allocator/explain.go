@@ -755,23 +755,23 @@ func (e *explainer) shares(role string, agents []AgentReason, winner, winnerRole
 func (a *Allocator) bindingLimit(node *roleNode) (string, resources.Limits, resources.Quantities) {
 	var pick *roleNode
 	for q := range node.quotaAncestry {
-		if q.quota.Limits.IsEmpty() {
+		if q.q().Limits.IsEmpty() {
 			continue
 		}
 		if pick == nil {
 			pick = q
 		}
 		consumed := q.consumed()
-		for _, name := range q.quota.Limits.Names() {
-			if lim, _ := q.quota.Limits.Get(name); consumed.Scalar(name) >= lim {
-				return q.path, q.quota.Limits.Clone(), consumed
+		for _, name := range q.q().Limits.Names() {
+			if lim, _ := q.q().Limits.Get(name); consumed.Scalar(name) >= lim {
+				return q.path, q.q().Limits.Clone(), consumed
 			}
 		}
 	}
 	if pick == nil {
 		return "", resources.Limits{}, resources.Quantities{}
 	}
-	return pick.path, pick.quota.Limits.Clone(), pick.consumed()
+	return pick.path, pick.q().Limits.Clone(), pick.consumed()
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees
@@ -780,7 +780,7 @@ func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 	var out []RoleQuantities
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
-		if path == role || n.quota.Guarantees.IsEmpty() {
+		if path == role || n.q().Guarantees.IsEmpty() {
 			continue
 		}
 		var q resources.Quantities

@@ -258,7 +258,7 @@ func (a *Allocator) restFingerprint() uint64 {
 	sum = 0
 	for path, n := range a.roles.nodes {
 		w, ok := a.roles.weights[path]
-		if !ok && n.quota.IsZero() {
+		if !ok && n.q().IsZero() {
 			continue
 		}
 		if !ok {
@@ -267,9 +267,9 @@ func (a *Allocator) restFingerprint() uint64 {
 		var x fpHash
 		x.s(path)
 		x.u(math.Float64bits(w))
-		if !n.quota.IsZero() {
-			x.s(n.quota.Guarantees.String())
-			x.s(n.quota.Limits.String())
+		if !n.q().IsZero() {
+			x.s(n.q().Guarantees.String())
+			x.s(n.q().Limits.String())
 		}
 		sum += uint64(x)
 	}

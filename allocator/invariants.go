@@ -230,6 +230,9 @@ func (c *invariantCheck) held(agentID, fwID string, held resources.Resources, sh
 // sorters checks the sorters' charges against the agents.
 func (c *invariantCheck) sorters() {
 	a := c.a
+	if !noQuota.IsZero() {
+		c.fail("the quota of roles without one was changed to %v", noQuota)
+	}
 	for _, role := range a.rolesWithSorters() {
 		if !a.roleSorter.Contains(role) {
 			c.fail("role %s has a framework sorter but is not in the role sorter", role)

@@ -461,7 +461,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	m.Suppressed = len(r.suppressed)
 	m.PreemptedFrom, m.PreemptedFor = r.preemptedFrom, r.preemptedFor
 	if node != nil {
-		m.Guarantee, m.Limit = node.quota.Guarantees.Clone(), node.quota.Limits.Clone()
+		m.Guarantee, m.Limit = node.q().Guarantees.Clone(), node.q().Limits.Clone()
 		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()
 		m.Frameworks = node.frameworks.len()
 	}

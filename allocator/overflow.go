@@ -122,7 +122,7 @@ func (a *Allocator) checkGuarantees(role string, g resources.Quantities) error {
 	}
 	for path, n := range a.roles.nodes {
 		if path != role {
-			if err := addWithin(&sum, n.quota.Guarantees, "the quota guarantees of all roles"); err != nil {
+			if err := addWithin(&sum, n.q().Guarantees, "the quota guarantees of all roles"); err != nil {
 				return err
 			}
 		}

@@ -11,7 +11,7 @@ import "github.com/allot-go/allot/resources"
 // consumed, reusing out's storage.
 func (n *roleNode) unmetInto(out *resources.Quantities) {
 	out.Reset()
-	out.Add(n.quota.Guarantees)
+	out.Add(n.q().Guarantees)
 	out.Subtract(n.reserved)
 	out.Subtract(n.allocatedUnreserved)
 }
@@ -24,7 +24,7 @@ func (t *roleTree) unmet(n *roleNode) resources.Quantities {
 	for _, c := range n.children {
 		children.Add(t.unmet(c))
 	}
-	if n.quota.Guarantees.IsEmpty() {
+	if n.q().Guarantees.IsEmpty() {
 		return children
 	}
 	var own resources.Quantities
@@ -52,7 +52,7 @@ func (t *roleTree) requiredHeadroomInto(out *resources.Quantities) {
 		switch {
 		case len(c.children) > 0:
 			out.Add(t.unmet(c))
-		case !c.quota.Guarantees.IsEmpty():
+		case !c.q().Guarantees.IsEmpty():
 			c.unmetInto(&t.needBuf)
 			out.Add(t.needBuf)
 		}
@@ -72,7 +72,7 @@ func (t *roleTree) unsatisfiedGuarantees(n *roleNode) resources.Quantities {
 func (t *roleTree) unsatisfiedInto(n *roleNode, out *resources.Quantities) {
 	out.Reset()
 	for q := range n.quotaAncestry {
-		if q.quota.Guarantees.IsEmpty() {
+		if q.q().Guarantees.IsEmpty() {
 			continue
 		}
 		q.unmetInto(&t.unmetBuf)
@@ -87,17 +87,17 @@ func (t *roleTree) limitHeadroom(n *roleNode) (resources.Limits, bool) {
 	out := &t.limitsBuf
 	limited := false
 	for q := range n.quotaAncestry {
-		if q.quota.Limits.IsEmpty() {
+		if q.q().Limits.IsEmpty() {
 			continue
 		}
 		if !limited {
-			out.CopyFrom(q.quota.Limits)
+			out.CopyFrom(q.q().Limits)
 			out.SubtractInPlace(q.reserved)
 			out.SubtractInPlace(q.allocatedUnreserved)
 			limited = true
 			continue
 		}
-		t.leftBuf.CopyFrom(q.quota.Limits)
+		t.leftBuf.CopyFrom(q.q().Limits)
 		t.leftBuf.SubtractInPlace(q.reserved)
 		t.leftBuf.SubtractInPlace(q.allocatedUnreserved)
 		out.Lower(t.leftBuf)

@@ -23,7 +23,7 @@ func TestRequiredHeadroomIntoIsTheSumOfUnmet(t *testing.T) {
 		for _, p := range paths {
 			n := tree.ensure(p)
 			if rng.IntN(3) > 0 {
-				n.quota.Guarantees = resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))
+				n.setQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
 			}
 			tree.trackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(6))), true)
 			if rng.IntN(2) == 0 {

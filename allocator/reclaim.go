@@ -161,7 +161,7 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 	}
 	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
 		n := a.roles.nodes[path]
-		if n.quota.Guarantees.IsEmpty() {
+		if n.q().Guarantees.IsEmpty() {
 			continue
 		}
 		rc.forGuarantee(n)

@@ -278,12 +278,12 @@ func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework, i
 		return false
 	}
 	for q := range c.node.quotaAncestry {
-		if q.quota.Guarantees.IsEmpty() {
+		if q.q().Guarantees.IsEmpty() {
 			continue
 		}
 		left := q.consumed()
 		left.Subtract(rc.taken[q])
-		for name, g := range q.quota.Guarantees.All() {
+		for name, g := range q.q().Guarantees.All() {
 			if f := c.frees.Scalar(name); f > 0 && left.Scalar(name)-f < g {
 				return false
 			}

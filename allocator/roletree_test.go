@@ -16,7 +16,7 @@ import (
 // figures alone decide, so a node keeps no own part apart, and fits a
 // smaller size class.
 func TestRoleTreePrunes(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(roleNode{}), uintptr(224), "the role node grew past its size class")
+	require.LessOrEqual(t, unsafe.Sizeof(roleNode{}), uintptr(192), "the role node grew past its size class")
 	q := resources.MustParseQuantities("cpus:2;mem:64")
 	tree := newRoleTree()
 	has := func(paths ...string) {
@@ -67,4 +67,21 @@ func TestRoleTreePrunes(t *testing.T) {
 	gone("x/z")
 	has("x", "x/y")
 	require.Len(t, tree.get("x").children, 1)
+}
+
+// A role without quota reads the one zero quota, which nothing may
+// change: CheckInvariants says so when something did, and a role given a
+// quota and then none holds none.
+func TestRolesShareTheZeroQuota(t *testing.T) {
+	a := invariantCluster(t)
+	require.Nil(t, a.roles.get("web").quota, "a role without quota holds one")
+	require.NoError(t, a.UpdateQuota("web", Quota{Guarantees: resources.MustParseQuantities("cpus:1")}))
+	require.NotNil(t, a.roles.get("web").quota)
+	require.NoError(t, a.UpdateQuota("web", Quota{}))
+	require.Nil(t, a.roles.get("web").quota, "a quota set to zero is kept")
+	require.NoError(t, a.CheckInvariants())
+	noQuota.Guarantees = resources.MustParseQuantities("cpus:1")
+	defer func() { noQuota = Quota{} }()
+	err := a.CheckInvariants()
+	require.ErrorContains(t, err, "the quota of roles without one was changed")
 }

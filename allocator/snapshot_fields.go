@@ -254,8 +254,12 @@ func (sn *snapState) roleFields(c *snapCodec) {
 		c.uvarint(&n.epoch)
 		c.uvarint(&n.cappedRun)
 		walkByte(c, &n.cappedBy)
-		c.quantities(&n.quota.Guarantees)
-		c.limits(&n.quota.Limits)
+		quota := *n.q()
+		c.quantities(&quota.Guarantees)
+		c.limits(&quota.Limits)
+		if c.reading() {
+			n.setQuota(quota)
+		}
 		return n
 	})
 }

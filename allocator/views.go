@@ -139,7 +139,7 @@ func (a *Allocator) roleView(n *roleNode) RoleView {
 	}
 	return RoleView{
 		Role: n.path, Weight: w,
-		Quota:    Quota{Guarantees: n.quota.Guarantees.Clone(), Limits: n.quota.Limits.Clone()},
+		Quota:    Quota{Guarantees: n.q().Guarantees.Clone(), Limits: n.q().Limits.Clone()},
 		Reserved: n.reserved.Clone(), OfferedOrAllocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
 		Share: share, Frameworks: n.frameworks.sorted(),
 	}

@@ -31,13 +31,13 @@ type LazyDRF struct {
 
 	// The one client, while d is nil: its path, whether it is present and
 	// active, what it was charged and how many allocations it counted.
-	client          string
-	present, active bool
-	charged         resources.Quantities
-	count           uint64
 	// numbered: a client was added (and maybe removed), so the tree's
-	// numbers have one slot, free while no client is present.
-	numbered bool
+	// numbers have one slot, free while no client is present. (The flags
+	// sit together: the record is 144 bytes, a size class below 160.)
+	client                    string
+	present, active, numbered bool
+	charged                   resources.Quantities
+	count                     uint64
 	// agents are the added agents' totals in the order they were added
 	// (the pool is their sum, see pool: an allocator's sorters have one).
 	agents []savedQuantities

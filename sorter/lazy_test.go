@@ -343,7 +343,7 @@ func TestLazyDRFRestore(t *testing.T) {
 // agents' totals beside them (an allocator's framework sorters have one
 // agent, the pool), so its record fits the 160-byte size class.
 func TestLazyDRFIsSmall(t *testing.T) {
-	if got := unsafe.Sizeof(LazyDRF{}); got > 160 {
-		t.Fatalf("a LazyDRF takes %d bytes, want at most 160", got)
+	if got := unsafe.Sizeof(LazyDRF{}); got > 144 {
+		t.Fatalf("a LazyDRF takes %d bytes, want at most 144", got)
 	}
 }
