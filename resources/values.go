@@ -100,19 +100,92 @@ func (r Ranges) Count() uint64 {
 	return n
 }
 
-// Union returns r ∪ o.
+// Union returns r ∪ o. Of two normalised lists it makes one exact
+// allocation in one linear merge; others are sorted and merged as
+// NewRanges does.
 func (r Ranges) Union(o Ranges) Ranges {
-	if len(o) == 0 {
-		return slices.Clone(r)
+	if !r.normal() || !o.normal() {
+		out := make([]Range, 0, len(r)+len(o))
+		out = append(append(out, r...), o...)
+		return coalesce(out)
 	}
-	out := make([]Range, 0, len(r)+len(o))
-	out = append(append(out, r...), o...)
-	return coalesce(out)
+	if len(o) == 0 {
+		out := make(Ranges, len(r))
+		copy(out, r)
+		return out
+	}
+	out := make(Ranges, union(r, o, nil))
+	union(r, o, out)
+	return out
 }
 
-// Difference returns r \ o.
+// union merges normalised r and o into out, when out is not nil, and
+// returns the number of ranges of the result: a first call with nil sizes
+// out for the second.
+func union(r, o, out Ranges) int {
+	n := 0
+	var cur Range
+	have := false
+	push := func(x Range) {
+		if have && (cur.End == ^uint64(0) || x.Begin <= cur.End+1) {
+			cur.End = max(cur.End, x.End)
+			return
+		}
+		if have {
+			if out != nil {
+				out[n] = cur
+			}
+			n++
+		}
+		cur, have = x, true
+	}
+	for i, j := 0, 0; i < len(r) || j < len(o); {
+		if j == len(o) || (i < len(r) && r[i].Begin <= o[j].Begin) {
+			push(r[i])
+			i++
+		} else {
+			push(o[j])
+			j++
+		}
+	}
+	if have {
+		if out != nil {
+			out[n] = cur
+		}
+		n++
+	}
+	return n
+}
+
+// normal reports whether r is sorted and coalesced, as NewRanges leaves a
+// list.
+func (r Ranges) normal() bool {
+	for i := 1; i < len(r); i++ {
+		if r[i-1].End == ^uint64(0) || r[i].Begin <= r[i-1].End+1 || r[i].Begin > r[i].End {
+			return false
+		}
+	}
+	return len(r) == 0 || r[0].Begin <= r[0].End
+}
+
+// Difference returns r \ o (both normalised), in one exact allocation.
 func (r Ranges) Difference(o Ranges) Ranges {
-	out := make(Ranges, 0, len(r))
+	out := make(Ranges, difference(r, o, nil))
+	difference(r, o, out)
+	return out
+}
+
+// difference writes r \ o into out, when out is not nil, and returns the
+// number of ranges of the result: a first call with nil sizes out for
+// the second.
+func difference(r, o, out Ranges) int {
+	n := 0
+	emit := func(x Range) {
+		if out != nil {
+			out[n] = x
+		}
+		n++
+	}
 	j := 0
 	for _, x := range r {
 		begin := x.Begin
@@ -122,7 +195,7 @@ func (r Ranges) Difference(o Ranges) Ranges {
 		}
 		for k := j; k < len(o) && o[k].Begin <= x.End; k++ {
 			if o[k].Begin > begin {
-				out = append(out, Range{begin, o[k].Begin - 1})
+				emit(Range{begin, o[k].Begin - 1})
 			}
 			if o[k].End >= x.End {
 				done = true
@@ -131,10 +204,10 @@ func (r Ranges) Difference(o Ranges) Ranges {
 			begin = o[k].End + 1
 		}
 		if !done {
-			out = append(out, Range{begin, x.End})
+			emit(Range{begin, x.End})
 		}
 	}
-	return out
+	return n
 }
 
 // Contains reports whether every integer of o is in r.
