@@ -138,6 +138,10 @@ type Allocator struct {
 	explain explainLog
 	// obs is nil unless Options.Observer is set (observer.go).
 	obs *observerState
+
+	// entry is the event under way (see step); last, so that it does not
+	// move the fields the hot paths read.
+	entry Entry
 }
 
 // trackedSorter is a sorter and the version of the cluster totals it knows.

@@ -216,12 +216,36 @@ func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, 
 	return res, nil, nil
 }
 
-// step is the one path of every event (see the top of this file).
-func (a *Allocator) step(e Entry) (Result, []error, error) { return a.stepEntry(&e, false) }
+// step is the one path of every event (see the top of this file). The
+// entry is worked on in the allocator's own (stepEntry keeps a pointer to
+// it, through the handlers, so an entry of the caller's would go to the
+// heap: an allocation of a few hundred bytes an event), and emptied after
+// so that it keeps nothing of the caller's; an event that another event's
+// handler makes, if any, works on a copy of its own.
+func (a *Allocator) step(e Entry) (Result, []error, error) {
+	if a.rec.event {
+		return a.stepNested(e)
+	}
+	a.ready() // a zero allocator's set-up replaces the whole struct
+	p := &a.entry
+	*p = e
+	res, each, err := a.stepEntry(p, false)
+	*p = Entry{}
+	return res, each, err
+}
+
+// stepNested is step for an event made while another is under way. Not
+// inlined: its entry goes to the heap, and inlined into step it would take
+// step's there with it.
+//
+//go:noinline
+func (a *Allocator) stepNested(e Entry) (Result, []error, error) {
+	return a.stepEntry(&e, false)
+}
 
 // stepErr is step for the events that return only an error.
 func (a *Allocator) stepErr(e Entry) error {
-	_, _, err := a.stepEntry(&e, false)
+	_, _, err := a.step(e)
 	return err
 }
 
