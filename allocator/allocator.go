@@ -806,10 +806,8 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		// that they name only roles the sorter has.
 		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
-	if node != nil {
-		node.frameworks.remove(fw.id)
-		a.roles.prune(role)
-	}
+	node.frameworks.remove(fw.id)
+	a.roles.prune(role)
 }
 
 func (a *Allocator) framework(id string) (*framework, error) {

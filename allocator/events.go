@@ -220,27 +220,16 @@ func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, 
 // entry is worked on in the allocator's own (stepEntry keeps a pointer to
 // it, through the handlers, so an entry of the caller's would go to the
 // heap: an allocation of a few hundred bytes an event), and emptied after
-// so that it keeps nothing of the caller's; an event that another event's
-// handler makes, if any, works on a copy of its own.
+// so that it keeps nothing of the caller's. Events do not nest: handlers
+// make none, as the recorder, which stands in for the clock for one event
+// at a time, already requires.
 func (a *Allocator) step(e Entry) (Result, []error, error) {
-	if a.rec.event {
-		return a.stepNested(e)
-	}
 	a.ready() // a zero allocator's set-up replaces the whole struct
 	p := &a.entry
 	*p = e
 	res, each, err := a.stepEntry(p, false)
 	*p = Entry{}
 	return res, each, err
-}
-
-// stepNested is step for an event made while another is under way. Not
-// inlined: its entry goes to the heap, and inlined into step it would take
-// step's there with it.
-//
-//go:noinline
-func (a *Allocator) stepNested(e Entry) (Result, []error, error) {
-	return a.stepEntry(&e, false)
 }
 
 // stepErr is step for the events that return only an error.

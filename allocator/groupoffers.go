@@ -24,12 +24,7 @@ type offerGrouping struct {
 }
 
 // ints returns buf with length n, reusing its storage when it can.
-func ints(buf []int, n int) []int {
-	if cap(buf) < n {
-		return make([]int, n)
-	}
-	return buf[:n]
-}
+func ints(buf []int, n int) []int { return slices.Grow(buf[:0], n)[:n] }
 
 // groupOffers turns the run's offers into the result, sorted by framework,
 // role and agent, with ids handed out in that order. Groups are sorted by

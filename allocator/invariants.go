@@ -233,7 +233,11 @@ func (c *invariantCheck) sorters() {
 	if !noQuota.IsZero() {
 		c.fail("the quota of roles without one was changed to %v", noQuota)
 	}
-	for _, role := range a.rolesWithSorters() {
+	withSorters := a.rolesWithSorters()
+	if len(withSorters) != a.sorterRoles {
+		c.fail("%d roles have a framework sorter, counted %d", len(withSorters), a.sorterRoles)
+	}
+	for _, role := range withSorters {
 		if !a.roleSorter.Contains(role) {
 			c.fail("role %s has a framework sorter but is not in the role sorter", role)
 		}
@@ -258,9 +262,6 @@ func (c *invariantCheck) sorters() {
 				return c.fwShared[[3]string{role, fwID, agentID}]
 			})
 		}
-	}
-	if n := len(a.rolesWithSorters()); n != a.sorterRoles {
-		c.fail("%d roles have a framework sorter, counted %d", n, a.sorterRoles)
 	}
 	c.sharedHeldInSorters()
 	for role := range c.roleHeld {

@@ -10,14 +10,30 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// requiredHeadroomInto, which adds a childless top-level role's unmet
-// guarantees through a buffer of the tree's, gives the figure of its
-// definition (the sum over top-level roles of unmet), into a value that
-// held another figure before, for random trees of guarantees and use.
-func TestRequiredHeadroomIntoIsTheSumOfUnmet(t *testing.T) {
+// refNeed is need's definition, worked out plainly: a role's unmet
+// guarantees or, when larger, the sum of its children's needs.
+func refNeed(n *roleNode) resources.Quantities {
+	var children resources.Quantities
+	for _, c := range n.children {
+		children.Add(refNeed(c))
+	}
+	if n.q().Guarantees.IsEmpty() {
+		return children
+	}
+	var own resources.Quantities
+	n.unmetInto(&own)
+	own.Max(children)
+	return own
+}
+
+// requiredHeadroomInto, which works a subtree's need out in buffers of the
+// tree's a depth, gives the figure of its definition (the sum over
+// top-level roles of refNeed), into a value that held another figure
+// before, for random trees of guarantees and use three levels deep.
+func TestRequiredHeadroomIntoIsTheSumOfNeeds(t *testing.T) {
 	seed := uint64(20261127)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	paths := []string{"a", "a/x", "a/y", "b", "c", "c/z", "d", "e/f"}
+	paths := []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
 	for round := range 200 {
 		tree := newRoleTree()
 		for _, p := range paths {
@@ -32,7 +48,7 @@ func TestRequiredHeadroomIntoIsTheSumOfUnmet(t *testing.T) {
 		}
 		var want resources.Quantities
 		for _, c := range tree.root.children {
-			want.Add(tree.unmet(c))
+			want.Add(refNeed(c))
 		}
 		got := resources.MustParseQuantities("cpus:99;gpus:3") // a figure left from before
 		tree.requiredHeadroomInto(&got)
@@ -41,9 +57,9 @@ func TestRequiredHeadroomIntoIsTheSumOfUnmet(t *testing.T) {
 	}
 }
 
-// A run over many roles with quota allocates a few times, not once or
-// twice per role: the required headroom is worked out at the start and
-// the end of every run with quota.
+// A run over many roles with quota, flat and nested, allocates a few
+// times, not once or twice per role: the required headroom is worked out
+// at the start and the end of every run with quota.
 func TestRunWithManyQuotaRolesAllocatesLittle(t *testing.T) {
 	a, err := New(Options{Seed: 1})
 	require.NoError(t, err)
@@ -51,6 +67,11 @@ func TestRunWithManyQuotaRolesAllocatesLittle(t *testing.T) {
 	const roles = 300
 	for i := range roles {
 		role := fmt.Sprintf("r%03d", i)
+		if i%2 == 1 { // half of them under 30 parents with quota of their own
+			parent := fmt.Sprintf("t%02d", i%30)
+			require.NoError(t, a.UpdateQuota(parent, Quota{Guarantees: resources.MustParseQuantities("cpus:2;mem:2048")}))
+			role = parent + "/" + role
+		}
 		require.NoError(t, a.UpdateQuota(role, q))
 		require.NoError(t, a.AddFramework("f-"+role, FrameworkInfo{Roles: []string{role}}, nil, Active))
 	}

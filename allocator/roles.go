@@ -61,10 +61,11 @@ type roleTree struct {
 	weights map[string]float64
 	// epochs is the last epoch handed out (newEpoch).
 	epochs uint64
-	// unmetBuf, needBuf, requiredBuf, limitsBuf and leftBuf hold quota
-	// figures worked out on the hot path (quota.go).
-	unmetBuf, needBuf, requiredBuf resources.Quantities
-	limitsBuf, leftBuf             resources.Limits
+	// unmetBuf, needBufs (a pair a depth), requiredBuf, limitsBuf and
+	// leftBuf hold quota figures worked out on the hot path (quota.go).
+	unmetBuf, requiredBuf resources.Quantities
+	needBufs              []*[2]resources.Quantities
+	limitsBuf, leftBuf    resources.Limits
 }
 
 // q returns the role's quota, the zero Quota when it has none; the result

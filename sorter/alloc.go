@@ -376,7 +376,7 @@ func (t *tree) addAgent(name string, total resources.Quantities) bool {
 		}
 		t.total.Subtract(a.total)
 	}
-	a.total, a.added = total.Clone(), true
+	a.total, a.added = total, true // kept, not copied (see Sorter.AddAgent)
 	t.total.Add(total)
 	t.markRebuild()
 	return true

@@ -260,13 +260,12 @@ func (l *LazyDRF) AddAgent(agent string, total resources.Quantities) {
 		return
 	}
 	i := slices.IndexFunc(l.agents, func(a savedQuantities) bool { return a.key == agent })
+	// total is kept, not copied (see Sorter.AddAgent).
 	if i < 0 {
-		l.agents = append(l.agents, savedQuantities{key: agent, q: total.Clone()})
+		l.agents = append(l.agents, savedQuantities{key: agent, q: total})
 		return
 	}
-	if !l.agents[i].q.Equal(total) {
-		l.agents[i].q = total.Clone()
-	}
+	l.agents[i].q = total
 }
 
 // pool returns the sum of the agents' totals, which the tree keeps as

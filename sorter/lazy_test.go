@@ -347,3 +347,24 @@ func TestLazyDRFIsSmall(t *testing.T) {
 		t.Fatalf("a LazyDRF takes %d bytes, want at most 144", got)
 	}
 }
+
+// A sorter keeps the totals it is given (Sorter.AddAgent lets it): a
+// change of an agent's total copies nothing, in the DRF sorter as in
+// LazyDRF, so the allocator's one copy of the cluster's totals a change
+// is all there is.
+func TestAddAgentKeepsTheTotal(t *testing.T) {
+	small, large := resources.MustParseQuantities("cpus:4;mem:1024"), resources.MustParseQuantities("cpus:8;mem:2048")
+	for name, s := range map[string]Sorter{"DRF": NewDRF(Config{}), "LazyDRF": NewLazyDRF(Config{})} {
+		if err := s.Add("c"); err != nil {
+			t.Fatal(err)
+		}
+		s.AddAgent("pool", small)
+		n := testing.AllocsPerRun(50, func() {
+			s.AddAgent("pool", large)
+			s.AddAgent("pool", small)
+		})
+		if n != 0 {
+			t.Errorf("%s: %v allocations for two changes of the pool", name, n)
+		}
+	}
+}
