@@ -21,7 +21,7 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	require.NoError(t, err)
 	total := resources.MustParse("cpus:4;mem:1024;ports:[31000-31009]", "*")
 	require.NoError(t, a.AddAgent("a1", AgentInfo{Hostname: "h1"}, total, nil))
-	ag := a.agents["a1"]
+	ag := a.agents.Get("a1")
 	require.True(t, ag.available.Identical(ag.total), "available is not the total's storage")
 	require.True(t, ag.ref.Identical(ag.total), "the reference is not the total's storage")
 
@@ -71,7 +71,7 @@ func TestAgentsShareEqualTotals(t *testing.T) {
 		require.NoError(t, a.AddAgent(id, AgentInfo{Hostname: id}, resources.MustParse(shape, "*"), nil))
 	}
 	require.NoError(t, a.AddAgent("a4", AgentInfo{Hostname: "a4"}, resources.MustParse("mem:4096;cpus:8;ports:[31000-32000]", "*"), nil))
-	ag := func(id string) *agent { return a.agents[id] }
+	ag := func(id string) *agent { return a.agents.Get(id) }
 	require.True(t, ag("a1").total.Identical(ag("a2").total))
 	require.True(t, ag("a1").total.Identical(ag("a3").total))
 	require.False(t, ag("a1").total.Identical(ag("a4").total), "another order is another value")
@@ -121,15 +121,15 @@ func TestAgentRecordSize(t *testing.T) {
 		"f2": resources.MustParse("cpus:1", "*").Allocate("r"), // f2 is not added yet
 	}))
 	require.Len(t, a.AllocateAll().Offers, 2)
-	require.Nil(t, a.agents["a1"].rare, "an agent with no rare field made room for them")
-	require.NotNil(t, a.agents["a2"].rare, "the use of a framework not added yet was not kept")
-	require.Equal(t, "cpus:1", a.agents["a2"].unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, a.agents.Get("a1").rare, "an agent with no rare field made room for them")
+	require.NotNil(t, a.agents.Get("a2").rare, "the use of a framework not added yet was not kept")
+	require.Equal(t, "cpus:1", a.agents.Get("a2").unclaimed()["f2"].Unallocate().String())
 
 	data, err := a.Snapshot()
 	require.NoError(t, err)
-	require.Nil(t, a.agents["a1"].rare, "saving the agent made room for its rare fields")
+	require.Nil(t, a.agents.Get("a1").rare, "saving the agent made room for its rare fields")
 	b, err := Restore(data, RestoreOptions{Clock: clock.Now})
 	require.NoError(t, err)
-	require.Nil(t, b.agents["a1"].rare, "restoring the agent made room for its rare fields")
-	require.Equal(t, "cpus:1", b.agents["a2"].unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, b.agents.Get("a1").rare, "restoring the agent made room for its rare fields")
+	require.Equal(t, "cpus:1", b.agents.Get("a2").unclaimed()["f2"].Unallocate().String())
 }

@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"iter"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -107,10 +106,6 @@ func (a *Allocator) Allocate() Result {
 	return res
 }
 
-// keptPending is how many agents' pending runs the map of them keeps room
-// for across runs.
-const keptPending = 1024
-
 // allocateTriggered is Allocate's handler (see events.go).
 func (a *Allocator) allocateTriggered() Result {
 	if a.paused {
@@ -124,16 +119,10 @@ func (a *Allocator) allocateTriggered() Result {
 		a.candidateIDs = append(a.candidateIDs[:0], a.agentIDs...)
 		candidates, all = a.candidateIDs, a.agentList
 	} else {
-		candidates = slices.Sorted(maps.Keys(a.pending))
+		candidates = a.pending.ids()
 	}
 	a.pendingAll = false
-	if len(a.pending) > keptPending {
-		// A map keeps the room it grew to: a burst (the agents added at
-		// start-up) would cost every agent its room in it for good.
-		a.pending = map[string]struct{}{}
-	} else {
-		clear(a.pending)
-	}
+	a.pending.Clear()
 	return a.allocate(candidates, all)
 }
 
@@ -234,7 +223,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		var ag *agent
 		if all != nil {
 			ag = all[rank]
-		} else if ag = a.agents[id]; ag == nil {
+		} else if ag = a.agents.Get(id); ag == nil {
 			continue
 		}
 		if ag.info.Unavailability != nil {
@@ -271,7 +260,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	}
 
 	guarantees := false
-	for _, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
 		if !n.q().IsZero() {
 			r.quota = true
 			guarantees = guarantees || !n.q().Guarantees.IsEmpty()
@@ -372,7 +361,7 @@ func (a *Allocator) refreshSorterTotals() {
 		s.totalsVersion = a.totalsVersion
 	}
 	refresh(a.roleSorter)
-	for _, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
 		if n.fs != nil {
 			refresh(n.fs)
 		}
@@ -380,7 +369,7 @@ func (a *Allocator) refreshSorterTotals() {
 }
 
 func (a *Allocator) countSuppressed(r *run) {
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		if !fw.active {
 			continue
 		}
@@ -435,7 +424,7 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 	}
 	if reason != ReasonMinAllocatable {
 		for _, fwID := range n.frameworks.sorted() {
-			if fw := a.frameworks[fwID]; fw.active {
+			if fw := a.frameworks.Get(fwID); fw.active {
 				a.skip(r, fw, reason)
 			}
 		}
@@ -485,7 +474,7 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 		}
 	}
 	if n.frameworks.any(func(fwID string) bool {
-		_, ok := a.frameworks[fwID].info.MinAllocatable[n.path]
+		_, ok := a.frameworks.Get(fwID).info.MinAllocatable[n.path]
 		return ok
 	}) {
 		return false, false
@@ -658,7 +647,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 	if c.unsatisfied.IsEmpty() {
 		return false
 	}
-	out, got := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
+	out, got := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
 	if out == exhausted {
 		return false
 	}
@@ -711,7 +700,7 @@ func (a *Allocator) fairRole(role string) bool {
 // fairFramework is stage two's visit of a framework of the cursor's role.
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
-	out, _ := a.offerTo(c.r, c.ag, a.frameworks[fwID], c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
+	out, _ := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
 	if out == exhausted || (out == offered && c.ag.available.IsEmpty()) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
@@ -1073,7 +1062,7 @@ func (a *Allocator) inverseOffers(maintained []*agent, r *run) []offer.InverseOf
 	for _, ag := range maintained {
 		id := ag.id
 		for _, fwID := range ag.frameworkIDs() {
-			fw := a.frameworks[fwID]
+			fw := a.frameworks.Get(fwID)
 			if fw == nil || !fw.active {
 				continue
 			}

@@ -35,8 +35,8 @@ type Allocator struct {
 	// applied (see journal.go).
 	rec recorder
 
-	frameworks map[string]*framework
-	agents     map[string]*agent
+	frameworks frameworkTable
+	agents     agentTable
 	agentIDs   []string // sorted
 	// agentList holds the agents in the order of agentIDs, so that a run
 	// over every agent looks none up by id.
@@ -71,7 +71,8 @@ type Allocator struct {
 	parked                []string
 	capEpoch, parkedEpoch uint64
 
-	pending    map[string]struct{}
+	// pending are the agents waiting for a run (unless pendingAll).
+	pending    agentTable
 	pendingAll bool
 	// periodic: the run under way is a periodic one (AllocateAll);
 	// batches counts the periodic runs made (see filterInForce).
@@ -404,13 +405,10 @@ func (a *Allocator) init(opts Options) {
 		cutRand:         rand.New(cutPCG),
 		cutPCG:          cutPCG,
 		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
-		frameworks:      map[string]*framework{},
-		agents:          map[string]*agent{},
 		preempting:      map[taskRef]*pendingPreemption{},
 		ledgerBuilt:     true,
 		tookAt:          map[string]uint64{},
 		roles:           newRoleTree(),
-		pending:         map[string]struct{}{},
 		capEpoch:        1,
 		offerIDs:        offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
@@ -427,7 +425,7 @@ func (a *Allocator) init(opts Options) {
 // ready makes a zero Allocator one with the default Options, so that a
 // declared `var a allocator.Allocator` works as New(Options{}) would.
 func (a *Allocator) ready() {
-	if a.agents == nil {
+	if a.roles == nil {
 		a.init(Options{})
 	}
 }
@@ -466,7 +464,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	if err := validID("framework", id); err != nil {
 		return err
 	}
-	if _, ok := a.frameworks[id]; ok {
+	if _, ok := a.frameworks.lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateFramework, id)
 	}
 	if err := info.validate(); err != nil {
@@ -478,7 +476,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	var changes []agentChange
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		ag, ok := a.agents[agentID]
+		ag, ok := a.agents.lookup(agentID)
 		if !ok || claims[agentID] {
 			continue
 		}
@@ -502,12 +500,12 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	fw.roles.markOnly(subscribed, info.Roles)
 	fw.roles.markOnly(suppressed, info.SuppressedRoles)
-	a.frameworks[id] = fw
+	a.frameworks.Put(fw)
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
 	}
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		if ag, ok := a.agents[agentID]; ok && !claims[agentID] {
+		if ag, ok := a.agents.lookup(agentID); ok && !claims[agentID] {
 			a.trackAllocation(fw, ag, used[agentID], true)
 		}
 	}
@@ -554,13 +552,13 @@ func (a *Allocator) removeFramework(id string) error {
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
 	for _, agentID := range a.agentIDs {
-		ag := a.agents[agentID]
+		ag := a.agents.Get(agentID)
 		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds().has(id) {
 			a.holdsToOffered(ag, id)
 			a.untrackAllocation(fw, ag, ag.held(id), false)
 		}
 	}
-	for _, ag := range a.agents {
+	for ag := range a.agents.All() {
 		delete(ag.inverse(), id)
 		ag.dropOffers(id)
 	}
@@ -570,7 +568,7 @@ func (a *Allocator) removeFramework(id string) error {
 	for _, t := range fw.tasks {
 		a.forgetTask(fw, t)
 	}
-	delete(a.frameworks, id)
+	a.frameworks.Delete(id)
 	a.explain.forget(fw, a.runs)
 	a.frameworkRemoved(fw)
 	return nil
@@ -757,7 +755,8 @@ func (a *Allocator) frameworkSorter(role string) *trackedSorter {
 // order.
 func (a *Allocator) rolesWithSorters() []string {
 	roles := make([]string, 0, a.sorterRoles)
-	for path, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
+		path := n.path
 		if n.fs != nil {
 			roles = append(roles, path)
 		}
@@ -811,7 +810,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 }
 
 func (a *Allocator) framework(id string) (*framework, error) {
-	fw, ok := a.frameworks[id]
+	fw, ok := a.frameworks.lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
 	}
@@ -836,12 +835,12 @@ func (a *Allocator) frameworkOn(fwID, agentID string) (*framework, *agent, error
 // heldInRole returns what a framework holds in a role over all agents.
 func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 	var out resources.Resources
-	fw := a.frameworks[fwID]
+	fw := a.frameworks.Get(fwID)
 	if fw == nil {
 		return out
 	}
 	for _, agentID := range a.agentIDs {
-		if ag := a.agents[agentID]; ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
+		if ag := a.agents.Get(agentID); ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
 			out.Add(ag.held(fwID).AllocatedTo(role))
 		}
 	}
@@ -864,7 +863,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	if err := validID("agent", id); err != nil {
 		return err
 	}
-	if _, ok := a.agents[id]; ok {
+	if _, ok := a.agents.lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateAgent, id)
 	}
 	totalQ, err := checkTotal(total)
@@ -892,17 +891,17 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 		ag.more().unclaimed = unclaimed
 	}
 	a.numberAgent(ag)
-	a.agents[id] = ag
+	a.agents.Put(ag)
 	i, _ := slices.BinarySearch(a.agentIDs, id)
 	a.agentIDs = slices.Insert(a.agentIDs, i, id)
 	a.agentList = slices.Insert(a.agentList, i, ag)
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks[fwID]; ok {
+		if fw, ok := a.frameworks.lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
-	a.pending[id] = struct{}{}
+	a.pending.Put(ag)
 	return nil
 }
 
@@ -1093,22 +1092,22 @@ func (a *Allocator) removeAgent(id string) error {
 	}
 	a.holdsToOffered(ag, "")
 	for _, fwID := range ag.frameworkIDs() {
-		if fw, ok := a.frameworks[fwID]; ok {
+		if fw, ok := a.frameworks.lookup(fwID); ok {
 			a.untrackAllocation(fw, ag, ag.held(fwID), false)
 		}
 	}
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		a.dropTasksOn(fw, id)
 	}
 	a.removeTotal(ag)
 	a.forgetAgentFilters(ag)
 	a.unnumberAgent(ag)
-	delete(a.agents, id)
+	a.agents.Delete(id)
 	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
 		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)
 		a.agentList = slices.Delete(a.agentList, i, i+1)
 	}
-	delete(a.pending, id)
+	a.pending.Delete(id)
 	return nil
 }
 
@@ -1157,7 +1156,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		}
 	}
 	if changed {
-		a.pending[id] = struct{}{}
+		a.pending.Put(ag)
 	}
 	return nil
 }
@@ -1204,7 +1203,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks[fwID]; ok {
+		if fw, ok := a.frameworks.lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
@@ -1261,7 +1260,7 @@ func (a *Allocator) updateWhitelist(hostnames []string) {
 }
 
 func (a *Allocator) agent(id string) (*agent, error) {
-	ag, ok := a.agents[id]
+	ag, ok := a.agents.lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownAgent, id)
 	}
@@ -1602,8 +1601,8 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.q().Limits, anc)
 		}
 	}
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		n := a.roles.nodes[path]
+	for _, path := range a.roles.nodes.paths() {
+		n := a.roles.nodes.Get(path)
 		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.q().Guarantees) {
 			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.q().Guarantees, path)
 		}
@@ -1644,10 +1643,10 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 	}
 	ag.info.Unavailability = u
 	clear(ag.inverse())
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		delete(fw.inverseFilters, agentID)
 	}
-	a.pending[agentID] = struct{}{}
+	a.pending.Put(ag)
 	return nil
 }
 
@@ -1690,7 +1689,8 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferStatus {
 	a.ready()
 	out := map[string]map[string]InverseOfferStatus{}
-	for id, ag := range a.agents {
+	for ag := range a.agents.All() {
+		id := ag.id
 		for fwID, st := range ag.inverse() {
 			if st.status == 0 {
 				continue
@@ -1731,7 +1731,7 @@ func (a *Allocator) Paused() bool { return a.paused }
 // Pending reports whether an event asked for an allocation run that has
 // not been made yet: a host (or runner.Runner) that sees it true calls
 // Allocate soon, as Mesos batches the allocations its events ask for.
-func (a *Allocator) Pending() bool { return a.pendingAll || len(a.pending) > 0 }
+func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 }
 
 // Options returns the options the allocator runs with, defaults filled in.
 func (a *Allocator) Options() Options { return a.opts }

@@ -1,9 +1,6 @@
 package allocator
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -72,7 +69,7 @@ func (a *Allocator) resyncAllowances() {
 		return
 	}
 	clear(a.allowances)
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
+	for _, path := range a.roles.nodes.paths() {
 		want := a.allowanceOf(path)
 		_ = s.SetAllowance(path, want)
 		if !want.IsEmpty() {

@@ -2,10 +2,8 @@ package allocator
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"testing"
 )
 
@@ -19,13 +17,13 @@ import (
 // and a walk meets an agent's refusers anywhere in the sorted order.
 func refuseRounds(tb testing.TB, a *Allocator, k int) {
 	tb.Helper()
-	ids := slices.Sorted(maps.Keys(a.frameworks))
+	ids := a.frameworks.ids()
 	if k > len(ids) {
 		tb.Fatalf("%d rounds of refusals with %d frameworks", k, len(ids))
 	}
 	perm := make([]int, len(ids))
 	for n, agentID := range a.agentIDs {
-		ag := a.agents[agentID]
+		ag := a.agents.Get(agentID)
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		for i := range perm {
 			perm[i] = i
@@ -33,7 +31,7 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 		for j := range k {
 			pick := j + rng.IntN(len(perm)-j)
 			perm[j], perm[pick] = perm[pick], perm[j]
-			fw := a.frameworks[ids[perm[j]]]
+			fw := a.frameworks.Get(ids[perm[j]])
 			role := fw.info.Roles[0]
 			a.addRefusal(fw, ag, ag.available.Allocate(role), MaxRefuse)
 		}
@@ -81,11 +79,11 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 	refuseRounds(t, a, 5)
 	for _, id := range a.agentIDs {
 		n, compact := 0, 0
-		for _, fw := range a.frameworks {
-			if len(a.refusalsOn(fw, "r", a.agents[id])) > 0 {
+		for fw := range a.frameworks.All() {
+			if len(a.refusalsOn(fw, "r", a.agents.Get(id))) > 0 {
 				n++
 			}
-			if _, ok := fw.whole.on("r", int(a.agents[id].num)); ok {
+			if _, ok := fw.whole.on("r", int(a.agents.Get(id).num)); ok {
 				compact++
 			}
 		}
@@ -101,7 +99,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 		t.Fatalf("%d offers after 5 rounds of 8, want one an agent", len(res.Offers))
 	}
 	for _, o := range res.Offers {
-		if filtered, _ := a.isFiltered(a.frameworks[o.FrameworkID], "r", a.agents[o.AgentID], o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
+		if filtered, _ := a.isFiltered(a.frameworks.Get(o.FrameworkID), "r", a.agents.Get(o.AgentID), o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
 			t.Fatalf("offer of %s to %s, which refused it", o.AgentID, o.FrameworkID)
 		}
 	}

@@ -119,7 +119,7 @@ func (c *cpuClock) report(b *testing.B) {
 func floor(a *Allocator) int {
 	n := 0
 	for _, id := range a.agentIDs {
-		n += a.agents[id].available.Len()
+		n += a.agents.Get(id).available.Len()
 	}
 	return n
 }
@@ -767,13 +767,13 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 			a.Resume()
 			a.AllocateAll()
 			// fw-000 holds the unreserved part and its own reservation.
-			held := a.agents["agent"].offered.get("fw-000")
+			held := a.agents.Get("agent").offered.get("fw-000")
 			reserved := held.Filter(func(r resources.Resource) bool { return r.IsReserved() && r.Type == resources.ScalarType })
 			unreserve := offer.Unreserve{Resources: reserved.Shrink(resources.MustParseQuantities("cpus:1"), nil).Get("cpus")}
 			reserve := offer.Reserve{Resources: unreserve.Resources}
 			b.ReportAllocs()
 			b.ResetTimer()
-			ag := a.agents["agent"]
+			ag := a.agents.Get("agent")
 			for range b.N {
 				for range 20 {
 					if err := a.UpdateAllocation("fw-000", "agent", ag.offered.get("fw-000"), []offer.Operation{unreserve}); err != nil {

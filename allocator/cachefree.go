@@ -93,11 +93,11 @@ func (a *Allocator) cutOrder(r *run, st stage, agentID, fwID, role string) *rand
 // frameworks refuse them, and filters forget what they were known to cover.
 func (a *Allocator) dropCaches() {
 	a.unpark()
-	for _, ag := range a.agents {
+	for ag := range a.agents.All() {
 		ag.nobody = byRole[nobodyEntry]{}
 		ag.refusals = byRole[*refusalIndex]{}
 	}
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })
 		for _, s := range fw.whole {
 			for num, w := range s.all() {

@@ -3,7 +3,6 @@ package allocator
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -240,7 +239,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			out.Preemptions = append(out.Preemptions, p)
 		}
 	}
-	fw, ok := a.frameworks[frameworkID]
+	fw, ok := a.frameworks.lookup(frameworkID)
 	if !ok {
 		rm, ok := a.explain.removedOne(frameworkID)
 		if !ok {
@@ -312,7 +311,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	}
 	var fws []*framework
 	for _, id := range node.frameworks.sorted() {
-		fws = append(fws, a.frameworks[id])
+		fws = append(fws, a.frameworks.Get(id))
 	}
 	var b groupBuilder
 	for _, ag := range e.agents {
@@ -385,7 +384,7 @@ func (a *Allocator) explainer() *explainer {
 		parked:   map[string]bool{},
 	}
 	for _, id := range l.candidates {
-		if ag, ok := a.agents[id]; ok {
+		if ag, ok := a.agents.lookup(id); ok {
 			e.agents = append(e.agents, ag)
 		}
 	}
@@ -706,7 +705,7 @@ func (e *explainer) finish(b *groupBuilder, role string, node *roleNode, subject
 		switch g.Reason {
 		case ReasonInactive:
 			g.State = "inactive"
-			if fw := e.a.frameworks[g.Agents[0].Framework]; fw != nil && fw.active && fw.joined >= e.l.run {
+			if fw := e.a.frameworks.Get(g.Agents[0].Framework); fw != nil && fw.active && fw.joined >= e.l.run {
 				g.State = "not yet in a run"
 			}
 		case ReasonQuotaLimit:
@@ -778,8 +777,8 @@ func (a *Allocator) bindingLimit(node *roleNode) (string, resources.Limits, reso
 // are unmet, and by how much, by path.
 func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 	var out []RoleQuantities
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		n := a.roles.nodes[path]
+	for _, path := range a.roles.nodes.paths() {
+		n := a.roles.nodes.Get(path)
 		if path == role || n.q().Guarantees.IsEmpty() {
 			continue
 		}

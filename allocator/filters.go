@@ -420,7 +420,7 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 		}
 	}
 	for agentID := range fw.filters[role] {
-		if ag := a.agents[agentID]; ag != nil {
+		if ag := a.agents.Get(agentID); ag != nil {
 			clearOn(ag)
 		}
 	}
@@ -441,7 +441,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		}
 		if i, ok := a.sorterNum(r, fw.id); ok {
 			for agentID := range byAgent {
-				if ag := a.agents[agentID]; ag != nil {
+				if ag := a.agents.Get(agentID); ag != nil {
 					if idx, _ := ag.refusals.get(r); idx != nil {
 						idx.skip.Clear(i)
 					}
@@ -457,7 +457,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		}
 		delete(fw.filters, r)
 		for agentID := range byAgent {
-			if ag := a.agents[agentID]; ag != nil {
+			if ag := a.agents.Get(agentID); ag != nil {
 				a.unfiltered(fw, ag)
 			}
 		}
@@ -483,7 +483,7 @@ func (a *Allocator) filterNum(fw *framework) int {
 	fw.num = a.filterNums.take()
 	a.refusersByNum.set(fw.num, fw)
 	fw.filters.each(func(_, agentID string, _ *refusal) {
-		if ag := a.agents[agentID]; ag != nil {
+		if ag := a.agents.Get(agentID); ag != nil {
 			ag.filtered.Set(fw.num)
 		}
 	})
@@ -512,7 +512,7 @@ func (a *Allocator) releaseNum(fw *framework) {
 // forgetAgentFilters drops every framework's filters for the agent, and the
 // agent's indexes.
 func (a *Allocator) forgetAgentFilters(ag *agent) {
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		gone := func(role string, f refusal) {
 			if a.obs != nil {
 				a.observeFilter(fw, role, f.expires, f.batch, -1)

@@ -68,7 +68,7 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	a.ready()
 	fp.Agents = fp.Agents[:0]
 	for _, id := range a.agentIDs {
-		fp.Agents = append(fp.Agents, AgentHash{id, a.agents[id].fingerprint()})
+		fp.Agents = append(fp.Agents, AgentHash{id, a.agents.Get(id).fingerprint()})
 	}
 	fp.Rest = a.restFingerprint()
 	fp.Filters = a.filtersFingerprint()
@@ -256,7 +256,8 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for path, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
+		path := n.path
 		w, ok := a.roles.weights[path]
 		if !ok && n.q().IsZero() {
 			continue
@@ -276,7 +277,8 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for fwID, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
+		fwID := fw.id
 		x := fpHash(5)
 		x.s(fwID)
 		x.b(fw.active)
@@ -306,7 +308,8 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for id, ag := range a.agents {
+	for ag := range a.agents.All() {
+		id := ag.id
 		for fwID, st := range ag.inverse() {
 			if st.status != 0 {
 				x := fpHash(8)
@@ -343,7 +346,8 @@ func (a *Allocator) filtersFingerprint() uint64 {
 			sum += uint64(y)
 		}
 	}
-	for fwID, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
+		fwID := fw.id
 		for role, byAgent := range fw.filters {
 			for agentID, list := range byAgent {
 				add(fwID, role, agentID, list)

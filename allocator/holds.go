@@ -118,7 +118,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 	if err := checkHold(held, d); err != nil {
 		return err
 	}
-	ag := a.agents[t.agent]
+	ag := a.agents.Get(t.agent)
 	if !ag.allocated.get(fwID).Contains(held) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, held)
 	}
@@ -160,7 +160,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
 	ag.allocated.set(fw.id, ag.allocated.get(fw.id).Minus(res))
 	ag.more().holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
-	a.pending[ag.id] = struct{}{}
+	a.pending.Put(ag)
 }
 
 // holdFreed holds what a task chosen to end (p) freed on ag, back in the
@@ -170,7 +170,7 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 // the pool, as does everything when the framework left or no longer
 // subscribes to the role.
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
-	fw := a.frameworks[p.forFramework]
+	fw := a.frameworks.Get(p.forFramework)
 	node := a.roles.get(p.heldIn)
 	if fw == nil || !fw.roles.has(p.heldIn, subscribed) || node == nil || node.fs == nil || ag.overAllocated {
 		return
@@ -191,7 +191,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 		a.observeHeld(fw, p.heldIn, resources.Quantities{}, a.ch.q, true)
 	}
 	a.uncapped()
-	a.pending[ag.id] = struct{}{}
+	a.pending.Put(ag)
 }
 
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
@@ -201,7 +201,7 @@ func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
 		return
 	}
 	ag.rare.holds.release(fwID, func(h hold) {
-		a.heldToOffered(a.frameworks[h.framework], ag, h.res)
+		a.heldToOffered(a.frameworks.Get(h.framework), ag, h.res)
 	})
 }
 
@@ -242,7 +242,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 		var kept []hold
 		for i, h := range holds {
 			rare.holds = slices.Concat(kept, holds[i+1:])
-			fw := a.frameworks[h.framework]
+			fw := a.frameworks.Get(h.framework)
 			switch {
 			case r.now.After(h.until):
 				a.heldToOffered(fw, ag, h.res)

@@ -41,8 +41,8 @@ func (a *Allocator) CheckInvariants() error {
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
-	if len(a.agentList) != len(a.agentIDs) || len(a.agentIDs) != len(a.agents) {
-		c.fail("%d agent ids, %d agents listed, %d agents", len(a.agentIDs), len(a.agentList), len(a.agents))
+	if len(a.agentList) != len(a.agentIDs) || len(a.agentIDs) != a.agents.Len() {
+		c.fail("%d agent ids, %d agents listed, %d agents", len(a.agentIDs), len(a.agentList), a.agents.Len())
 	}
 	numbered := 0
 	for _, ag := range a.agentsByNum {
@@ -50,11 +50,16 @@ func (a *Allocator) CheckInvariants() error {
 			numbered++
 		}
 	}
-	if numbered != len(a.agents) {
-		c.fail("%d agents numbered, %d agents", numbered, len(a.agents))
+	if numbered != a.agents.Len() {
+		c.fail("%d agents numbered, %d agents", numbered, a.agents.Len())
+	}
+	for _, id := range a.pending.ids() {
+		if a.agents.Get(id) != a.pending.Get(id) {
+			c.fail("agent %s waits for a run, but is not the agent of that id", id)
+		}
 	}
 	for i, id := range a.agentIDs {
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		if i < len(a.agentList) && a.agentList[i] != ag {
 			c.fail("agent %s is not listed at its place among the ids", id)
 		}
@@ -127,7 +132,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		if len(ag.holds()) > 0 {
 			held = held.Plus(ag.holds().of(fwID))
 		}
-		fw, ok := a.frameworks[fwID]
+		fw, ok := a.frameworks.lookup(fwID)
 		if !ok {
 			c.fail("agent %s: resources held by unknown framework %s", id, fwID)
 			continue
@@ -157,7 +162,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		c.roleHeld[role] = q
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
-		if _, known := a.frameworks[fwID]; known {
+		if _, known := a.frameworks.lookup(fwID); known {
 			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
 		}
 		res := ag.unclaimed()[fwID]
@@ -338,8 +343,8 @@ func subtreeSum(byRole map[string]resources.Quantities, path string) resources.Q
 // roleTree checks the role tree's aggregates.
 func (c *invariantCheck) roleTree() {
 	a := c.a
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		n := a.roles.nodes[path]
+	for _, path := range a.roles.nodes.paths() {
+		n := a.roles.nodes.Get(path)
 		if want := subtreeSum(c.allocatedReserved, path); !n.allocatedReserved.Equal(want) {
 			c.fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, want)
 		}
@@ -356,8 +361,8 @@ func (c *invariantCheck) roleTree() {
 		}
 	}
 	c.roleChildren(a.roles.root, "the root")
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		n := a.roles.nodes[path]
+	for _, path := range a.roles.nodes.paths() {
+		n := a.roles.nodes.Get(path)
 		c.roleChildren(n, path)
 		if i, ok := slices.BinarySearchFunc(n.parent.children, path, byPath); !ok || n.parent.children[i] != n {
 			c.fail("role %s: not among its parent's children", path)
@@ -371,7 +376,7 @@ func (c *invariantCheck) roleChildren(n *roleNode, name string) {
 		switch {
 		case child.parent != n:
 			c.fail("%s: child %s has another parent", name, child.path)
-		case c.a.roles.nodes[child.path] != child:
+		case c.a.roles.nodes.Get(child.path) != child:
 			c.fail("%s: child %s is not the tree's node of its path", name, child.path)
 		case i > 0 && n.children[i-1].path >= child.path:
 			c.fail("%s: children %s and %s out of order", name, n.children[i-1].path, child.path)
@@ -386,20 +391,20 @@ func (c *invariantCheck) filters() {
 	wholeOn := map[*agent]int{}
 	defer func() {
 		for _, id := range a.agentIDs {
-			if ag := a.agents[id]; int(ag.wholeRefused) != wholeOn[ag] {
+			if ag := a.agents.Get(id); int(ag.wholeRefused) != wholeOn[ag] {
 				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
 			}
 		}
 	}()
-	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
-		fw := a.frameworks[fwID]
+	for _, fwID := range a.frameworks.ids() {
+		fw := a.frameworks.Get(fwID)
 		if fw.num != 0 && a.refusersByNum.at(fw.num) != fw {
 			c.fail("framework %s: number %d is not its own", fwID, fw.num)
 		}
 		c.wholeFilters(fw, wholeOn)
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
-				ag, ok := a.agents[agentID]
+				ag, ok := a.agents.lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
 				} else if fw.num != 0 && !ag.filtered.Has(fw.num) {
@@ -408,7 +413,7 @@ func (c *invariantCheck) filters() {
 			}
 		}
 		for agentID := range fw.inverseFilters {
-			if _, ok := a.agents[agentID]; !ok {
+			if _, ok := a.agents.lookup(agentID); !ok {
 				c.fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
 			}
 		}
@@ -419,10 +424,10 @@ func (c *invariantCheck) filters() {
 func (c *invariantCheck) outstanding() {
 	a := c.a
 	for _, id := range a.agentIDs {
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		sums := map[string]resources.Resources{}
 		for _, o := range ag.outstanding {
-			if _, ok := a.frameworks[o.framework]; !ok {
+			if _, ok := a.frameworks.lookup(o.framework); !ok {
 				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
 			}
 			if role, ok := o.res.AllocationRole(); !ok || role != o.role {

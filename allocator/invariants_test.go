@@ -39,8 +39,10 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 	}{
 		{"totals", func(a *Allocator) { a.totals.Add(cpu) }, "cluster totals"},
 		{"headroom", func(a *Allocator) { a.freeHeadroom.Add(cpu) }, "free headroom"},
-		{"available", func(a *Allocator) { a.agents["a1"].available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
-		{"over-allocated flag", func(a *Allocator) { a.agents["a1"].overAllocated = true }, "over-allocated flag"},
+		{"available", func(a *Allocator) { a.agents.Get("a1").available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
+		{"over-allocated flag", func(a *Allocator) { a.agents.Get("a1").overAllocated = true }, "over-allocated flag"},
+		{"pending agent", func(a *Allocator) { a.pending.Put(&agent{id: "a1"}) }, "agent a1 waits for a run"},
+		{"pending agent removed", func(a *Allocator) { a.pending.Put(&agent{id: "gone"}) }, "agent gone waits for a run"},
 		{"role sorter", func(a *Allocator) {
 			require.NoError(t, a.roleSorter.Allocated("web", "a1", resources.MustParse("cpus:1", "")))
 		}, "role sorter: web holds"},
@@ -62,11 +64,11 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		}, "not among its parent's children"},
 		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
 		{"filter on unknown agent", func(a *Allocator) {
-			a.frameworks["batch"].filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
+			a.frameworks.Get("batch").filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
 			for _, id := range a.agentIDs {
-				if ag := a.agents[id]; len(ag.outstanding) > 0 {
+				if ag := a.agents.Get(id); len(ag.outstanding) > 0 {
 					ag.outstanding = append(ag.outstanding, ag.outstanding[0])
 					return
 				}

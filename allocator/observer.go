@@ -379,10 +379,12 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	if s.totalsVersion != a.totalsVersion {
 		// Every share moved with the cluster's totals.
 		s.totalsVersion = a.totalsVersion
-		for path := range a.roles.nodes {
+		for n := range a.roles.nodes.All() {
+			path := n.path
 			s.markRole(path)
 		}
-		for id := range a.frameworks {
+		for fw := range a.frameworks.All() {
+			id := fw.id
 			s.framework(id)
 		}
 	}
@@ -430,12 +432,12 @@ func (a *Allocator) report(run *RunReport) {
 	slices.SortFunc(s.dirtyFrameworks, func(x, y *frameworkLedger) int { return strings.Compare(x.id, y.id) })
 	for _, f := range s.dirtyFrameworks {
 		f.dirty = false
-		if fw := a.frameworks[f.id]; fw != nil && s.frameworks[f.id] == f {
+		if fw := a.frameworks.Get(f.id); fw != nil && s.frameworks[f.id] == f {
 			rep.Frameworks = append(rep.Frameworks, a.frameworkMetrics(fw, f))
 		}
 	}
 	for _, id := range s.removedFrameworks {
-		if _, back := a.frameworks[id]; !back && !slices.Contains(rep.RemovedFrameworks, id) {
+		if _, back := a.frameworks.lookup(id); !back && !slices.Contains(rep.RemovedFrameworks, id) {
 			rep.RemovedFrameworks = append(rep.RemovedFrameworks, id)
 		}
 	}

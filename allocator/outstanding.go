@@ -79,7 +79,7 @@ func (a *Allocator) Offers() []offer.Offer {
 	a.ready()
 	var out []offer.Offer
 	for _, id := range a.agentIDs {
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		for i := range ag.outstanding {
 			out = append(out, ag.offerView(&ag.outstanding[i]))
 		}
@@ -120,7 +120,7 @@ func (a *Allocator) RescindOffer(offerID string) error {
 // rescindOffer is RescindOffer's handler (see events.go).
 func (a *Allocator) rescindOffer(offerID string) error {
 	for _, agentID := range a.agentIDs {
-		ag := a.agents[agentID]
+		ag := a.agents.Get(agentID)
 		for i := range ag.outstanding {
 			if o := ag.outstanding[i]; o.id == offerID {
 				return a.recover(o.framework, agentID, o.res, nil, false)

@@ -120,7 +120,8 @@ func (a *Allocator) checkGuarantees(role string, g resources.Quantities) error {
 	if !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the quota guarantees of all roles hold more than %s of one resource", ErrOverflow, resources.MaxTotal)
 	}
-	for path, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
+		path := n.path
 		if path != role {
 			if err := addWithin(&sum, n.q().Guarantees, "the quota guarantees of all roles"); err != nil {
 				return err

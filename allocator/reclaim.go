@@ -159,16 +159,16 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 			rc.offeredRoles[r.offers[i].key.role] = true
 		}
 	}
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		n := a.roles.nodes[path]
+	for _, path := range a.roles.nodes.paths() {
+		n := a.roles.nodes.Get(path)
 		if n.q().Guarantees.IsEmpty() {
 			continue
 		}
 		rc.forGuarantee(n)
 	}
 	if a.opts.Reclaim == ReclaimFairShare {
-		for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-			rc.forFairShare(a.roles.nodes[path])
+		for _, path := range a.roles.nodes.paths() {
+			rc.forFairShare(a.roles.nodes.Get(path))
 		}
 	}
 	return rc.out
@@ -184,7 +184,7 @@ func (rc *reclaimer) lapse() {
 		}
 	}
 	for ref, p := range a.preempting {
-		fw := a.frameworks[ref.framework]
+		fw := a.frameworks.Get(ref.framework)
 		if fw == nil || fw.tasks[ref.task] == nil || rc.r.now.After(p.until) {
 			delete(a.preempting, ref)
 			continue
@@ -209,7 +209,7 @@ func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) 
 	if fs := n.fs; fs != nil {
 		var found *framework
 		walk(fs.Sorter, func(id string) bool {
-			fw := a.frameworks[id]
+			fw := a.frameworks.Get(id)
 			if fw != nil && fw.active && fw.roles.has(n.path, subscribed) && !fw.roles.has(n.path, suppressed) {
 				found = fw
 				return false
@@ -423,7 +423,7 @@ func (a *Allocator) Preempting() []Preemption {
 	var out []Preemption
 	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
 		p := a.preempting[ref]
-		fw := a.frameworks[ref.framework]
+		fw := a.frameworks.Get(ref.framework)
 		if fw == nil || fw.tasks[ref.task] == nil {
 			continue
 		}

@@ -115,7 +115,7 @@ func (rc *reclaimer) gather() {
 			lastNode = a.roles.get(t.role)
 		}
 		if lastAgent == nil || lastAgent.id != t.agent {
-			lastAgent = a.agents[t.agent]
+			lastAgent = a.agents.Get(t.agent)
 		}
 		if lastNode == nil || lastAgent == nil {
 			continue
@@ -184,7 +184,7 @@ func (rc *reclaimer) highestShare() float64 {
 	if !rc.highestKnown {
 		rc.highestKnown = true
 		none := resources.Quantities{}
-		for _, n := range rc.a.roles.nodes {
+		for n := range rc.a.roles.nodes.All() {
 			rc.highest = max(rc.highest, rc.a.weightedShareWith(n, none, none))
 		}
 	}
@@ -232,7 +232,7 @@ func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
 		if !rc.freeAllKnown {
 			rc.freeAllKnown = true
 			for _, id := range a.agentIDs {
-				if ag := a.agents[id]; ag.active && a.whitelisted(ag) {
+				if ag := a.agents.Get(id); ag.active && a.whitelisted(ag) {
 					rc.freeAll.Add(ag.headroom)
 				}
 			}
@@ -241,7 +241,7 @@ func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
 	}
 	var q resources.Quantities
 	for _, id := range a.agentIDs {
-		if ag := a.agents[id]; a.usableBy(fw, role, ag) {
+		if ag := a.agents.Get(id); a.usableBy(fw, role, ag) {
 			q.Add(ag.headroom)
 		}
 	}
@@ -258,7 +258,7 @@ func (rc *reclaimer) capableOfAll(fw *framework) bool {
 func (rc *reclaimer) anyGPUs() bool {
 	if !rc.gpusKnown {
 		rc.gpusKnown = true
-		for _, ag := range rc.a.agents {
+		for ag := range rc.a.agents.All() {
 			rc.gpus = rc.gpus || ag.hasGPUs
 		}
 	}

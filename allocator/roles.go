@@ -55,7 +55,7 @@ type roleNode struct {
 
 type roleTree struct {
 	root  *roleNode
-	nodes map[string]*roleNode
+	nodes roleNodes
 	// weights holds the non-default weights by role path; a weighted role
 	// stays in the tree.
 	weights map[string]float64
@@ -97,14 +97,14 @@ func (t *roleTree) newEpoch() uint64 {
 
 func newRoleTree() *roleTree {
 	root := &roleNode{}
-	return &roleTree{root: root, nodes: map[string]*roleNode{}, weights: map[string]float64{}}
+	return &roleTree{root: root, weights: map[string]float64{}}
 }
 
-func (t *roleTree) get(path string) *roleNode { return t.nodes[path] }
+func (t *roleTree) get(path string) *roleNode { return t.nodes.Get(path) }
 
 // ensure returns the node of path, creating it and its ancestors.
 func (t *roleTree) ensure(path string) *roleNode {
-	if n, ok := t.nodes[path]; ok {
+	if n := t.nodes.Get(path); n != nil {
 		return n
 	}
 	parent := t.root
@@ -114,7 +114,7 @@ func (t *roleTree) ensure(path string) *roleNode {
 	n := &roleNode{path: path, parent: parent, epoch: t.newEpoch()}
 	i, _ := slices.BinarySearchFunc(parent.children, path, byPath)
 	parent.children = slices.Insert(parent.children, i, n)
-	t.nodes[path] = n
+	t.nodes.Put(n)
 	return n
 }
 
@@ -123,7 +123,7 @@ func byPath(n *roleNode, path string) int { return strings.Compare(n.path, path)
 
 // prune drops path and then its ancestors while they hold nothing.
 func (t *roleTree) prune(path string) {
-	n := t.nodes[path]
+	n := t.nodes.Get(path)
 	for n != nil && n != t.root {
 		if len(n.children) > 0 || n.frameworks.len() > 0 || n.fs != nil || !n.q().IsZero() ||
 			!n.reserved.IsEmpty() || !n.allocatedUnreserved.IsEmpty() || !n.allocatedReserved.IsEmpty() {
@@ -135,7 +135,7 @@ func (t *roleTree) prune(path string) {
 		if i, ok := slices.BinarySearchFunc(n.parent.children, n.path, byPath); ok {
 			n.parent.children = slices.Delete(n.parent.children, i, i+1)
 		}
-		delete(t.nodes, n.path)
+		t.nodes.Delete(n.path)
 		n = n.parent
 	}
 }

@@ -168,7 +168,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-agent":
 		id := mustArg(t, d, "id")
-		cur, ok := s.a.agents[id]
+		cur, ok := s.a.agents.lookup(id)
 		info := AgentInfo{}
 		if ok {
 			info = cur.info.clone()
@@ -232,7 +232,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-framework":
 		id := mustArg(t, d, "id")
-		fw, ok := s.a.frameworks[id]
+		fw, ok := s.a.frameworks.lookup(id)
 		info := FrameworkInfo{}
 		if ok {
 			info = fw.info.clone()
@@ -302,7 +302,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if v, ok := arg(d, "refuse"); ok {
 			filter = &Filter{Refuse: parseDuration(t, d, v)}
 		}
-		ag, ok := s.a.agents[agentID]
+		ag, ok := s.a.agents.lookup(agentID)
 		if !ok {
 			return errText(s.a.RecoverResources(fwID, agentID, resources.Resources{}, filter))
 		}
@@ -336,7 +336,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			return errText(err)
 		}
 		offered := resources.Resources{}
-		if ag, ok := s.a.agents[agentID]; ok {
+		if ag, ok := s.a.agents.lookup(agentID); ok {
 			offered = ag.offered.get(fwID).AllocatedTo(role)
 		}
 		if d.Cmd == "update-allocation" {
@@ -619,7 +619,7 @@ func formatResult(res Result, stats bool) string {
 // unless the agent is over-allocated.
 func checkConservation(a *Allocator) error {
 	for _, id := range a.agentIDs {
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		if ag.overAllocated {
 			continue
 		}

@@ -130,7 +130,7 @@ type RestoreOptions struct {
 // does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
 	a.ready()
-	c := newSnapshotWriter(1024 + 512*len(a.agents) + 128*len(a.frameworks))
+	c := newSnapshotWriter(1024 + 512*a.agents.Len() + 128*a.frameworks.Len())
 	snapStateOf(a).walk(c)
 	if err := c.err(); err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func Restore(snapshot []byte, with RestoreOptions) (*Allocator, error) {
 // restoreBody reads a snapshot without its checksum.
 func restoreBody(body []byte, with RestoreOptions) (*Allocator, error) {
 	c := newSnapshotReader(body)
-	sn := &snapState{with: with}
+	sn := &snapState{with: with, nodes: &roleNodes{}}
 	sn.walk(c)
 	if c.err() == nil && c.r.Left() > 0 {
 		c.failf("%d bytes after the end", c.r.Left())

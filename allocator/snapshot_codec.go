@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/internal/keyed"
 	"github.com/allot-go/allot/internal/wire"
 	"github.com/allot-go/allot/resources"
 )
@@ -540,6 +541,21 @@ func walkMap[V any](c *snapCodec, m *map[string]V, count, key string, val func(k
 				*m = map[string]V{}
 			}
 			(*m)[k] = v
+		}
+	})
+}
+
+// walkTable walks a keyed table as walkMap walks a map: read, val makes
+// the record of a key (it is given nil) with that key.
+func walkTable[T any, K keyed.Key[T]](c *snapCodec, t *keyed.Table[T, K], count, key string, val func(k string, r *T) *T) {
+	var keys []string
+	if !c.reading() {
+		keys = sortedKeys(t)
+	}
+	walkKeyed(c, keys, count, key, func(k string) {
+		r := val(k, t.Get(k))
+		if c.reading() {
+			t.Put(r)
 		}
 	})
 }

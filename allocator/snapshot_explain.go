@@ -77,7 +77,7 @@ func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
 func (sn *snapState) keptPassesFields(c *snapCodec) {
 	a := sn.a
 	for _, id := range a.agentIDs {
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		for _, role := range ag.nobody.roles() {
 			e, _ := ag.nobody.get(role)
 			np := e.passes
@@ -185,7 +185,7 @@ func newRefs(a *Allocator) *refs {
 }
 
 func (x *refs) agent(id string) *agent {
-	if ag, ok := x.a.agents[id]; ok {
+	if ag, ok := x.a.agents.lookup(id); ok {
 		return ag
 	}
 	if ag, ok := x.agents[id]; ok {
@@ -197,7 +197,7 @@ func (x *refs) agent(id string) *agent {
 }
 
 func (x *refs) framework(id string) *framework {
-	if fw, ok := x.a.frameworks[id]; ok {
+	if fw, ok := x.a.frameworks.lookup(id); ok {
 		return fw
 	}
 	if fw, ok := x.frameworks[id]; ok {

@@ -25,7 +25,10 @@ type snapState struct {
 	holds []savedHold
 	// nodes are the role tree's nodes by path: a reader puts them in the
 	// tree once they are checked (placeRoles).
-	nodes map[string]*roleNode
+	nodes *roleNodes
+	// pending are the ids of the agents waiting for a run: a reader puts
+	// the agents in the allocator's table once they are read (resolve).
+	pending []string
 	// sorters are the framework sorters by role: a writer takes them from
 	// the role tree's nodes, a reader puts them there once the frameworks
 	// are read (resolve).
@@ -52,9 +55,9 @@ type savedHold struct {
 
 // snapStateOf returns what a writer walks for a.
 func snapStateOf(a *Allocator) *snapState {
-	sn := &snapState{a: a, opts: a.opts, nodes: a.roles.nodes}
+	sn := &snapState{a: a, opts: a.opts, nodes: &a.roles.nodes}
 	for _, id := range a.agentIDs {
-		for _, h := range a.agents[id].holds() {
+		for _, h := range a.agents.Get(id).holds() {
 			sn.holds = append(sn.holds, savedHold{agent: id, h: h})
 		}
 	}
@@ -82,7 +85,7 @@ func (sn *snapState) walk(c *snapCodec) {
 		}
 	}
 	sn.counterFields(c)
-	triggerFields(c, a)
+	sn.triggerFields(c)
 	runStatsFields(c, &a.last)
 	walkStrings(c, &a.parked, "parked roles")
 	walkList(c, &sn.holds, "holds", func(sh *savedHold) {
@@ -96,7 +99,7 @@ func (sn *snapState) walk(c *snapCodec) {
 	walkKeyed(c, a.agentIDs, "agents", "agent", func(id string) {
 		c.item("agent", id, func() { agentFields(c, sn.agent(id)) })
 	})
-	walkMap(c, &a.frameworks, "frameworks", "framework", func(id string, fw *framework) *framework {
+	walkTable(c, &a.frameworks.Table, "frameworks", "framework", func(id string, fw *framework) *framework {
 		if fw == nil {
 			fw = &framework{id: id}
 		}
@@ -206,10 +209,14 @@ func idsFields(c *snapCodec, ids *offer.IDs) {
 
 // triggerFields walks what sets off the next run, and what it may look
 // at: the pause, the agents waiting for a run, the whitelist.
-func triggerFields(c *snapCodec, a *Allocator) {
+func (sn *snapState) triggerFields(c *snapCodec) {
+	a := sn.a
 	c.bool(&a.paused)
 	c.bool(&a.pendingAll)
-	walkSet(c, &a.pending, "pending agents")
+	if !c.reading() {
+		sn.pending = a.pending.ids()
+	}
+	walkKeys(c, &sn.pending, "pending agents")
 	listed := a.whitelist != nil
 	c.bool(&listed)
 	if listed && a.whitelist == nil {
@@ -247,7 +254,7 @@ func (sn *snapState) roleFields(c *snapCodec) {
 		c.float64(&w)
 		return w
 	})
-	walkMap(c, &sn.nodes, "roles", "role", func(path string, n *roleNode) *roleNode {
+	walkTable(c, &sn.nodes.Table, "roles", "role", func(path string, n *roleNode) *roleNode {
 		if n == nil {
 			n = &roleNode{path: path}
 		}
@@ -268,12 +275,12 @@ func (sn *snapState) roleFields(c *snapCodec) {
 // for a reader.
 func (sn *snapState) agent(id string) *agent {
 	a := sn.a
-	if ag := a.agents[id]; ag != nil {
+	if ag := a.agents.Get(id); ag != nil {
 		return ag
 	}
 	ag := &agent{id: id}
 	a.numberAgent(ag)
-	a.agents[id] = ag
+	a.agents.Put(ag)
 	a.agentIDs = append(a.agentIDs, id)
 	a.agentList = append(a.agentList, ag)
 	return ag
@@ -449,7 +456,8 @@ func (sn *snapState) sorterFields(c *snapCodec) {
 	c.part("role sorter", func() { trackedSorterFields(c, a.roleSorter, "role sorter", "") })
 	if !c.reading() {
 		sn.sorters = map[string]*trackedSorter{}
-		for path, n := range a.roles.nodes {
+		for n := range a.roles.nodes.All() {
+			path := n.path
 			if n.fs != nil {
 				sn.sorters[path] = n.fs
 			}

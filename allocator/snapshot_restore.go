@@ -46,8 +46,8 @@ func (sn *snapState) placeRoles() error {
 		}
 		a.roles.ensure(role)
 	}
-	for _, path := range slices.Sorted(maps.Keys(sn.nodes)) {
-		saved := sn.nodes[path]
+	for _, path := range sn.nodes.paths() {
+		saved := sn.nodes.Get(path)
 		if saved.cappedBy >= numReasons {
 			return fmt.Errorf("role %q: capped for reason %d", path, saved.cappedBy)
 		}
@@ -94,13 +94,13 @@ func (sn *snapState) restore(c *snapCodec) error {
 // role out of the next run whatever it could take.
 func (sn *snapState) checkRunNumbers() error {
 	a := sn.a
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		if n := a.roles.nodes[path]; n.cappedRun > a.runs {
+	for _, path := range a.roles.nodes.paths() {
+		if n := a.roles.nodes.Get(path); n.cappedRun > a.runs {
 			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.cappedRun, a.runs)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
-		if fw := a.frameworks[id]; fw.skipsRun > a.runs {
+	for _, id := range a.frameworks.ids() {
+		if fw := a.frameworks.Get(id); fw.skipsRun > a.runs {
 			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.skipsRun, a.runs)
 		}
 	}
@@ -113,8 +113,8 @@ func (sn *snapState) checkRunNumbers() error {
 func (sn *snapState) checkReclaim() error {
 	a := sn.a
 	seqs := map[uint64]bool{}
-	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
-		fw := a.frameworks[id]
+	for _, id := range a.frameworks.ids() {
+		fw := a.frameworks.Get(id)
 		for _, tid := range slices.Sorted(maps.Keys(fw.tasks)) {
 			seq := fw.tasks[tid].seq
 			if seq == 0 || seq > a.taskSeq || seqs[seq] {
@@ -148,7 +148,7 @@ func (sn *snapState) checkAgents() error {
 		if err := validID("agent", id); err != nil {
 			return err
 		}
-		ag := a.agents[id]
+		ag := a.agents.Get(id)
 		if fw, ok := leastKey(ag.unclaimed(), func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
 			return fmt.Errorf("agent %q: empty holding of %q", id, fw)
 		}
@@ -163,11 +163,11 @@ func (sn *snapState) checkAgents() error {
 // refusal filters.
 func (sn *snapState) checkFrameworks() error {
 	a := sn.a
-	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
+	for _, id := range a.frameworks.ids() {
 		if err := validID("framework", id); err != nil {
 			return err
 		}
-		fw := a.frameworks[id]
+		fw := a.frameworks.Get(id)
 		if err := fw.info.validate(); err != nil {
 			return fmt.Errorf("framework %q: %v", id, err)
 		}
@@ -206,9 +206,12 @@ func leastKey[V any](m map[string]V, bad func(k string, v V) bool) (string, bool
 // nodes.
 func (sn *snapState) resolve() error {
 	a := sn.a
-	unknownAgent := func(id string, _ struct{}) bool { return a.agents[id] == nil }
-	if id, ok := leastKey(a.pending, unknownAgent); ok {
-		return fmt.Errorf("pending run of unknown agent %q", id)
+	for _, id := range sn.pending { // in increasing order
+		ag := a.agents.Get(id)
+		if ag == nil {
+			return fmt.Errorf("pending run of unknown agent %q", id)
+		}
+		a.pending.Put(ag)
 	}
 	// Each framework sorter goes in its role's node; one without a node
 	// (or out of the role sorter) is refused below, after the frameworks.
@@ -218,8 +221,8 @@ func (sn *snapState) resolve() error {
 			a.sorterRoles++
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(a.frameworks)) {
-		fw := a.frameworks[id]
+	for _, id := range a.frameworks.ids() {
+		fw := a.frameworks.Get(id)
 		for role := range fw.roles.all(tracked) {
 			n := a.roles.get(role)
 			if n == nil || n.fs == nil || !n.fs.Contains(id) {
@@ -227,16 +230,16 @@ func (sn *snapState) resolve() error {
 			}
 			n.frameworks.add(id)
 		}
-		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents[t.agent] == nil }); ok {
+		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents.Get(t.agent) == nil }); ok {
 			t := fw.tasks[tid]
 			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
 		}
-		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ inverseFilter) bool { return a.agents[agentID] == nil }); ok {
+		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ inverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
 			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 		}
 	}
 	for _, id := range a.agentIDs {
-		if fwID, ok := leastKey(a.agents[id].inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks[fwID] == nil }); ok {
+		if fwID, ok := leastKey(a.agents.Get(id).inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
@@ -257,7 +260,7 @@ func (sn *snapState) resolve() error {
 func (sn *snapState) attachHolds() error {
 	a := sn.a
 	for _, sh := range sn.holds {
-		ag, fw := a.agents[sh.agent], a.frameworks[sh.h.framework]
+		ag, fw := a.agents.Get(sh.agent), a.frameworks.Get(sh.h.framework)
 		switch {
 		case ag == nil:
 			return fmt.Errorf("a hold on unknown agent %q", sh.agent)
@@ -282,19 +285,19 @@ func (sn *snapState) attachHolds() error {
 // flags, use and headroom, and what the explain log's records point to.
 func (sn *snapState) rebuild() error {
 	a := sn.a
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		fw.roles.markOnly(subscribed, fw.info.Roles)
 	}
 	for _, id := range a.agentIDs {
-		if err := a.rebuildAgent(a.agents[id]); err != nil {
+		if err := a.rebuildAgent(a.agents.Get(id)); err != nil {
 			return err
 		}
 	}
 	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
 	}
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		if sn.nodes[path] == nil {
+	for _, path := range a.roles.nodes.paths() {
+		if sn.nodes.Get(path) == nil {
 			return fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
 		}
 	}
@@ -318,7 +321,7 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 	a.setFlags(ag)
 	a.trackReservations(ag.total, true)
 	for _, fwID := range ag.frameworkIDs() {
-		fw := a.frameworks[fwID]
+		fw := a.frameworks.Get(fwID)
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
@@ -353,10 +356,10 @@ func (sn *snapState) finish() error {
 	a.resyncAllowances()
 	// Epochs handed out from now on must be new to every node and every
 	// nobody entry.
-	for _, n := range a.roles.nodes {
+	for n := range a.roles.nodes.All() {
 		a.roles.epochs = max(a.roles.epochs, n.epoch)
 	}
-	for _, ag := range a.agents {
+	for ag := range a.agents.All() {
 		for _, role := range ag.nobody.roles() {
 			e, _ := ag.nobody.get(role)
 			a.roles.epochs = max(a.roles.epochs, e.epoch)

@@ -46,14 +46,14 @@ func (a *Allocator) forgetTask(fw *framework, t *task) {
 // at its first use (its count of live tasks tells).
 func (a *Allocator) liveLedger() []*task {
 	live := 0
-	for _, fw := range a.frameworks {
+	for fw := range a.frameworks.All() {
 		live += len(fw.tasks)
 	}
 	if !a.ledgerBuilt || live != len(a.ledger)-a.ledgerEnded {
 		// Built anew where tasks came another way (a restored snapshot).
 
 		a.ledger = a.ledger[:0]
-		for _, fw := range a.frameworks {
+		for fw := range a.frameworks.All() {
 			for _, t := range fw.tasks {
 				t.fw = fw
 				a.ledger = append(a.ledger, t)
@@ -172,7 +172,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	if err != nil {
 		return err
 	}
-	ag := a.agents[t.agent]
+	ag := a.agents.Get(t.agent)
 	free := t.owns.NonShared()
 	heirs := map[*task]resources.Resources{}
 	for r := range t.owns.Shared().All() {
@@ -231,7 +231,7 @@ func (a *Allocator) dropTasksOn(fw *framework, agentID string) {
 // by id; nil for an unknown framework.
 func (a *Allocator) Tasks(fwID string) []TaskView {
 	a.ready()
-	fw, ok := a.frameworks[fwID]
+	fw, ok := a.frameworks.lookup(fwID)
 	if !ok {
 		return nil
 	}

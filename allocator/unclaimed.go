@@ -25,7 +25,7 @@ import (
 // allocated to.
 func (a *Allocator) checkReportedUse(agentID string, used map[string]resources.Resources) error {
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks[fwID]; ok {
+		if fw, ok := a.frameworks.lookup(fwID); ok {
 			if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
 				return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
 			}
@@ -46,7 +46,7 @@ func (a *Allocator) checkReportedUse(agentID string, used map[string]resources.R
 func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]resources.Resources {
 	var out map[string]resources.Resources
 	for fwID, res := range used {
-		if _, ok := a.frameworks[fwID]; ok || res.IsEmpty() {
+		if _, ok := a.frameworks.lookup(fwID); ok || res.IsEmpty() {
 			continue
 		}
 		if out == nil {
@@ -64,7 +64,7 @@ func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]r
 func (a *Allocator) claims(id string, roles []string, used map[string]resources.Resources) (map[string]bool, error) {
 	var out map[string]bool
 	for _, agentID := range a.agentIDs {
-		res, ok := a.agents[agentID].unclaimed()[id]
+		res, ok := a.agents.Get(agentID).unclaimed()[id]
 		if !ok {
 			continue
 		}
@@ -86,7 +86,7 @@ func (a *Allocator) claims(id string, roles []string, used map[string]resources.
 // claims) its allocation: what is available does not change.
 func (a *Allocator) claim(fw *framework, claims map[string]bool) {
 	for _, agentID := range slices.Sorted(maps.Keys(claims)) {
-		ag := a.agents[agentID]
+		ag := a.agents.Get(agentID)
 		res := ag.unclaimed()[fw.id]
 		delete(ag.unclaimed(), fw.id)
 		a.trackInUse(fw, ag, res)

@@ -50,7 +50,7 @@ func (a *Allocator) Agents() []AgentView {
 // Agent returns one agent's view.
 func (a *Allocator) Agent(id string) (AgentView, bool) {
 	a.ready()
-	ag, ok := a.agents[id]
+	ag, ok := a.agents.lookup(id)
 	if !ok {
 		return AgentView{}, false
 	}
@@ -108,9 +108,9 @@ type RoleView struct {
 // Roles returns every role of the role tree, sorted by path.
 func (a *Allocator) Roles() []RoleView {
 	a.ready()
-	out := make([]RoleView, 0, len(a.roles.nodes))
-	for _, path := range slices.Sorted(maps.Keys(a.roles.nodes)) {
-		out = append(out, a.roleView(a.roles.nodes[path]))
+	out := make([]RoleView, 0, a.roles.nodes.Len())
+	for _, path := range a.roles.nodes.paths() {
+		out = append(out, a.roleView(a.roles.nodes.Get(path)))
 	}
 	return out
 }
@@ -159,18 +159,18 @@ type FrameworkView struct {
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
-	ids := slices.Sorted(maps.Keys(a.frameworks))
+	ids := a.frameworks.ids()
 	out := make([]FrameworkView, len(ids))
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
-		fw := a.frameworks[id]
+		fw := a.frameworks.Get(id)
 		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: fw.roles.list(subscribed), Suppressed: fw.roles.list(suppressed), Capabilities: fw.info.Capabilities}
 		at[id] = &out[i]
 	}
 	// One pass over the agents, in id order, sums what each framework is
 	// offered and uses.
 	for _, agentID := range a.agentIDs {
-		ag := a.agents[agentID]
+		ag := a.agents.Get(agentID)
 		for id, res := range ag.offered.all() {
 			if v := at[id]; v != nil {
 				v.Offered.Add(res)
@@ -204,8 +204,8 @@ func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
-	for _, fwID := range slices.Sorted(maps.Keys(a.frameworks)) {
-		fw := a.frameworks[fwID]
+	for _, fwID := range a.frameworks.ids() {
+		fw := a.frameworks.Get(fwID)
 		filters := a.refusalsOf(fw)
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
 			for _, agentID := range slices.Sorted(maps.Keys(filters[role])) {
@@ -234,7 +234,7 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 func (a *Allocator) Skips(fwID string) map[Reason]int {
 	a.ready()
 	out := map[Reason]int{}
-	fw, ok := a.frameworks[fwID]
+	fw, ok := a.frameworks.lookup(fwID)
 	if !ok {
 		return out
 	}

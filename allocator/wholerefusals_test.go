@@ -75,7 +75,7 @@ func (w *wholeTwins) same() {
 // compact returns how many compact filters the compacting twin holds.
 func (w *wholeTwins) compact() int {
 	n := 0
-	for _, fw := range w.kept.frameworks {
+	for fw := range w.kept.frameworks.All() {
 		for _, s := range fw.whole {
 			n += s.len()
 		}
@@ -119,8 +119,8 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 	bigger := resources.MustParse("cpus:8;mem:1024", "*")
 	w.both(func(a *Allocator) error { return a.UpdateAgent("a1", AgentInfo{}, &bigger) })
 	require.Equal(t, 3, w.compact(), "a1's filters unpacked")
-	for _, fw := range w.kept.frameworks {
-		_, compact := fw.whole.on("r", int(w.kept.agents["a1"].num))
+	for fw := range w.kept.frameworks.All() {
+		_, compact := fw.whole.on("r", int(w.kept.agents.Get("a1").num))
 		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.id)
 	}
 	w.same()
@@ -128,18 +128,18 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 
 	// a2 leaves with its compact filters; a3 takes its number and
 	// inherits none of them.
-	num := w.kept.agents["a2"].num
+	num := w.kept.agents.Get("a2").num
 	w.both(func(a *Allocator) error { return a.RemoveAgent("a2") })
 	w.both(func(a *Allocator) error { return a.AddAgent("a3", AgentInfo{}, total, nil) })
-	require.Equal(t, num, w.kept.agents["a3"].num, "the number is reused")
+	require.Equal(t, num, w.kept.agents.Get("a3").num, "the number is reused")
 	w.same()
 	require.Equal(t, 2, w.declineAll(), "a3 is offered, and a1 to one that refused only its old total")
 
 	// Reviving f1 forgets its filters, compact or not.
 	w.both(func(a *Allocator) error { return a.ReviveOffers("f1") })
 	for _, fw := range []string{"f1"} {
-		require.Empty(t, w.kept.frameworks[fw].whole)
-		require.Empty(t, w.kept.frameworks[fw].filters)
+		require.Empty(t, w.kept.frameworks.Get(fw).whole)
+		require.Empty(t, w.kept.frameworks.Get(fw).filters)
 	}
 	w.same()
 	require.Positive(t, w.declineAll())
@@ -190,12 +190,12 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 // agent number no one holds, and a compact filter beside ordinary ones.
 func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 	damage := map[string]func(w *wholeTwins){
-		"counts": func(w *wholeTwins) { w.kept.agents["a1"].wholeRefused++ },
+		"counts": func(w *wholeTwins) { w.kept.agents.Get("a1").wholeRefused++ },
 		"unknown agent number": func(w *wholeTwins) {
-			w.kept.frameworks["f1"].whole.put("r", 99, wholeRefusal{}, 100)
+			w.kept.frameworks.Get("f1").whole.put("r", 99, wholeRefusal{}, 100)
 		},
 		"compact and ordinary": func(w *wholeTwins) {
-			fw, ag := w.kept.frameworks["f1"], w.kept.agents["a1"]
+			fw, ag := w.kept.frameworks.Get("f1"), w.kept.agents.Get("a1")
 			fw.whole.put("r", int(ag.num), wholeRefusal{}, len(w.kept.agentsByNum))
 			fw.filters.add("r", "a1", refusal{refused: ag.ref, expires: w.clock.now.Add(time.Hour)})
 		},

@@ -1,0 +1,77 @@
+package allocator
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPendingGivesBackItsRoom: the agents added at start-up wait for the
+// first run in a table that grows to hold them all; once the run has
+// taken them, an agent waiting for the next run does not keep that room.
+func TestPendingGivesBackItsRoom(t *testing.T) {
+	a, err := New(Options{Seed: 1})
+	require.NoError(t, err)
+	a.Pause()
+	total := resources.MustParse("cpus:4;mem:1024", "*")
+	for i := range 5000 {
+		require.NoError(t, a.AddAgent(fmt.Sprintf("a%04d", i), AgentInfo{}, total, nil))
+	}
+	a.Resume()
+	require.Equal(t, 5000, a.pending.Len())
+	burst := a.pending.Size()
+	a.Allocate()
+	require.Equal(t, 0, a.pending.Len(), "the run left agents waiting")
+	bigger := resources.MustParse("cpus:8;mem:1024", "*")
+	require.NoError(t, a.UpdateAgent("a0001", AgentInfo{}, &bigger))
+	require.Equal(t, []string{"a0001"}, a.pending.ids())
+	require.LessOrEqual(t, a.pending.Size(), 8, "the table kept the room of %d slots the burst made", burst)
+	require.NoError(t, a.CheckInvariants())
+}
+
+// TestTablesFindWhatTheyHold: frameworks, agents and roles added, removed
+// and added again under the same names are found by id and path, and the
+// tables yield each once.
+func TestTablesFindWhatTheyHold(t *testing.T) {
+	a, err := New(Options{Seed: 1})
+	require.NoError(t, err)
+	total := resources.MustParse("cpus:4;mem:1024", "*")
+	for round := range 3 {
+		for i := range 300 {
+			id := fmt.Sprintf("f%03d", i)
+			require.NoError(t, a.AddFramework(id, FrameworkInfo{Roles: []string{fmt.Sprintf("team%d/r%03d", i%7, i)}}, nil, Active))
+			require.NoError(t, a.AddAgent(fmt.Sprintf("a%03d", i), AgentInfo{}, total, nil))
+		}
+		for i := range 300 {
+			require.NotNil(t, a.frameworks.Get(fmt.Sprintf("f%03d", i)), "round %d", round)
+			require.NotNil(t, a.agents.Get(fmt.Sprintf("a%03d", i)), "round %d", round)
+			require.NotNil(t, a.roles.get(fmt.Sprintf("team%d/r%03d", i%7, i)), "round %d", round)
+		}
+		require.Len(t, a.frameworks.ids(), 300)
+		require.Len(t, a.roles.nodes.paths(), 307, "300 roles and their 7 parents")
+		require.NoError(t, a.CheckInvariants())
+		// Remove all but every tenth, leaving markers behind.
+		for i := range 300 {
+			if i%10 != 0 {
+				require.NoError(t, a.RemoveFramework(fmt.Sprintf("f%03d", i)))
+				require.NoError(t, a.RemoveAgent(fmt.Sprintf("a%03d", i)))
+			}
+		}
+		require.Equal(t, 30, a.frameworks.Len())
+		require.Equal(t, 30, a.agents.Len())
+		require.Nil(t, a.frameworks.Get("f001"))
+		require.Nil(t, a.roles.get("team1/r001"), "a removed framework's role stayed")
+		require.NotNil(t, a.roles.get("team0/r000"))
+		require.NoError(t, a.CheckInvariants())
+		for i := range 300 {
+			if i%10 == 0 {
+				require.NoError(t, a.RemoveFramework(fmt.Sprintf("f%03d", i)))
+				require.NoError(t, a.RemoveAgent(fmt.Sprintf("a%03d", i)))
+			}
+		}
+		require.Zero(t, a.frameworks.Len())
+		require.Zero(t, a.roles.nodes.Len())
+	}
+}

@@ -1,0 +1,258 @@
+// Package keyed is a hash table of records that carry their own key: a
+// framework its id, a role its path, a sorter's node its name. Such a set
+// kept in a Go map holds the key's string header beside the pointer (24
+// bytes a slot) and is at its largest just after it grows (at 1000
+// entries, about 54 bytes an entry); here a slot is the pointer and a
+// byte of the key's hash, 9 bytes, and the table is at most seven eighths
+// full, so an entry costs 10 to 21 bytes.
+//
+// Usage:
+//
+//	type byID struct{}
+//
+//	func (byID) Of(f *framework) string { return f.id }
+//
+//	var t keyed.Table[framework, byID]
+//	t.Put(&framework{id: "f1"})
+//	f := t.Get("f1")
+//
+// A lookup reads the hash bytes (one cache line holds 64 slots' worth)
+// and the records whose byte matches (1 in 128 by chance), whose key
+// confirms the match. Removing a record leaves a marker that lookups
+// probe past, so records never move on removal: a removal during All is
+// safe. Markers go when Put rebuilds the table, which it does when the
+// table is seven eighths full of records and markers, or less than an
+// eighth full of records (it then shrinks).
+//
+// The hash is seeded once a process, as a Go map's is: the order of All
+// differs from process to process, and nothing may depend on it.
+package keyed
+
+import (
+	"hash/maphash"
+	"iter"
+)
+
+// Key says which string of a record T keys it. It is a type parameter, not
+// a function value, so that each table's key read is a direct call.
+type Key[T any] interface{ Of(*T) string }
+
+// Table is a set of *T keyed by K. The zero value is empty and ready to
+// use. A Table is not safe for concurrent use.
+type Table[T any, K Key[T]] struct {
+	groups []group[T] // none, or a power of two
+	n      int        // records
+	dead   int        // removed markers
+}
+
+// group holds eight slots, their tags first: a lookup reads a tag and its
+// record's pointer from one group, usually one cache line.
+type group[T any] struct {
+	tags  [8]uint8 // per slot: empty, removed, or tagBit | 7 bits of the hash
+	slots [8]*T    // per slot: the record, nil unless the tag is a hash's
+}
+
+// slot returns the tag and record pointer of slot i.
+func (t *Table[T, K]) slot(i uint64) (*uint8, **T) {
+	g := &t.groups[i>>3]
+	return &g.tags[i&7], &g.slots[i&7]
+}
+
+// size returns the number of slots.
+func (t *Table[T, K]) size() int { return 8 * len(t.groups) }
+
+// Size returns the number of slots the table holds (records, markers and
+// free): what it costs, at 9 bytes a slot.
+func (t *Table[T, K]) Size() int { return t.size() }
+
+const (
+	empty   = 0
+	removed = 1
+	tagBit  = 0x80
+)
+
+var seed = maphash.MakeSeed()
+
+func hash(k string) (h uint64, tag uint8) {
+	h = maphash.String(seed, k)
+	return h, uint8(h>>57) | tagBit
+}
+
+// Len returns the number of records.
+func (t *Table[T, K]) Len() int { return t.n }
+
+// Get returns the record keyed k, or nil.
+func (t *Table[T, K]) Get(k string) *T {
+	if t.n == 0 {
+		return nil
+	}
+	if t.n <= 2 {
+		return t.getFew(k)
+	}
+	var key K
+	h, tag := hash(k)
+	mask := uint64(t.size() - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		g, r := t.slot(i)
+		switch {
+		case *g == empty:
+			return nil
+		case *g == tag && key.Of(*r) == k:
+			return *r
+		}
+	}
+}
+
+// getFew is Get for a table of one or two records, which it compares
+// without hashing k (hashing costs more than two comparisons): most tables
+// of roles hold one.
+func (t *Table[T, K]) getFew(k string) *T {
+	var key K
+	g := &t.groups[0]
+	for i, tag := range g.tags {
+		if tag >= tagBit && key.Of(g.slots[i]) == k {
+			return g.slots[i]
+		}
+	}
+	if len(t.groups) > 1 {
+		// Records may sit past the first group in a table that held more.
+		for r := range t.All() {
+			if key.Of(r) == k {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// Put adds r, replacing the record with r's key, which it returns (nil if
+// there was none).
+func (t *Table[T, K]) Put(r *T) *T {
+	if size := t.size(); 8*(t.n+t.dead+1) > 7*size || size > 8 && 8*(t.n+1) < size {
+		t.rebuild()
+	}
+	var key K
+	k := key.Of(r)
+	h, tag := hash(k)
+	mask := uint64(t.size() - 1)
+	var free *uint8
+	var freeSlot **T
+	for i := h & mask; ; i = (i + 1) & mask {
+		g, s := t.slot(i)
+		switch {
+		case *g == removed:
+			if free == nil {
+				free, freeSlot = g, s
+			}
+		case *g == empty:
+			if free == nil {
+				free, freeSlot = g, s
+			} else {
+				t.dead--
+			}
+			*free, *freeSlot = tag, r
+			t.n++
+			return nil
+		case *g == tag && key.Of(*s) == k:
+			old := *s
+			*s = r
+			return old
+		}
+	}
+}
+
+// Delete removes the record keyed k and returns it (nil if there was
+// none).
+func (t *Table[T, K]) Delete(k string) *T {
+	if t.n == 0 {
+		return nil
+	}
+	var key K
+	h, tag := hash(k)
+	mask := uint64(t.size() - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		g, s := t.slot(i)
+		switch {
+		case *g == empty:
+			return nil
+		case *g == tag && key.Of(*s) == k:
+			old := *s
+			*s = nil
+			t.n--
+			// A lookup stops at an empty slot; a slot followed by one
+			// can be empty too, as no probe needs to pass it.
+			if next, _ := t.slot((i + 1) & mask); *next == empty {
+				*g = empty
+			} else {
+				*g = removed
+				t.dead++
+			}
+			return old
+		}
+	}
+}
+
+// rebuild makes room for one more record: twice the slots past 25/32
+// full, otherwise as many without the markers (so that at least 3/32 of
+// the slots are free again before the next rebuild), or half as many
+// while that is at most 7/16 full: Put rebuilds a table an eighth full,
+// so one that held many records and holds few gives its slots back.
+func (t *Table[T, K]) rebuild() {
+	size, need := t.size(), t.n+1
+	switch {
+	case size == 0:
+		size = 8
+	case 32*need > 25*size:
+		size *= 2
+	default:
+		for size > 8 && 16*need <= 7*(size/2) {
+			size /= 2
+		}
+	}
+	old := t.groups
+	t.groups, t.dead = make([]group[T], size/8), 0
+	var key K
+	mask := uint64(size - 1)
+	for j := range old {
+		for k, g := range old[j].tags {
+			if g < tagBit {
+				continue
+			}
+			r := old[j].slots[k]
+			h, _ := hash(key.Of(r))
+			i := h & mask
+			for {
+				tg, s := t.slot(i)
+				if *tg == empty {
+					*tg, *s = g, r
+					break
+				}
+				i = (i + 1) & mask
+			}
+		}
+	}
+}
+
+// Clear removes every record. The table keeps its slots until the next
+// Put, which gives them back if there were many (a table less than an
+// eighth full shrinks): a burst of records does not hold its room for
+// good.
+func (t *Table[T, K]) Clear() {
+	clear(t.groups)
+	t.n, t.dead = 0, 0
+}
+
+// All yields every record, in no particular order. Records may be deleted
+// during All (a deleted record not yet yielded is not yielded); none may
+// be put.
+func (t *Table[T, K]) All() iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		for j := range t.groups {
+			for i, g := range t.groups[j].tags {
+				if g >= tagBit && !yield(t.groups[j].slots[i]) {
+					return
+				}
+			}
+		}
+	}
+}
