@@ -216,18 +216,21 @@ func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, 
 	return res, nil, nil
 }
 
-// step is the one path of every event (see the top of this file). The
-// entry is worked on in the allocator's own (stepEntry keeps a pointer to
-// it, through the handlers, so an entry of the caller's would go to the
-// heap: an allocation of a few hundred bytes an event), and emptied after
-// so that it keeps nothing of the caller's. Events do not nest: handlers
-// make none, as the recorder, which stands in for the clock for one event
-// at a time, already requires.
-func (a *Allocator) step(e Entry) (Result, []error, error) {
+// step is the one path of every event (see the top of this file).
+func (a *Allocator) step(e Entry) (Result, []error, error) { return a.stepOwn(e, false) }
+
+// stepOwn is stepEntry on the allocator's own entry, a copy of e (applied
+// from a journal when replay is set): stepEntry keeps a pointer to its
+// entry, through the handlers, so an entry of the caller's would go to the
+// heap (an allocation of a few hundred bytes an event). The entry is
+// emptied after so that it keeps nothing of the caller's. Events do not
+// nest: handlers make none, as the recorder, which stands in for the
+// clock for one event at a time, already requires.
+func (a *Allocator) stepOwn(e Entry, replay bool) (Result, []error, error) {
 	a.ready() // a zero allocator's set-up replaces the whole struct
 	p := &a.entry
 	*p = e
-	res, each, err := a.stepEntry(p, false)
+	res, each, err := a.stepEntry(p, replay)
 	*p = Entry{}
 	return res, each, err
 }

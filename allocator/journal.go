@@ -112,7 +112,7 @@ var (
 // no event is ErrInvalidEntry. With Options.Journal set, the hook receives
 // the entry.
 func (a *Allocator) Apply(e Entry) (Result, error) {
-	res, _, err := a.stepEntry(&e, true)
+	res, _, err := a.stepOwn(e, true)
 	if err != nil && !errors.Is(err, ErrInvalidEntry) {
 		err = fmt.Errorf("%w: %s: %w", ErrReplay, e.Event, err)
 	}

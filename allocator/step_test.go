@@ -29,3 +29,27 @@ func TestEventsDoNotAllocateTheirEntry(t *testing.T) {
 	require.ErrorIs(t, a.ActivateFramework("nope"), ErrUnknownFramework)
 	require.Equal(t, Entry{}, a.entry, "the entry of a failed event is kept")
 }
+
+// TestApplyDoesNotAllocateItsEntry: an entry replayed from a journal is
+// applied as the allocator's own events are, without a copy on the heap.
+func TestApplyDoesNotAllocateItsEntry(t *testing.T) {
+	a, err := New(Options{Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, a.AddFramework("f", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
+	deactivate := Entry{Event: EventDeactivateFramework, Framework: "f"}
+	activate := Entry{Event: EventActivateFramework, Framework: "f"}
+	n := testing.AllocsPerRun(100, func() {
+		if _, err := a.Apply(deactivate); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Apply(activate); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Zero(t, n, "allocations of two replayed events")
+	require.Equal(t, Entry{}, a.entry, "the entry of the last event is kept")
+	require.True(t, a.frameworks.Get("f").active)
+	_, err = a.Apply(deactivate)
+	require.NoError(t, err)
+	require.False(t, a.frameworks.Get("f").active, "the replayed event was not applied")
+}

@@ -4,7 +4,8 @@
 // bytes a slot) and is at its largest just after it grows (at 1000
 // entries, about 54 bytes an entry); here a slot is the pointer and a
 // byte of the key's hash, 9 bytes, and the table is at most seven eighths
-// full, so an entry costs 10 to 21 bytes.
+// full and at least seven sixteenths after it grows, so an entry costs 10
+// to 21 bytes.
 //
 // Usage:
 //
@@ -16,9 +17,11 @@
 //	t.Put(&framework{id: "f1"})
 //	f := t.Get("f1")
 //
-// A lookup reads the hash bytes (one cache line holds 64 slots' worth)
-// and the records whose byte matches (1 in 128 by chance), whose key
-// confirms the match. Removing a record leaves a marker that lookups
+// A lookup hashes the key, reads a group of eight slots (their hash bytes
+// and pointers, 72 bytes) and the records whose byte matches (1 in 128 by
+// chance), whose key confirms the match; it costs a little more than a Go
+// map's (about 10 against 8.5 ns at 1000 records), which compares the
+// key in its slot. Removing a record leaves a marker that lookups
 // probe past, so records never move on removal: a removal during All is
 // safe. Markers go when Put rebuilds the table, which it does when the
 // table is seven eighths full of records and markers, or less than an
@@ -34,7 +37,8 @@ import (
 )
 
 // Key says which string of a record T keys it. It is a type parameter, not
-// a function value, so that each table's key read is a direct call.
+// a function value, so that a table holds no function: the sorter keeps a
+// table in every node with more than one child.
 type Key[T any] interface{ Of(*T) string }
 
 // Table is a set of *T keyed by K. The zero value is empty and ready to
