@@ -20,8 +20,9 @@
 // A lookup hashes the key, reads a group of eight slots (their hash bytes
 // and pointers, 72 bytes) and the records whose byte matches (1 in 128 by
 // chance), whose key confirms the match; it costs a little more than a Go
-// map's (about 10 against 8.5 ns at 1000 records), which compares the
-// key in its slot. Removing a record leaves a marker that lookups
+// map's (about 9 against 8.7 ns at 1000 records, 8.6 against 6.9 at 10),
+// which compares the key in its slot and hashes with the processor's AES
+// instructions. Removing a record leaves a marker that lookups
 // probe past, so records never move on removal: a removal during All is
 // safe. Markers go when Put rebuilds the table, which it does when the
 // table is seven eighths full of records and markers, or less than an
@@ -34,6 +35,7 @@ package keyed
 import (
 	"hash/maphash"
 	"iter"
+	"math/bits"
 )
 
 // Key says which string of a record T keys it. It is a type parameter, not
@@ -75,11 +77,57 @@ const (
 	tagBit  = 0x80
 )
 
-var seed = maphash.MakeSeed()
+// seed is drawn once a process (through maphash, which draws it from
+// the runtime's source, as a Go map's seed is).
+var seed = maphash.String(maphash.MakeSeed(), "keyed") | 1
 
+// hash hashes k with seed: a word of it at a time, each folded in by a
+// 128-bit multiplication whose halves are xored (the mixing of wyhash,
+// which is also the Go runtime's string hash where the processor has no
+// AES instructions). It costs about half of maphash.String (which goes
+// through three calls) on the short keys the tables hold (ids, role
+// paths), which matters as a run looks roles and clients up by name at
+// every step of its walks.
 func hash(k string) (h uint64, tag uint8) {
-	h = maphash.String(seed, k)
+	h = seed ^ uint64(len(k))*m1
+	for len(k) >= 8 {
+		h = mix(h^m2, load8(k)^m3)
+		k = k[8:]
+	}
+	if len(k) > 0 {
+		h = mix(h^m2, loadTail(k)^m3)
+	}
+	h = mix(h, m4)
 	return h, uint8(h>>57) | tagBit
+}
+
+const (
+	m1 = 0xa0761d6478bd642f
+	m2 = 0xe7037ed1a0b428db
+	m3 = 0x8ebc6af09c88c6e3
+	m4 = 0x589965cc75374cc3
+)
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// load8 reads k's first eight bytes, little-endian.
+func load8(k string) uint64 {
+	_ = k[7]
+	return uint64(k[0]) | uint64(k[1])<<8 | uint64(k[2])<<16 | uint64(k[3])<<24 |
+		uint64(k[4])<<32 | uint64(k[5])<<40 | uint64(k[6])<<48 | uint64(k[7])<<56
+}
+
+// loadTail reads the one to seven bytes of k, with its length in the top
+// byte so that tails of different lengths differ.
+func loadTail(k string) uint64 {
+	var x uint64
+	for i := range len(k) {
+		x |= uint64(k[i]) << (8 * i)
+	}
+	return x | uint64(len(k))<<56
 }
 
 // Len returns the number of records.
