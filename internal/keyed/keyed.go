@@ -37,6 +37,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Key says which string of a record T keys it. It is a type parameter, not
@@ -276,14 +277,27 @@ func (t *Table[T, K]) Clear() {
 // All yields every record, in no particular order. Records may be deleted
 // during All (a deleted record not yet yielded is not yielded); none may
 // be put.
+//
+// Each call starts at a slot of its own, as a Go map's iteration starts at
+// a random one: two tables given the same records in the same order (two
+// allocators fed the same events, as a determinism test does) yield them
+// in different orders, so a result that depends on the order shows.
 func (t *Table[T, K]) All() iter.Seq[*T] {
 	return func(yield func(*T) bool) {
-		for j := range t.groups {
-			for i, g := range t.groups[j].tags {
-				if g >= tagBit && !yield(t.groups[j].slots[i]) {
-					return
-				}
+		size := uint64(t.size())
+		if t.n == 0 {
+			return
+		}
+		start := mix(seed, iterations.Add(1))
+		for j := range size {
+			g, r := t.slot((start + j) & (size - 1))
+			if *g >= tagBit && !yield(*r) {
+				return
 			}
 		}
 	}
 }
+
+// iterations counts the calls of All in the process, to start each at a
+// slot of its own.
+var iterations atomic.Uint64
