@@ -140,8 +140,17 @@ func (t *Table[T, K]) Len() int { return t.n }
 
 // Get returns the record keyed k, or nil.
 func (t *Table[T, K]) Get(k string) *T {
+	if _, r, _ := t.find(k); r != nil {
+		return *r
+	}
+	return nil
+}
+
+// find returns the tag and record pointer of the slot of the record keyed
+// k, and the slot's number; nil pointers if there is none.
+func (t *Table[T, K]) find(k string) (*uint8, **T, uint64) {
 	if t.n == 0 {
-		return nil
+		return nil, nil, 0
 	}
 	var key K
 	h, tag := hash(k)
@@ -150,9 +159,9 @@ func (t *Table[T, K]) Get(k string) *T {
 		g, r := t.slot(i)
 		switch {
 		case *g == empty:
-			return nil
+			return nil, nil, 0
 		case *g == tag && key.Of(*r) == k:
-			return *r
+			return g, r, i
 		}
 	}
 }
@@ -196,32 +205,22 @@ func (t *Table[T, K]) Put(r *T) *T {
 // Delete removes the record keyed k and returns it (nil if there was
 // none).
 func (t *Table[T, K]) Delete(k string) *T {
-	if t.n == 0 {
+	g, s, i := t.find(k)
+	if s == nil {
 		return nil
 	}
-	var key K
-	h, tag := hash(k)
-	mask := uint64(t.size() - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		g, s := t.slot(i)
-		switch {
-		case *g == empty:
-			return nil
-		case *g == tag && key.Of(*s) == k:
-			old := *s
-			*s = nil
-			t.n--
-			// A lookup stops at an empty slot; a slot followed by one
-			// can be empty too, as no probe needs to pass it.
-			if next, _ := t.slot((i + 1) & mask); *next == empty {
-				*g = empty
-			} else {
-				*g = removed
-				t.dead++
-			}
-			return old
-		}
+	old := *s
+	*s = nil
+	t.n--
+	// A lookup stops at an empty slot; a slot followed by one can be
+	// empty too, as no probe needs to pass it.
+	if next, _ := t.slot((i + 1) & uint64(t.size()-1)); *next == empty {
+		*g = empty
+	} else {
+		*g = removed
+		t.dead++
 	}
+	return old
 }
 
 // rebuild makes room for one more record: twice the slots past 25/32
