@@ -20,8 +20,8 @@
 // A lookup hashes the key, reads a group of eight slots (their hash bytes
 // and pointers, 72 bytes) and the records whose byte matches (1 in 128 by
 // chance), whose key confirms the match. That costs what a Go map's
-// lookup does while the table is in the processor's caches (7.6 against
-// 9.0 ns at 1000 records, 6 ns for one to ten), more past them (17
+// lookup does while the table is in the processor's caches (about 8
+// against 9 ns at 1000 records, 6 ns for one to ten), more past them (17
 // against 13 ns at 50000, where a map finds the key in its slot and this
 // table reads the record). Removing a record leaves a marker that lookups
 // probe past, so records never move on removal: a removal during All is
