@@ -29,8 +29,9 @@
 // table is seven eighths full of records and markers, or less than an
 // eighth full of records (it then shrinks).
 //
-// The hash is seeded once a process, as a Go map's is: the order of All
-// differs from process to process, and nothing may depend on it.
+// The hash is seeded once a process, as a Go map's is, and each All starts
+// at a slot of its own: the order of All differs from call to call, and
+// nothing may depend on it.
 package keyed
 
 import (
@@ -79,9 +80,15 @@ const (
 	tagBit  = 0x80
 )
 
-// seed is drawn once a process (through maphash, which draws it from
-// the runtime's source, as a Go map's seed is).
-var seed = maphash.String(maphash.MakeSeed(), "keyed") | 1
+// seed and secret are drawn once a process (through maphash, which draws
+// them from the runtime's source, as a Go map's seed is). Every fold
+// multiplies by a word xored with one of them: were it xored with a
+// constant, keys whose first word equals that constant would fold to zero
+// and collide, whatever the seed.
+var seed, secret = func() (uint64, uint64) {
+	s := maphash.MakeSeed()
+	return maphash.String(s, "seed"), maphash.String(s, "secret") | 1
+}()
 
 // hash hashes k with seed as wyhash does (which is also the Go runtime's
 // string hash where the processor has no AES instructions): the key read
@@ -98,7 +105,7 @@ func hash(k string) (h uint64, tag uint8) {
 	switch {
 	case n > 16:
 		for rest := k; len(rest) > 16; rest = rest[16:] {
-			h = mix(load8(rest)^m1, load8(rest[8:])^h)
+			h = mix(load8(rest)^secret, load8(rest[8:])^h)
 		}
 		a, b = load8(k[n-16:]), load8(k[n-8:]) // the last 16 bytes
 	case n >= 8:
@@ -108,14 +115,12 @@ func hash(k string) (h uint64, tag uint8) {
 	case n > 0:
 		a = uint64(k[0])<<16 | uint64(k[n>>1])<<8 | uint64(k[n-1])
 	}
-	h = mix(m1^uint64(n), mix(a^m2, b^h))
+	h = mix(m1^uint64(n), mix(a^secret, b^h))
 	return h, uint8(h>>57) | tagBit
 }
 
-const (
-	m1 = 0xa0761d6478bd642f
-	m2 = 0xe7037ed1a0b428db
-)
+// m1 is wyhash's first constant; the length folded with it is never 0.
+const m1 = 0xa0761d6478bd642f
 
 func mix(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
