@@ -6,11 +6,13 @@ import (
 	"github.com/allot-go/allot/internal/keyed"
 )
 
-// The allocator's frameworks by id and the role tree's nodes by path are
-// keyed tables (internal/keyed): each record carries its key, so a table
-// holds a pointer and a byte of hash a slot, 10-21 bytes an entry, where a
-// Go map of the same set holds 24 a slot and about 54 an entry at 1000
-// entries. They yield their records in no particular order, as a map does.
+// The allocator's frameworks by id, agents by id (and those waiting for a
+// run) and the role tree's nodes by path are keyed tables
+// (internal/keyed): each record carries its key, so a table holds a
+// pointer and a byte of hash a slot, 10-21 bytes an entry, where a Go map
+// of the same set holds 24 a slot and about 54 an entry at 1000 entries.
+// They yield their records in an order that differs from call to call, as
+// a map does; what must be ordered goes through ids or paths (sorted).
 
 // byFrameworkID keys a framework by its id.
 type byFrameworkID struct{}
