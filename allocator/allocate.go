@@ -119,7 +119,7 @@ func (a *Allocator) allocateTriggered() Result {
 		a.candidateIDs = append(a.candidateIDs[:0], a.agentIDs...)
 		candidates, all = a.candidateIDs, a.agentList
 	} else {
-		candidates = a.pending.ids()
+		candidates = a.pending.keys()
 	}
 	a.pendingAll = false
 	a.pending.Clear()

@@ -1601,7 +1601,7 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.q().Limits, anc)
 		}
 	}
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		n := a.roles.nodes.Get(path)
 		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.q().Guarantees) {
 			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.q().Guarantees, path)

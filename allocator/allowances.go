@@ -69,7 +69,7 @@ func (a *Allocator) resyncAllowances() {
 		return
 	}
 	clear(a.allowances)
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		want := a.allowanceOf(path)
 		_ = s.SetAllowance(path, want)
 		if !want.IsEmpty() {

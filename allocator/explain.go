@@ -777,7 +777,7 @@ func (a *Allocator) bindingLimit(node *roleNode) (string, resources.Limits, reso
 // are unmet, and by how much, by path.
 func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 	var out []RoleQuantities
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		n := a.roles.nodes.Get(path)
 		if path == role || n.q().Guarantees.IsEmpty() {
 			continue

@@ -53,7 +53,7 @@ func (a *Allocator) CheckInvariants() error {
 	if numbered != a.agents.Len() {
 		c.fail("%d agents numbered, %d agents", numbered, a.agents.Len())
 	}
-	for _, id := range a.pending.ids() {
+	for _, id := range a.pending.keys() {
 		if a.agents.Get(id) != a.pending.Get(id) {
 			c.fail("agent %s waits for a run, but is not the agent of that id", id)
 		}
@@ -343,7 +343,7 @@ func subtreeSum(byRole map[string]resources.Quantities, path string) resources.Q
 // roleTree checks the role tree's aggregates.
 func (c *invariantCheck) roleTree() {
 	a := c.a
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		n := a.roles.nodes.Get(path)
 		if want := subtreeSum(c.allocatedReserved, path); !n.allocatedReserved.Equal(want) {
 			c.fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, want)
@@ -361,7 +361,7 @@ func (c *invariantCheck) roleTree() {
 		}
 	}
 	c.roleChildren(a.roles.root, "the root")
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		n := a.roles.nodes.Get(path)
 		c.roleChildren(n, path)
 		if i, ok := slices.BinarySearchFunc(n.parent.children, path, byPath); !ok || n.parent.children[i] != n {
@@ -396,7 +396,7 @@ func (c *invariantCheck) filters() {
 			}
 		}
 	}()
-	for _, fwID := range a.frameworks.ids() {
+	for _, fwID := range a.frameworks.keys() {
 		fw := a.frameworks.Get(fwID)
 		if fw.num != 0 && a.refusersByNum.at(fw.num) != fw {
 			c.fail("framework %s: number %d is not its own", fwID, fw.num)

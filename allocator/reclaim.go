@@ -159,7 +159,7 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 			rc.offeredRoles[r.offers[i].key.role] = true
 		}
 	}
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		n := a.roles.nodes.Get(path)
 		if n.q().Guarantees.IsEmpty() {
 			continue
@@ -167,7 +167,7 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 		rc.forGuarantee(n)
 	}
 	if a.opts.Reclaim == ReclaimFairShare {
-		for _, path := range a.roles.nodes.paths() {
+		for _, path := range a.roles.nodes.keys() {
 			rc.forFairShare(a.roles.nodes.Get(path))
 		}
 	}

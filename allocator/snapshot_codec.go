@@ -547,10 +547,10 @@ func walkMap[V any](c *snapCodec, m *map[string]V, count, key string, val func(k
 
 // walkTable walks a keyed table as walkMap walks a map: read, val makes
 // the record of a key (it is given nil) with that key.
-func walkTable[T any, K keyed.Key[T]](c *snapCodec, t *keyed.Table[T, K], count, key string, val func(k string, r *T) *T) {
+func walkTable[T any, K keyed.Key[T]](c *snapCodec, t *table[T, K], count, key string, val func(k string, r *T) *T) {
 	var keys []string
 	if !c.reading() {
-		keys = sortedKeys(t)
+		keys = t.keys()
 	}
 	walkKeyed(c, keys, count, key, func(k string) {
 		r := val(k, t.Get(k))

@@ -99,7 +99,7 @@ func (sn *snapState) walk(c *snapCodec) {
 	walkKeyed(c, a.agentIDs, "agents", "agent", func(id string) {
 		c.item("agent", id, func() { agentFields(c, sn.agent(id)) })
 	})
-	walkTable(c, &a.frameworks.Table, "frameworks", "framework", func(id string, fw *framework) *framework {
+	walkTable(c, &a.frameworks, "frameworks", "framework", func(id string, fw *framework) *framework {
 		if fw == nil {
 			fw = &framework{id: id}
 		}
@@ -214,7 +214,7 @@ func (sn *snapState) triggerFields(c *snapCodec) {
 	c.bool(&a.paused)
 	c.bool(&a.pendingAll)
 	if !c.reading() {
-		sn.pending = a.pending.ids()
+		sn.pending = a.pending.keys()
 	}
 	walkKeys(c, &sn.pending, "pending agents")
 	listed := a.whitelist != nil
@@ -254,7 +254,7 @@ func (sn *snapState) roleFields(c *snapCodec) {
 		c.float64(&w)
 		return w
 	})
-	walkTable(c, &sn.nodes.Table, "roles", "role", func(path string, n *roleNode) *roleNode {
+	walkTable(c, sn.nodes, "roles", "role", func(path string, n *roleNode) *roleNode {
 		if n == nil {
 			n = &roleNode{path: path}
 		}

@@ -46,7 +46,7 @@ func (sn *snapState) placeRoles() error {
 		}
 		a.roles.ensure(role)
 	}
-	for _, path := range sn.nodes.paths() {
+	for _, path := range sn.nodes.keys() {
 		saved := sn.nodes.Get(path)
 		if saved.cappedBy >= numReasons {
 			return fmt.Errorf("role %q: capped for reason %d", path, saved.cappedBy)
@@ -94,12 +94,12 @@ func (sn *snapState) restore(c *snapCodec) error {
 // role out of the next run whatever it could take.
 func (sn *snapState) checkRunNumbers() error {
 	a := sn.a
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		if n := a.roles.nodes.Get(path); n.cappedRun > a.runs {
 			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.cappedRun, a.runs)
 		}
 	}
-	for _, id := range a.frameworks.ids() {
+	for _, id := range a.frameworks.keys() {
 		if fw := a.frameworks.Get(id); fw.skipsRun > a.runs {
 			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.skipsRun, a.runs)
 		}
@@ -113,7 +113,7 @@ func (sn *snapState) checkRunNumbers() error {
 func (sn *snapState) checkReclaim() error {
 	a := sn.a
 	seqs := map[uint64]bool{}
-	for _, id := range a.frameworks.ids() {
+	for _, id := range a.frameworks.keys() {
 		fw := a.frameworks.Get(id)
 		for _, tid := range slices.Sorted(maps.Keys(fw.tasks)) {
 			seq := fw.tasks[tid].seq
@@ -163,7 +163,7 @@ func (sn *snapState) checkAgents() error {
 // refusal filters.
 func (sn *snapState) checkFrameworks() error {
 	a := sn.a
-	for _, id := range a.frameworks.ids() {
+	for _, id := range a.frameworks.keys() {
 		if err := validID("framework", id); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (sn *snapState) resolve() error {
 			a.sorterRoles++
 		}
 	}
-	for _, id := range a.frameworks.ids() {
+	for _, id := range a.frameworks.keys() {
 		fw := a.frameworks.Get(id)
 		for role := range fw.roles.all(tracked) {
 			n := a.roles.get(role)
@@ -296,7 +296,7 @@ func (sn *snapState) rebuild() error {
 	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
 	}
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		if sn.nodes.Get(path) == nil {
 			return fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
 		}

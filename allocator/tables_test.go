@@ -26,7 +26,7 @@ func TestPendingGivesBackItsRoom(t *testing.T) {
 	require.Equal(t, 0, a.pending.Len(), "the run left agents waiting")
 	bigger := resources.MustParse("cpus:8;mem:1024", "*")
 	require.NoError(t, a.UpdateAgent("a0001", AgentInfo{}, &bigger))
-	require.Equal(t, []string{"a0001"}, a.pending.ids())
+	require.Equal(t, []string{"a0001"}, a.pending.keys())
 	require.LessOrEqual(t, a.pending.Size(), 8, "the table kept the room of %d slots the burst made", burst)
 	require.NoError(t, a.CheckInvariants())
 }
@@ -49,8 +49,8 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 			require.NotNil(t, a.agents.Get(fmt.Sprintf("a%03d", i)), "round %d", round)
 			require.NotNil(t, a.roles.get(fmt.Sprintf("team%d/r%03d", i%7, i)), "round %d", round)
 		}
-		require.Len(t, a.frameworks.ids(), 300)
-		require.Len(t, a.roles.nodes.paths(), 307, "300 roles and their 7 parents")
+		require.Len(t, a.frameworks.keys(), 300)
+		require.Len(t, a.roles.nodes.keys(), 307, "300 roles and their 7 parents")
 		require.NoError(t, a.CheckInvariants())
 		// Remove all but every tenth, leaving markers behind.
 		for i := range 300 {

@@ -109,7 +109,7 @@ type RoleView struct {
 func (a *Allocator) Roles() []RoleView {
 	a.ready()
 	out := make([]RoleView, 0, a.roles.nodes.Len())
-	for _, path := range a.roles.nodes.paths() {
+	for _, path := range a.roles.nodes.keys() {
 		out = append(out, a.roleView(a.roles.nodes.Get(path)))
 	}
 	return out
@@ -159,7 +159,7 @@ type FrameworkView struct {
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
-	ids := a.frameworks.ids()
+	ids := a.frameworks.keys()
 	out := make([]FrameworkView, len(ids))
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
@@ -204,7 +204,7 @@ func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
-	for _, fwID := range a.frameworks.ids() {
+	for _, fwID := range a.frameworks.keys() {
 		fw := a.frameworks.Get(fwID)
 		filters := a.refusalsOf(fw)
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
