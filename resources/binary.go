@@ -146,7 +146,7 @@ func (e *Encoder) resources(rs Resources) {
 			}
 		}
 		if x.m.shared {
-			w.Uvarint(uint64(x.copies))
+			w.Uvarint(uint64(x.copies()))
 		}
 	}
 }
@@ -307,7 +307,6 @@ func (d *Decoder) entry(r *wire.Reader) (entry, bool) {
 		r.Failf("allocation role %d not defined yet", k-2)
 		return e, false
 	}
-	e.copies = 1
 	switch e.m.typ {
 	case ScalarType:
 		v := r.Uvarint()
@@ -339,7 +338,7 @@ func (d *Decoder) entry(r *wire.Reader) (entry, bool) {
 			}
 			list = append(list, Range{Begin: begin, End: begin + length})
 		}
-		e.vals = &values{ranges: list}
+		e.vals = rangesValues(list)
 	case SetType:
 		n := r.Count("set")
 		if n == 0 && r.Err() == nil {
@@ -353,14 +352,16 @@ func (d *Decoder) entry(r *wire.Reader) (entry, bool) {
 			}
 			s = append(s, item)
 		}
-		e.vals = &values{set: s}
+		e.vals = setValues(s)
 	}
 	if e.m.shared {
 		c := r.Uvarint()
 		if r.Err() == nil && (c == 0 || c > math.MaxInt32) {
 			r.Failf("%s: %d copies", e.m.name, c)
 		}
-		e.copies = int32(c)
+		if r.Err() == nil {
+			e.setCopies(int32(c))
+		}
 	}
 	return e, r.Err() == nil
 }
@@ -375,7 +376,7 @@ func (d *Decoder) kind(r *wire.Reader, text string) (*meta, bool) {
 		r.Failf("resource kind %q: %v", text, err)
 		return nil, false
 	}
-	if len(rs.entries) != 1 || rs.entries[0].alloc != (allocRole{}) || rs.entries[0].copies != 1 {
+	if len(rs.entries) != 1 || rs.entries[0].alloc != (allocRole{}) || rs.entries[0].copies() != 1 {
 		r.Failf("resource kind %q is not one resource", text)
 		return nil, false
 	}

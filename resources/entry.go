@@ -50,12 +50,24 @@ type meta struct {
 	whole    bool   // consumed only whole: a persistent volume, a MOUNT or BLOCK disk
 }
 
-// values holds the value of a ranges or set entry; it is never changed once
-// made.
+// values holds what an entry's words do not: the value of a ranges or set
+// entry, the copies of a shared entry that stands for more than one. It is
+// never changed once made. Ranges are the common case (every agent's
+// ports), so they sit in values itself, which takes 32 bytes; sets and
+// copies, which few clusters have, take one more pointer's hop.
 type values struct {
 	ranges Ranges
-	set    Set
+	more   *moreValues // a set entry's items or a shared entry's copies
 }
+
+type moreValues struct {
+	set    Set
+	copies int32 // a shared entry's copies, 2 or more (one copy has no values)
+}
+
+func rangesValues(r Ranges) *values { return &values{ranges: r} }
+
+func setValues(s Set) *values { return &values{more: &moreValues{set: s}} }
 
 // allocRole is an entry's allocation role, interned: a role is one pointer
 // in every entry that carries it, and entries compare roles by pointer. The
@@ -126,8 +138,26 @@ type entry struct {
 	m      *meta
 	alloc  allocRole // zero when unallocated
 	scalar Scalar    // ScalarType
-	vals   *values
-	copies int32 // shared resources: the copies this entry stands for; else 1
+	vals   *values // ranges, sets, a shared entry's copies beyond one
+}
+
+// copies returns how many copies a shared entry stands for; 1 for any
+// other entry.
+func (e *entry) copies() int32 {
+	if e.vals == nil || e.vals.more == nil || e.vals.more.copies == 0 {
+		return 1
+	}
+	return e.vals.more.copies
+}
+
+// setCopies makes a shared entry (a scalar: a persistent volume) stand for
+// n copies, n >= 1.
+func (e *entry) setCopies(n int32) {
+	if n == 1 {
+		e.vals = nil
+		return
+	}
+	e.vals = &values{more: &moreValues{copies: n}}
 }
 
 // plainMetas holds the plain meta of every name and type in use.
@@ -201,12 +231,15 @@ func entryOf(r *Resource, copies int32) entry {
 
 // entryWith makes the entry of r with kind m.
 func entryWith(r *Resource, m *meta, copies int32) entry {
-	e := entry{m: m, alloc: allocRoleOf(r.AllocationRole), scalar: r.Scalar, copies: copies}
+	e := entry{m: m, alloc: allocRoleOf(r.AllocationRole), scalar: r.Scalar}
 	switch r.Type {
 	case RangesType:
-		e.vals = &values{ranges: r.Ranges}
+		e.vals = rangesValues(r.Ranges)
 	case SetType:
-		e.vals = &values{set: r.Set}
+		e.vals = setValues(r.Set)
+	}
+	if m.shared && copies > 1 {
+		e.setCopies(copies)
 	}
 	return e
 }
@@ -233,7 +266,10 @@ func (e *entry) resource() Resource {
 		ProviderID: m.provider, AllocationRole: e.alloc.String(),
 	}
 	if e.vals != nil {
-		r.Ranges, r.Set = e.vals.ranges, e.vals.set
+		r.Ranges = e.vals.ranges
+		if e.vals.more != nil {
+			r.Set = e.vals.more.set
+		}
 	}
 	return r
 }
@@ -246,10 +282,10 @@ func (e *entry) ranges() Ranges {
 }
 
 func (e *entry) set() Set {
-	if e.vals == nil {
+	if e.vals == nil || e.vals.more == nil {
 		return nil
 	}
-	return e.vals.set
+	return e.vals.more.set
 }
 
 // sameKind reports whether a and b agree on everything but their value.

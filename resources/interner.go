@@ -57,7 +57,7 @@ func sameEntries(a, b Resources) bool {
 	}
 	for i := range a.entries {
 		x, y := &a.entries[i], &b.entries[i]
-		if x.copies != y.copies || !sameKind(x, y) || !sameValue(x, y) {
+		if x.copies() != y.copies() || !sameKind(x, y) || !sameValue(x, y) {
 			return false
 		}
 	}

@@ -106,7 +106,7 @@ func (rs Resources) MarshalJSON() ([]byte, error) {
 		e := &rs.entries[i]
 		r := e.resource()
 		j := toJSON(&r)
-		for range max(e.copies, 1) {
+		for range e.copies() {
 			out = append(out, j)
 		}
 	}

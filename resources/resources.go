@@ -81,13 +81,13 @@ func (rs *Resources) addEntry(e entry) {
 		}
 		switch {
 		case x.m.shared:
-			x.copies += e.copies
+			x.setCopies(x.copies() + e.copies())
 		case x.m.typ == ScalarType:
 			x.scalar += e.scalar
 		case x.m.typ == RangesType:
-			x.vals = &values{ranges: x.ranges().Union(e.ranges())}
+			x.vals = rangesValues(x.ranges().Union(e.ranges()))
 		case x.m.typ == SetType:
-			x.vals = &values{set: x.set().Union(e.set())}
+			x.vals = setValues(x.set().Union(e.set()))
 		}
 		return
 	}
@@ -108,8 +108,11 @@ func (rs *Resources) subtractEntry(e *entry) {
 		empty := false
 		switch {
 		case x.m.shared:
-			x.copies -= e.copies
-			empty = x.copies <= 0
+			n := x.copies() - e.copies()
+			empty = n <= 0
+			if !empty {
+				x.setCopies(n)
+			}
 		case x.m.whole:
 			empty = true
 		case x.m.typ == ScalarType:
@@ -117,11 +120,11 @@ func (rs *Resources) subtractEntry(e *entry) {
 			empty = x.scalar <= 0
 		case x.m.typ == RangesType:
 			r := x.ranges().Difference(e.ranges())
-			x.vals = &values{ranges: r}
+			x.vals = rangesValues(r)
 			empty = len(r) == 0
 		case x.m.typ == SetType:
 			s := x.set().Difference(e.set())
-			x.vals = &values{set: s}
+			x.vals = setValues(s)
 			empty = len(s) == 0
 		}
 		if empty {
@@ -249,7 +252,7 @@ func (rs Resources) Copies(r Resource) int {
 	for i := range rs.entries {
 		x := &rs.entries[i]
 		if x.m.id == e.m.id && sameKind(x, &e) && (sameValue(x, &e) || (!e.m.shared && containsValue(x, &e))) {
-			return int(x.copies)
+			return int(x.copies())
 		}
 	}
 	return 0
@@ -263,7 +266,7 @@ func (rs Resources) containsEntry(e *entry) bool {
 			continue
 		}
 		if x.m.shared {
-			if x.copies >= e.copies {
+			if x.copies() >= e.copies() {
 				return true
 			}
 			continue

@@ -497,11 +497,15 @@ func TestFrozenCopiesBeforeChange(t *testing.T) {
 	}
 }
 
-// An entry is five machine words: a Resources of cpus, mem, disk and ports
-// fits in 160 bytes, the size class an agent's total, available resources
-// and each offer take (BENCHMARKS.md, "Fewer bytes an agent, again").
-func TestEntryIsFiveWords(t *testing.T) {
-	if got, want := unsafe.Sizeof(entry{}), 5*unsafe.Sizeof(uintptr(0)); got != want {
+// An entry is four machine words: a Resources of cpus, mem, disk and ports
+// fits in 128 bytes, the size class an agent's total, available resources
+// and each offer take (BENCHMARKS.md, "Four words an entry"), and a ranges
+// value in 32.
+func TestEntryIsFourWords(t *testing.T) {
+	if got, want := unsafe.Sizeof(values{}), 4*unsafe.Sizeof(uintptr(0)); got != want {
+		t.Fatalf("a ranges value takes %d bytes, want %d", got, want)
+	}
+	if got, want := unsafe.Sizeof(entry{}), 4*unsafe.Sizeof(uintptr(0)); got != want {
 		t.Fatalf("an entry takes %d bytes, want %d", got, want)
 	}
 }

@@ -631,7 +631,7 @@ func (rs Resources) String() string {
 			b.WriteString("; ")
 		}
 		r := rs.entries[i].resource()
-		writeResource(&b, &r, int(rs.entries[i].copies))
+		writeResource(&b, &r, int(rs.entries[i].copies()))
 	}
 	return b.String()
 }
