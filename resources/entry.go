@@ -138,7 +138,7 @@ type entry struct {
 	m      *meta
 	alloc  allocRole // zero when unallocated
 	scalar Scalar    // ScalarType
-	vals   *values // ranges, sets, a shared entry's copies beyond one
+	vals   *values   // ranges, sets, a shared entry's copies beyond one
 }
 
 // copies returns how many copies a shared entry stands for; 1 for any
