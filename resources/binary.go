@@ -128,7 +128,8 @@ func (e *Encoder) resources(rs Resources) {
 		case ScalarType:
 			w.Uvarint(uint64(x.scalar))
 		case RangesType:
-			rs := x.ranges()
+			var buf [onStack]Range
+			rs := x.vals.unpack(buf[:0])
 			w.Int(len(rs))
 			for j, r := range rs {
 				if j == 0 {

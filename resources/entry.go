@@ -50,25 +50,6 @@ type meta struct {
 	whole    bool   // consumed only whole: a persistent volume, a MOUNT or BLOCK disk
 }
 
-// values holds what an entry's words do not: the value of a ranges or set
-// entry, the copies of a shared entry that stands for more than one. It is
-// never changed once made. Ranges are the common case (every agent's
-// ports), so they sit in values itself, which takes 32 bytes; sets and
-// copies, which few clusters have, take one more pointer's hop.
-type values struct {
-	ranges Ranges
-	more   *moreValues // a set entry's items or a shared entry's copies
-}
-
-type moreValues struct {
-	set    Set
-	copies int32 // a shared entry's copies, 2 or more (one copy has no values)
-}
-
-func rangesValues(r Ranges) *values { return &values{ranges: r} }
-
-func setValues(s Set) *values { return &values{more: &moreValues{set: s}} }
-
 // allocRole is an entry's allocation role, interned: a role is one pointer
 // in every entry that carries it, and entries compare roles by pointer. The
 // zero value is no role (unallocated). unique's table forgets a role once
@@ -139,25 +120,6 @@ type entry struct {
 	alloc  allocRole // zero when unallocated
 	scalar Scalar    // ScalarType
 	vals   *values   // ranges, sets, a shared entry's copies beyond one
-}
-
-// copies returns how many copies a shared entry stands for; 1 for any
-// other entry.
-func (e *entry) copies() int32 {
-	if e.vals == nil || e.vals.more == nil || e.vals.more.copies == 0 {
-		return 1
-	}
-	return e.vals.more.copies
-}
-
-// setCopies makes a shared entry (a scalar: a persistent volume) stand for
-// n copies, n >= 1.
-func (e *entry) setCopies(n int32) {
-	if n == 1 {
-		e.vals = nil
-		return
-	}
-	e.vals = &values{more: &moreValues{copies: n}}
 }
 
 // plainMetas holds the plain meta of every name and type in use.
@@ -265,20 +227,13 @@ func (e *entry) resource() Resource {
 		Reservations: m.reservations, Disk: m.disk, Shared: m.shared, Revocable: m.revocable,
 		ProviderID: m.provider, AllocationRole: e.alloc.String(),
 	}
-	if e.vals != nil {
-		r.Ranges = e.vals.ranges
-		if e.vals.more != nil {
-			r.Set = e.vals.more.set
-		}
+	switch m.typ {
+	case RangesType:
+		r.Ranges = e.vals.unpack(nil)
+	case SetType:
+		r.Set = e.set()
 	}
 	return r
-}
-
-func (e *entry) ranges() Ranges {
-	if e.vals == nil {
-		return nil
-	}
-	return e.vals.ranges
 }
 
 func (e *entry) set() Set {
@@ -321,7 +276,7 @@ func sameValue(a, b *entry) bool {
 	case ScalarType:
 		return a.scalar == b.scalar
 	case RangesType:
-		return slices.Equal(a.ranges(), b.ranges())
+		return a.vals.sameRanges(b.vals)
 	case SetType:
 		return slices.Equal(a.set(), b.set())
 	}
@@ -334,7 +289,7 @@ func containsValue(a, b *entry) bool {
 	case ScalarType:
 		return a.scalar >= b.scalar
 	case RangesType:
-		return a.ranges().Contains(b.ranges())
+		return a.vals.containsRanges(b.vals)
 	case SetType:
 		return a.set().Contains(b.set())
 	}

@@ -85,7 +85,7 @@ func (rs *Resources) addEntry(e entry) {
 		case x.m.typ == ScalarType:
 			x.scalar += e.scalar
 		case x.m.typ == RangesType:
-			x.vals = rangesValues(x.ranges().Union(e.ranges()))
+			x.vals = rangesOp(x.vals, e.vals, true)
 		case x.m.typ == SetType:
 			x.vals = setValues(x.set().Union(e.set()))
 		}
@@ -119,9 +119,8 @@ func (rs *Resources) subtractEntry(e *entry) {
 			x.scalar -= e.scalar
 			empty = x.scalar <= 0
 		case x.m.typ == RangesType:
-			r := x.ranges().Difference(e.ranges())
-			x.vals = rangesValues(r)
-			empty = len(r) == 0
+			x.vals = rangesOp(x.vals, e.vals, false)
+			empty = x.vals == nil
 		case x.m.typ == SetType:
 			s := x.set().Difference(e.set())
 			x.vals = setValues(s)
@@ -390,7 +389,7 @@ func (rs Resources) ContainsQuantities(q Quantities) bool {
 			case ScalarType:
 				have += e.scalar
 			case RangesType:
-				have += Scalar(min(e.ranges().Count(), 1<<40)) * Units(1)
+				have += Scalar(min(e.vals.count(), 1<<40)) * Units(1)
 			case SetType:
 				have += Units(int64(len(e.set())))
 			}
