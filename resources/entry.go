@@ -220,7 +220,12 @@ func lookupEntry(r *Resource, m *meta) entry {
 }
 
 // resource returns the view of e.
-func (e *entry) resource() Resource {
+func (e *entry) resource() Resource { return e.view(nil) }
+
+// view returns the view of e, its narrow ranges unpacked into buf: a view
+// that does not outlive its caller's buffer on the stack allocates
+// nothing.
+func (e *entry) view(buf Ranges) Resource {
 	m := e.m
 	r := Resource{
 		Name: m.name, Type: m.typ, Scalar: e.scalar,
@@ -229,7 +234,7 @@ func (e *entry) resource() Resource {
 	}
 	switch m.typ {
 	case RangesType:
-		r.Ranges = e.vals.unpack(nil)
+		r.Ranges = e.vals.unpack(buf)
 	case SetType:
 		r.Set = e.set()
 	}

@@ -626,11 +626,12 @@ func (rs Resources) String() string {
 		return "{}"
 	}
 	var b strings.Builder
+	var buf [onStack]Range
 	for i := range rs.entries {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		r := rs.entries[i].resource()
+		r := rs.entries[i].view(buf[:0])
 		writeResource(&b, &r, int(rs.entries[i].copies()))
 	}
 	return b.String()
