@@ -135,7 +135,8 @@ func (a *Allocator) AllocateAll() Result {
 
 // allocateAll is AllocateAll's handler (see events.go).
 func (a *Allocator) allocateAll() Result {
-	a.pendingAll, a.periodic = true, true
+	a.allWantRun()
+	a.periodic = true
 	defer func() { a.periodic = false }()
 	return a.allocateTriggered()
 }

@@ -71,7 +71,9 @@ type Allocator struct {
 	parked                []string
 	capEpoch, parkedEpoch uint64
 
-	// pending are the agents waiting for a run (unless pendingAll).
+	// pending are the agents waiting for a run, not listed while
+	// pendingAll (every agent waits; a restored snapshot of an earlier
+	// version may list some, which the run ignores).
 	pending    agentTable
 	pendingAll bool
 	// periodic: the run under way is a periodic one (AllocateAll);
@@ -511,7 +513,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	a.claim(fw, claims)
 	if active {
-		a.pendingAll = true
+		a.allWantRun()
 	}
 	return nil
 }
@@ -590,7 +592,7 @@ func (a *Allocator) activateFramework(id string) error {
 	for role := range fw.roles.all(subscribed) {
 		a.syncActivation(fw, role)
 	}
-	a.pendingAll = true
+	a.allWantRun()
 	return nil
 }
 
@@ -696,7 +698,7 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 		a.syncActivation(fw, role)
 	}
 	clear(fw.inverseFilters)
-	a.pendingAll = true
+	a.allWantRun()
 	return nil
 }
 
@@ -901,7 +903,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
-	a.pending.Put(ag)
+	a.wantsRun(ag)
 	return nil
 }
 
@@ -1156,7 +1158,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		}
 	}
 	if changed {
-		a.pending.Put(ag)
+		a.wantsRun(ag)
 	}
 	return nil
 }
@@ -1646,7 +1648,7 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 	for fw := range a.frameworks.All() {
 		delete(fw.inverseFilters, agentID)
 	}
-	a.pending.Put(ag)
+	a.wantsRun(ag)
 	return nil
 }
 
@@ -1732,6 +1734,21 @@ func (a *Allocator) Paused() bool { return a.paused }
 // not been made yet: a host (or runner.Runner) that sees it true calls
 // Allocate soon, as Mesos batches the allocations its events ask for.
 func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 }
+
+// wantsRun notes that ag waits for the next run. While every agent does
+// (pendingAll), the run takes them all and ag is not listed.
+func (a *Allocator) wantsRun(ag *agent) {
+	if !a.pendingAll {
+		a.pending.Put(ag)
+	}
+}
+
+// allWantRun makes every agent wait for the next run (a framework-wide
+// trigger): the list of the agents that did is dropped.
+func (a *Allocator) allWantRun() {
+	a.pendingAll = true
+	a.pending.Clear()
+}
 
 // Options returns the options the allocator runs with, defaults filled in.
 func (a *Allocator) Options() Options { return a.opts }

@@ -160,7 +160,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
 	ag.allocated.set(fw.id, ag.allocated.get(fw.id).Minus(res))
 	ag.more().holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
-	a.pending.Put(ag)
+	a.wantsRun(ag)
 }
 
 // holdFreed holds what a task chosen to end (p) freed on ag, back in the
@@ -191,7 +191,7 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 		a.observeHeld(fw, p.heldIn, resources.Quantities{}, a.ch.q, true)
 	}
 	a.uncapped()
-	a.pending.Put(ag)
+	a.wantsRun(ag)
 }
 
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")

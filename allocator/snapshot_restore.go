@@ -211,6 +211,8 @@ func (sn *snapState) resolve() error {
 		if ag == nil {
 			return fmt.Errorf("pending run of unknown agent %q", id)
 		}
+		// As saved: a snapshot of an earlier version may list agents
+		// beside pendingAll, which the run ignores.
 		a.pending.Put(ag)
 	}
 	// Each framework sorter goes in its role's node; one without a node

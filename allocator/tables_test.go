@@ -31,6 +31,32 @@ func TestPendingGivesBackItsRoom(t *testing.T) {
 	require.NoError(t, a.CheckInvariants())
 }
 
+// TestPendingNotListedWhileAllWait: while every agent waits for the next
+// run (a framework was added), agents added or changed are not listed
+// apart, a list made before is dropped, and the run still takes them all.
+func TestPendingNotListedWhileAllWait(t *testing.T) {
+	a, err := New(Options{Seed: 1})
+	require.NoError(t, err)
+	a.Pause()
+	total := resources.MustParse("cpus:4;mem:1024", "*")
+	for i := range 10 {
+		require.NoError(t, a.AddAgent(fmt.Sprintf("a%02d", i), AgentInfo{}, total, nil))
+	}
+	require.Equal(t, 10, a.pending.Len())
+	require.NoError(t, a.AddFramework("f", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
+	require.Equal(t, 0, a.pending.Len(), "the list made before every agent waited")
+	for i := 10; i < 20; i++ {
+		require.NoError(t, a.AddAgent(fmt.Sprintf("a%02d", i), AgentInfo{}, total, nil))
+	}
+	require.Equal(t, 0, a.pending.Len())
+	require.True(t, a.Pending())
+	require.NoError(t, a.CheckInvariants())
+	a.Resume()
+	res := a.Allocate()
+	require.Len(t, res.Offers, 20, "every agent offered")
+	require.False(t, a.Pending())
+}
+
 // TestTablesFindWhatTheyHold: frameworks, agents and roles added, removed
 // and added again under the same names are found by id and path, and the
 // tables yield each once.
