@@ -116,7 +116,10 @@ func (a *Allocator) allocateTriggered() Result {
 	if a.pendingAll {
 		// The explain log keeps the candidates until the next run, which
 		// refills the same storage.
-		a.candidateIDs = append(a.candidateIDs[:0], a.agentIDs...)
+		a.candidateIDs = a.candidateIDs[:0]
+		for _, ag := range a.agentList {
+			a.candidateIDs = append(a.candidateIDs, ag.id)
+		}
 		candidates, all = a.candidateIDs, a.agentList
 	} else {
 		candidates = a.pending.keys()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-go/allot/offer"
@@ -37,8 +38,7 @@ type Allocator struct {
 
 	frameworks frameworkTable
 	agents     agentTable
-	agentIDs   []string // sorted
-	// agentList holds the agents in the order of agentIDs, so that a run
+	// agentList holds the agents in the order of their ids, so that a run
 	// over every agent looks none up by id.
 	agentList []*agent
 	// shapes hands agents with the same total one storage of it: most
@@ -553,8 +553,7 @@ func (a *Allocator) removeFramework(id string) error {
 	// The agents hold what each framework holds there: no index of a
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
-	for _, agentID := range a.agentIDs {
-		ag := a.agents.Get(agentID)
+	for _, ag := range a.agentList {
 		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds().has(id) {
 			a.holdsToOffered(ag, id)
 			a.untrackAllocation(fw, ag, ag.held(id), false)
@@ -841,8 +840,8 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 	if fw == nil {
 		return out
 	}
-	for _, agentID := range a.agentIDs {
-		if ag := a.agents.Get(agentID); ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
+	for _, ag := range a.agentList {
+		if ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
 			out.Add(ag.held(fwID).AllocatedTo(role))
 		}
 	}
@@ -894,8 +893,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	}
 	a.numberAgent(ag)
 	a.agents.Put(ag)
-	i, _ := slices.BinarySearch(a.agentIDs, id)
-	a.agentIDs = slices.Insert(a.agentIDs, i, id)
+	i, _ := a.agentPlace(id)
 	a.agentList = slices.Insert(a.agentList, i, ag)
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
@@ -1105,8 +1103,7 @@ func (a *Allocator) removeAgent(id string) error {
 	a.forgetAgentFilters(ag)
 	a.unnumberAgent(ag)
 	a.agents.Delete(id)
-	if i, ok := slices.BinarySearch(a.agentIDs, id); ok {
-		a.agentIDs = slices.Delete(a.agentIDs, i, i+1)
+	if i, ok := a.agentPlace(id); ok {
 		a.agentList = slices.Delete(a.agentList, i, i+1)
 	}
 	a.pending.Delete(id)
@@ -1734,6 +1731,11 @@ func (a *Allocator) Paused() bool { return a.paused }
 // not been made yet: a host (or runner.Runner) that sees it true calls
 // Allocate soon, as Mesos batches the allocations its events ask for.
 func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 }
+
+// agentPlace finds where the agent of id is, or would be, in agentList.
+func (a *Allocator) agentPlace(id string) (int, bool) {
+	return slices.BinarySearchFunc(a.agentList, id, func(ag *agent, id string) int { return strings.Compare(ag.id, id) })
+}
 
 // wantsRun notes that ag waits for the next run. While every agent does
 // (pendingAll), the run takes them all and ag is not listed.

@@ -22,8 +22,7 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 		tb.Fatalf("%d rounds of refusals with %d frameworks", k, len(ids))
 	}
 	perm := make([]int, len(ids))
-	for n, agentID := range a.agentIDs {
-		ag := a.agents.Get(agentID)
+	for n, ag := range a.agentList {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		for i := range perm {
 			perm[i] = i
@@ -77,7 +76,8 @@ func BenchmarkLateRounds(b *testing.B) {
 func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 	a, _ := declineSetup(t, 40, 8, "r", "")
 	refuseRounds(t, a, 5)
-	for _, id := range a.agentIDs {
+	for _, ag := range a.agentList {
+		id := ag.id
 		n, compact := 0, 0
 		for fw := range a.frameworks.All() {
 			if len(a.refusalsOn(fw, "r", a.agents.Get(id))) > 0 {

@@ -118,8 +118,8 @@ func (c *cpuClock) report(b *testing.B) {
 // allocation run over all agents must do.
 func floor(a *Allocator) int {
 	n := 0
-	for _, id := range a.agentIDs {
-		n += a.agents.Get(id).available.Len()
+	for _, ag := range a.agentList {
+		n += ag.available.Len()
 	}
 	return n
 }

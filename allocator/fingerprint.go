@@ -67,8 +67,8 @@ func (fp *Fingerprint) Equal(o *Fingerprint) bool {
 func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	a.ready()
 	fp.Agents = fp.Agents[:0]
-	for _, id := range a.agentIDs {
-		fp.Agents = append(fp.Agents, AgentHash{id, a.agents.Get(id).fingerprint()})
+	for _, ag := range a.agentList {
+		fp.Agents = append(fp.Agents, AgentHash{ag.id, ag.fingerprint()})
 	}
 	fp.Rest = a.restFingerprint()
 	fp.Filters = a.filtersFingerprint()

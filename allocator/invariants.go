@@ -41,8 +41,8 @@ func (a *Allocator) CheckInvariants() error {
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
-	if len(a.agentList) != len(a.agentIDs) || len(a.agentIDs) != a.agents.Len() {
-		c.fail("%d agent ids, %d agents listed, %d agents", len(a.agentIDs), len(a.agentList), a.agents.Len())
+	if len(a.agentList) != a.agents.Len() {
+		c.fail("%d agents listed, %d agents", len(a.agentList), a.agents.Len())
 	}
 	numbered := 0
 	for _, ag := range a.agentsByNum {
@@ -58,10 +58,12 @@ func (a *Allocator) CheckInvariants() error {
 			c.fail("agent %s waits for a run, but is not the agent of that id", id)
 		}
 	}
-	for i, id := range a.agentIDs {
+	for i, listed := range a.agentList {
+		id := listed.id
 		ag := a.agents.Get(id)
-		if i < len(a.agentList) && a.agentList[i] != ag {
+		if ag != listed || (i > 0 && a.agentList[i-1].id >= id) {
 			c.fail("agent %s is not listed at its place among the ids", id)
+			continue
 		}
 		if a.agentsByNum.at(int(ag.num)) != ag {
 			c.fail("agent %s: number %d is not its own", id, ag.num)
@@ -390,8 +392,8 @@ func (c *invariantCheck) filters() {
 	a := c.a
 	wholeOn := map[*agent]int{}
 	defer func() {
-		for _, id := range a.agentIDs {
-			if ag := a.agents.Get(id); int(ag.wholeRefused) != wholeOn[ag] {
+		for _, ag := range a.agentList {
+			if int(ag.wholeRefused) != wholeOn[ag] {
 				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
 			}
 		}
@@ -423,8 +425,8 @@ func (c *invariantCheck) filters() {
 // outstanding checks the outstanding offers against what is offered.
 func (c *invariantCheck) outstanding() {
 	a := c.a
-	for _, id := range a.agentIDs {
-		ag := a.agents.Get(id)
+	for _, ag := range a.agentList {
+		id := ag.id
 		sums := map[string]resources.Resources{}
 		for _, o := range ag.outstanding {
 			if _, ok := a.frameworks.lookup(o.framework); !ok {

@@ -63,12 +63,14 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			a.roles.root.children = a.roles.root.children[1:]
 		}, "not among its parent's children"},
 		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
+		{"agent listed twice", func(a *Allocator) { a.agentList[1] = a.agentList[0] }, "is not listed at its place"},
+		{"agent list short", func(a *Allocator) { a.agentList = a.agentList[:1] }, "1 agents listed, 2 agents"},
 		{"filter on unknown agent", func(a *Allocator) {
 			a.frameworks.Get("batch").filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
-			for _, id := range a.agentIDs {
-				if ag := a.agents.Get(id); len(ag.outstanding) > 0 {
+			for _, ag := range a.agentList {
+				if len(ag.outstanding) > 0 {
 					ag.outstanding = append(ag.outstanding, ag.outstanding[0])
 					return
 				}

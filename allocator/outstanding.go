@@ -78,8 +78,7 @@ func (ag *agent) offerView(o *outstandingOffer) offer.Offer {
 func (a *Allocator) Offers() []offer.Offer {
 	a.ready()
 	var out []offer.Offer
-	for _, id := range a.agentIDs {
-		ag := a.agents.Get(id)
+	for _, ag := range a.agentList {
 		for i := range ag.outstanding {
 			out = append(out, ag.offerView(&ag.outstanding[i]))
 		}
@@ -119,11 +118,10 @@ func (a *Allocator) RescindOffer(offerID string) error {
 
 // rescindOffer is RescindOffer's handler (see events.go).
 func (a *Allocator) rescindOffer(offerID string) error {
-	for _, agentID := range a.agentIDs {
-		ag := a.agents.Get(agentID)
+	for _, ag := range a.agentList {
 		for i := range ag.outstanding {
 			if o := ag.outstanding[i]; o.id == offerID {
-				return a.recover(o.framework, agentID, o.res, nil, false)
+				return a.recover(o.framework, ag.id, o.res, nil, false)
 			}
 		}
 	}

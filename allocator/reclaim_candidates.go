@@ -231,8 +231,8 @@ func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
 	if !constrained && rc.capableOfAll(fw) {
 		if !rc.freeAllKnown {
 			rc.freeAllKnown = true
-			for _, id := range a.agentIDs {
-				if ag := a.agents.Get(id); ag.active && a.whitelisted(ag) {
+			for _, ag := range a.agentList {
+				if ag.active && a.whitelisted(ag) {
 					rc.freeAll.Add(ag.headroom)
 				}
 			}
@@ -240,8 +240,8 @@ func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
 		return rc.freeAll
 	}
 	var q resources.Quantities
-	for _, id := range a.agentIDs {
-		if ag := a.agents.Get(id); a.usableBy(fw, role, ag) {
+	for _, ag := range a.agentList {
+		if a.usableBy(fw, role, ag) {
 			q.Add(ag.headroom)
 		}
 	}

@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -618,8 +617,8 @@ func formatResult(res Result, stats bool) string {
 // offered plus what is allocated (shared volumes once) equals the total,
 // unless the agent is over-allocated.
 func checkConservation(a *Allocator) error {
-	for _, id := range a.agentIDs {
-		ag := a.agents.Get(id)
+	for i, ag := range a.agentList {
+		id := ag.id
 		if ag.overAllocated {
 			continue
 		}
@@ -633,7 +632,7 @@ func checkConservation(a *Allocator) error {
 		if !sum.Equal(ag.total) {
 			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.total)
 		}
-		if !slices.IsSorted(a.agentIDs) {
+		if i > 0 && a.agentList[i-1].id >= id {
 			return fmt.Errorf("agent ids out of order")
 		}
 	}

@@ -76,8 +76,8 @@ func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
 // as one that kept nothing.
 func (sn *snapState) keptPassesFields(c *snapCodec) {
 	a := sn.a
-	for _, id := range a.agentIDs {
-		ag := a.agents.Get(id)
+	for _, ag := range a.agentList {
+		id := ag.id
 		for _, role := range ag.nobody.roles() {
 			e, _ := ag.nobody.get(role)
 			np := e.passes

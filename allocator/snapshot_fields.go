@@ -56,9 +56,9 @@ type savedHold struct {
 // snapStateOf returns what a writer walks for a.
 func snapStateOf(a *Allocator) *snapState {
 	sn := &snapState{a: a, opts: a.opts, nodes: &a.roles.nodes}
-	for _, id := range a.agentIDs {
-		for _, h := range a.agents.Get(id).holds() {
-			sn.holds = append(sn.holds, savedHold{agent: id, h: h})
+	for _, ag := range a.agentList {
+		for _, h := range ag.holds() {
+			sn.holds = append(sn.holds, savedHold{agent: ag.id, h: h})
 		}
 	}
 	return sn
@@ -96,7 +96,14 @@ func (sn *snapState) walk(c *snapCodec) {
 	if !c.step(sn.placeRoles) {
 		return
 	}
-	walkKeyed(c, a.agentIDs, "agents", "agent", func(id string) {
+	var ids []string
+	if !c.reading() {
+		ids = make([]string, len(a.agentList))
+		for i, ag := range a.agentList {
+			ids[i] = ag.id
+		}
+	}
+	walkKeyed(c, ids, "agents", "agent", func(id string) {
 		c.item("agent", id, func() { agentFields(c, sn.agent(id)) })
 	})
 	walkTable(c, &a.frameworks, "frameworks", "framework", func(id string, fw *framework) *framework {
@@ -281,7 +288,6 @@ func (sn *snapState) agent(id string) *agent {
 	ag := &agent{id: id}
 	a.numberAgent(ag)
 	a.agents.Put(ag)
-	a.agentIDs = append(a.agentIDs, id)
 	a.agentList = append(a.agentList, ag)
 	return ag
 }

@@ -144,7 +144,8 @@ func (sn *snapState) checkReclaim() error {
 // inverse-offer states.
 func (sn *snapState) checkAgents() error {
 	a := sn.a
-	for _, id := range a.agentIDs {
+	for _, ag := range a.agentList {
+		id := ag.id
 		if err := validID("agent", id); err != nil {
 			return err
 		}
@@ -240,8 +241,9 @@ func (sn *snapState) resolve() error {
 			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 		}
 	}
-	for _, id := range a.agentIDs {
-		if fwID, ok := leastKey(a.agents.Get(id).inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
+	for _, ag := range a.agentList {
+		id := ag.id
+		if fwID, ok := leastKey(ag.inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
@@ -290,8 +292,8 @@ func (sn *snapState) rebuild() error {
 	for fw := range a.frameworks.All() {
 		fw.roles.markOnly(subscribed, fw.info.Roles)
 	}
-	for _, id := range a.agentIDs {
-		if err := a.rebuildAgent(a.agents.Get(id)); err != nil {
+	for _, ag := range a.agentList {
+		if err := a.rebuildAgent(ag); err != nil {
 			return err
 		}
 	}

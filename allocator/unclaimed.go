@@ -63,8 +63,9 @@ func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]r
 // anything, must be that usage.
 func (a *Allocator) claims(id string, roles []string, used map[string]resources.Resources) (map[string]bool, error) {
 	var out map[string]bool
-	for _, agentID := range a.agentIDs {
-		res, ok := a.agents.Get(agentID).unclaimed()[id]
+	for _, ag := range a.agentList {
+		agentID := ag.id
+		res, ok := ag.unclaimed()[id]
 		if !ok {
 			continue
 		}

@@ -39,9 +39,9 @@ type AgentView struct {
 // Agents returns every agent, sorted by id.
 func (a *Allocator) Agents() []AgentView {
 	a.ready()
-	out := make([]AgentView, 0, len(a.agentIDs))
-	for _, id := range a.agentIDs {
-		v, _ := a.Agent(id)
+	out := make([]AgentView, 0, len(a.agentList))
+	for _, ag := range a.agentList {
+		v, _ := a.Agent(ag.id)
 		out = append(out, v)
 	}
 	return out
@@ -169,8 +169,7 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	}
 	// One pass over the agents, in id order, sums what each framework is
 	// offered and uses.
-	for _, agentID := range a.agentIDs {
-		ag := a.agents.Get(agentID)
+	for _, ag := range a.agentList {
 		for id, res := range ag.offered.all() {
 			if v := at[id]; v != nil {
 				v.Offered.Add(res)
