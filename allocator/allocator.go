@@ -42,7 +42,7 @@ type Allocator struct {
 	// over every agent looks none up by id.
 	agentList []*agent
 	// shapes hands agents with the same total one storage of it: most
-	// clusters have a few machine shapes, and a total is 160 bytes or more.
+	// clusters have a few machine shapes, and a total is 128 bytes or more.
 	shapes resources.Interner
 
 	roles      *roleTree

@@ -161,4 +161,11 @@
 // roles are interned too (Go's unique package, with a bounded table of the
 // roles used last kept alive), so entries compare them by pointer and
 // tagging resources with a role used before allocates only the copy.
+//
+// A value is compact: an entry of a Resources is four words (32 bytes),
+// and ranges whose bounds fit 32 bits (ports always do) are kept in 8
+// bytes a range. A view of an entry (All, Slice, a Resource from Get's
+// result) unpacks such ranges into a Ranges of its own; the arithmetic
+// and the checks above work on the packed form and never unpack on the
+// heap.
 package resources

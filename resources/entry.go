@@ -17,9 +17,10 @@ import (
 // name apart (reservations, disk, sharing, revocability, provider) lives out
 // of line in a meta, which is immutable and shared by every entry copied
 // from the one it was made for; the allocation role is interned (allocRole),
-// one pointer. Ranges and sets live out of line in an immutable values. So
-// an entry is five machine words (40 bytes: a Resources of cpus, mem, disk
-// and ports fits 160 bytes), copying a Resources copies those words and no
+// one pointer. Ranges, sets and the copies of a shared volume beyond one
+// live out of line in an immutable values (entryvalues.go). So an entry
+// is four machine words (32 bytes: a Resources of cpus, mem, disk and
+// ports fits 128 bytes), copying a Resources copies those words and no
 // metadata, and merging compares pointers before it compares anything else.
 //
 // Resource, the exported struct, is the view of one entry: All, Slice and
