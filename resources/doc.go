@@ -166,6 +166,6 @@
 // and ranges whose bounds fit 32 bits (ports always do) are kept in 8
 // bytes a range. A view of an entry (All, Slice, a Resource from Get's
 // result) unpacks such ranges into a Ranges of its own; the arithmetic
-// and the checks above work on the packed form and never unpack on the
-// heap.
+// and the checks above unpack them on the stack (lists of up to 32
+// ranges) or work on the packed form.
 package resources
