@@ -114,13 +114,7 @@ func (a *Allocator) allocateTriggered() Result {
 	var candidates []string
 	var all []*agent
 	if a.pendingAll {
-		// The explain log keeps the candidates until the next run, which
-		// refills the same storage.
-		a.candidateIDs = a.candidateIDs[:0]
-		for _, ag := range a.agentList {
-			a.candidateIDs = append(a.candidateIDs, ag.id)
-		}
-		candidates, all = a.candidateIDs, a.agentList
+		all = a.agentList
 	} else {
 		candidates = a.pending.keys()
 	}
@@ -214,8 +208,12 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	// The offer records and the candidate agents go in storage kept from
 	// run to run.
 	r.offers = a.explain.offers
-	if cap(a.runAgents) < len(candidates) {
-		a.runAgents = make([]*agent, 0, len(candidates))
+	n := len(candidates)
+	if all != nil {
+		n = len(all)
+	}
+	if cap(a.runAgents) < n {
+		a.runAgents = make([]*agent, 0, n)
 	}
 	agents := a.runAgents[:0]
 	defer func() {
@@ -223,11 +221,18 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		a.runAgents = agents[:0]
 	}()
 	var maintained []*agent // agents with a maintenance window
-	for rank, id := range candidates {
+	if all != nil {
+		// A run over every agent: their ids, which the explain log keeps
+		// until the next run (which refills the same storage), are listed
+		// as the agents are read.
+		a.candidateIDs = slices.Grow(a.candidateIDs[:0], n)
+	}
+	for rank := range n {
 		var ag *agent
 		if all != nil {
 			ag = all[rank]
-		} else if ag = a.agents.Get(id); ag == nil {
+			a.candidateIDs = append(a.candidateIDs, ag.id)
+		} else if ag = a.agents.Get(candidates[rank]); ag == nil {
 			continue
 		}
 		if ag.info.Unavailability != nil {
@@ -244,6 +249,9 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 			continue
 		}
 		agents = append(agents, ag)
+	}
+	if all != nil {
+		a.explain.candidates = a.candidateIDs
 	}
 	r.stats.Agents = len(agents)
 	if cap(r.offers) < len(agents) {
