@@ -77,6 +77,11 @@ func (v *values) unpack(buf Ranges) Ranges {
 // rangesOp returns the values of v ∪ o when add is set, else of v ∖ o; nil
 // when the result is empty. Both must hold normalised ranges.
 func rangesOp(v, o *values, add bool) *values {
+	if !add && o.containsRanges(v) {
+		// Everything taken, as an offer of an agent's whole ports is: no
+		// unpacking.
+		return nil
+	}
 	var bv, bo, bout [onStack]Range
 	r, s := v.unpack(bv[:0]), o.unpack(bo[:0])
 	var n int
