@@ -8,17 +8,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPendingGivesBackItsRoom: the agents added at start-up wait for the
-// first run in a table that grows to hold them all; once the run has
-// taken them, an agent waiting for the next run does not keep that room.
-func TestPendingGivesBackItsRoom(t *testing.T) {
+// pausedWithAgents returns a paused allocator with n agents a0000...,
+// cpus:4;mem:1024 each, and no framework.
+func pausedWithAgents(t *testing.T, n int) *Allocator {
+	t.Helper()
 	a, err := New(Options{Seed: 1})
 	require.NoError(t, err)
 	a.Pause()
 	total := resources.MustParse("cpus:4;mem:1024", "*")
-	for i := range 5000 {
+	for i := range n {
 		require.NoError(t, a.AddAgent(fmt.Sprintf("a%04d", i), AgentInfo{}, total, nil))
 	}
+	return a
+}
+
+// TestPendingGivesBackItsRoom: the agents added at start-up wait for the
+// first run in a table that grows to hold them all; once the run has
+// taken them, an agent waiting for the next run does not keep that room.
+func TestPendingGivesBackItsRoom(t *testing.T) {
+	a := pausedWithAgents(t, 5000)
 	a.Resume()
 	require.Equal(t, 5000, a.pending.Len())
 	burst := a.pending.Size()
@@ -35,18 +43,12 @@ func TestPendingGivesBackItsRoom(t *testing.T) {
 // run (a framework was added), agents added or changed are not listed
 // apart, a list made before is dropped, and the run still takes them all.
 func TestPendingNotListedWhileAllWait(t *testing.T) {
-	a, err := New(Options{Seed: 1})
-	require.NoError(t, err)
-	a.Pause()
-	total := resources.MustParse("cpus:4;mem:1024", "*")
-	for i := range 10 {
-		require.NoError(t, a.AddAgent(fmt.Sprintf("a%02d", i), AgentInfo{}, total, nil))
-	}
+	a := pausedWithAgents(t, 10)
 	require.Equal(t, 10, a.pending.Len())
 	require.NoError(t, a.AddFramework("f", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
 	require.Equal(t, 0, a.pending.Len(), "the list made before every agent waited")
 	for i := 10; i < 20; i++ {
-		require.NoError(t, a.AddAgent(fmt.Sprintf("a%02d", i), AgentInfo{}, total, nil))
+		require.NoError(t, a.AddAgent(fmt.Sprintf("a%04d", i), AgentInfo{}, resources.MustParse("cpus:4;mem:1024", "*"), nil))
 	}
 	require.Equal(t, 0, a.pending.Len())
 	require.True(t, a.Pending())
