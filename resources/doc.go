@@ -164,8 +164,8 @@
 //
 // A value is compact: an entry of a Resources is four words (32 bytes),
 // and ranges whose bounds fit 32 bits (ports always do) are kept in 8
-// bytes a range. A view of an entry (All, Slice, a Resource from Get's
-// result) unpacks such ranges into a Ranges of its own; the arithmetic
+// bytes a range. A view of an entry (a Resource that All, Slice or Filter
+// hands out) unpacks such ranges into a Ranges of its own; the arithmetic
 // and the checks above unpack them on the stack (lists of up to 32
 // ranges) or work on the packed form.
 package resources
