@@ -619,6 +619,9 @@ func formatResult(res Result, stats bool) string {
 func checkConservation(a *Allocator) error {
 	for i, ag := range a.agentList {
 		id := ag.id
+		if i > 0 && a.agentList[i-1].id >= id {
+			return fmt.Errorf("agent ids out of order")
+		}
 		if ag.overAllocated {
 			continue
 		}
@@ -631,9 +634,6 @@ func checkConservation(a *Allocator) error {
 		}
 		if !sum.Equal(ag.total) {
 			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.total)
-		}
-		if i > 0 && a.agentList[i-1].id >= id {
-			return fmt.Errorf("agent ids out of order")
 		}
 	}
 	return nil
