@@ -210,14 +210,24 @@ func entryWith(r *Resource, m *meta, copies int32) entry {
 // lookupEntry is entryOf for an entry that only looks others up and does
 // not outlive the call: a kind that is not plain (reservations, disk,
 // sharing...) is described in the caller's *m rather than in a new meta,
-// so that a lookup of a volume or a reservation allocates nothing. (Plain
-// kinds must be the shared ones: sameMeta tells them apart by pointer.)
+// so that a lookup of a volume or a reservation allocates nothing (plain
+// kinds must be the shared ones: sameMeta tells them apart by pointer),
+// and a ranges or set value is kept as given, in one allocation (see
+// lookupValues).
 func lookupEntry(r *Resource, m *meta) entry {
 	if len(r.Reservations) == 0 && r.Disk == nil && !r.Shared && !r.Revocable && r.ProviderID == "" {
-		return entryOf(r, 1)
+		m = metaOf(r)
+	} else {
+		fillMeta(m, r, names.Intern(r.Name))
 	}
-	fillMeta(m, r, names.Intern(r.Name))
-	return entryWith(r, m, 1)
+	e := entry{m: m, alloc: allocRoleOf(r.AllocationRole), scalar: r.Scalar}
+	switch r.Type {
+	case RangesType:
+		e.vals = lookupValuesOf(r.Ranges, nil)
+	case SetType:
+		e.vals = lookupValuesOf(nil, r.Set)
+	}
+	return e
 }
 
 // resource returns the view of e.

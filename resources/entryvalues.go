@@ -111,12 +111,33 @@ func rangesOp(v, o *values, add bool) *values {
 	return narrowValues(out)
 }
 
-// sameRanges reports whether v and o hold the same ranges.
+// lookupValues is the value of an entry that only looks others up
+// (lookupEntry): ranges kept wide as given, even when they would fit
+// narrow, and values and moreValues in one allocation.
+type lookupValues struct {
+	values
+	more moreValues
+}
+
+func lookupValuesOf(r Ranges, s Set) *values {
+	lv := &lookupValues{more: moreValues{wide: r, set: s}}
+	lv.values.more = &lv.more
+	return &lv.values
+}
+
+// sameRanges reports whether v and o hold the same ranges. Values kept as
+// entries keep them are narrow when they can be, so one narrow and one
+// wide differ; a lookup's value may be wide where it could be narrow, so
+// such a pair is compared by content.
 func (v *values) sameRanges(o *values) bool {
-	if v.more != nil || o.more != nil {
-		return v.more != nil && o.more != nil && slices.Equal(v.more.wide, o.more.wide)
+	switch vw, ow := v.more != nil, o.more != nil; {
+	case !vw && !ow:
+		return slices.Equal(v.narrow, o.narrow)
+	case vw && ow:
+		return slices.Equal(v.more.wide, o.more.wide)
 	}
-	return slices.Equal(v.narrow, o.narrow)
+	var bv, bo [onStack]Range
+	return slices.Equal(v.unpack(bv[:0]), o.unpack(bo[:0]))
 }
 
 // containsRanges reports whether v's ranges hold every integer of o's.

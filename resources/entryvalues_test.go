@@ -48,6 +48,19 @@ func TestRangesKeptNarrow(t *testing.T) {
 	require.True(t, back.Contains(small) && !small.Contains(back))
 	require.False(t, small.Equal(back))
 
+	// A lookup keeps its ranges as given, wide where they would fit narrow,
+	// and still finds the narrow value that holds them.
+	probe := RangesResource("ports", Ranges{{5, 9}})
+	require.True(t, small.ContainsResource(probe))
+	require.Equal(t, 1, small.Copies(probe))
+	require.True(t, wide.ContainsResource(probe))
+	require.True(t, small.ContainsResource(RangesResource("ports", Ranges{{6, 7}})))
+	require.False(t, small.ContainsResource(RangesResource("ports", Ranges{{6, 12}})))
+	require.False(t, small.ContainsResource(RangesResource("ports", Ranges{{5, 9}, {top32 + 1, top32 + 1}})))
+	require.True(t, wide.ContainsResource(RangesResource("ports", Ranges{{5, 9}, {top32 + 1, top32 + 1}})))
+	var m meta
+	lookup, stored := lookupEntry(&probe, &m), small.entries[0]
+	require.True(t, sameValue(&stored, &lookup) && sameValue(&lookup, &stored), "a wide lookup and the narrow value it equals")
 	for _, rs := range []Resources{wide, small} {
 		read, _, err := NewDecoder().ReadResources(NewEncoder().AppendResources(nil, rs))
 		require.NoError(t, err)
