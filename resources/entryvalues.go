@@ -115,20 +115,20 @@ func rangesOp(v, o *values, add bool) *values {
 // (lookupEntry): ranges kept wide as given, even when they would fit
 // narrow, and values and moreValues in one allocation.
 type lookupValues struct {
-	values
-	more moreValues
+	v    values
+	rest moreValues
 }
 
 func lookupValuesOf(r Ranges, s Set) *values {
-	lv := &lookupValues{more: moreValues{wide: r, set: s}}
-	lv.values.more = &lv.more
-	return &lv.values
+	lv := &lookupValues{rest: moreValues{wide: r, set: s}}
+	lv.v.more = &lv.rest
+	return &lv.v
 }
 
-// sameRanges reports whether v and o hold the same ranges. Values kept as
-// entries keep them are narrow when they can be, so one narrow and one
-// wide differ; a lookup's value may be wide where it could be narrow, so
-// such a pair is compared by content.
+// sameRanges reports whether v and o hold the same ranges. The values the
+// entries of a Resources hold are narrow whenever they can be, so a narrow
+// and a wide one differ; a lookup's may be wide where it could be narrow,
+// so a mixed pair is compared by content.
 func (v *values) sameRanges(o *values) bool {
 	switch vw, ow := v.more != nil, o.more != nil; {
 	case !vw && !ow:
