@@ -295,7 +295,8 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 			r.stage1 = map[offerKey]int{}
 		}
 		before := len(r.offers)
-		for _, ag := range agents {
+		for i, ag := range agents {
+			prefetchAhead(agents, i)
 			a.allocateGuarantees(r, ag)
 		}
 		for _, role := range r.hidden {
@@ -307,7 +308,8 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		}
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
-	for _, ag := range agents {
+	for i, ag := range agents {
+		prefetchAhead(agents, i)
 		a.allocateFairShare(r, ag)
 	}
 	// Offers of stage two to roles whose guarantees are unmet lower the

@@ -18,7 +18,7 @@ const module = "github.com/allot-go/allot/"
 // layer, or of its own tree (offer/placement imports offer). This is the
 // drawing of the design, kept true by a test.
 var layer = map[string]int{
-	"internal/fixed": 0, "internal/keyed": 0, "internal/names": 0, "internal/wire": 0,
+	"internal/fixed": 0, "internal/keyed": 0, "internal/names": 0, "internal/prefetch": 0, "internal/wire": 0,
 	"reservation": 1, "volume": 1,
 	"resources": 2,
 	"offer":     3, "sorter": 3,
