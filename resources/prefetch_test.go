@@ -6,7 +6,7 @@ import "testing"
 // value, and what it shares storage with, as it was.
 func TestPrefetchChangesNothing(t *testing.T) {
 	for _, text := range []string{"", "cpus:4", "cpus(r):4;mem:2048;disk:10;ports:[31000-32000,40000-40010]", "gpus:1;zones:{a,b}"} {
-		rs := MustParse(text)
+		rs := MustParse(text, "")
 		want := rs.String()
 		frozen := rs.Clone().Frozen()
 		rs.Prefetch()
