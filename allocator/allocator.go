@@ -250,15 +250,25 @@ type agent struct {
 func (ag *agent) prefetch() { prefetch.Lines(unsafe.Pointer(ag), unsafe.Sizeof(*ag)) }
 
 // prefetchAhead asks, before the visit of agents[i], for what the next
-// visits read first: the record of the agent two ahead, and the available
-// resources of the next one, whose record was asked for a visit before (the
-// resources' address is in the record).
+// visits read first, each part as soon as its address is known: the record
+// of the agent three ahead; the available resources and the first role's
+// refusal index of the agent two ahead (their addresses are in its record,
+// asked for a visit before); the bits of that index for the next agent.
 func prefetchAhead(agents []*agent, i int) {
+	if i+3 < len(agents) {
+		agents[i+3].prefetch()
+	}
 	if i+2 < len(agents) {
-		agents[i+2].prefetch()
+		ag := agents[i+2]
+		ag.available.Prefetch()
+		if idx := ag.refusals.first; idx != nil {
+			prefetch.Lines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
+		}
 	}
 	if i+1 < len(agents) {
-		agents[i+1].available.Prefetch()
+		if idx := agents[i+1].refusals.first; idx != nil && len(idx.skip) > 0 {
+			prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
+		}
 	}
 }
 
