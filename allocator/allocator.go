@@ -244,29 +244,32 @@ type agent struct {
 
 // prefetch asks for the agent's record ahead of its visit. A run visits its
 // agents in a shuffled order, which the processor's own prefetchers cannot
-// follow; past the last-level cache (about 50000 agents here) a visit would
-// otherwise begin by waiting for memory (BENCHMARKS.md, "The next agent
+// follow; once the agents outgrow the second-level cache (a few thousand)
+// a visit would otherwise begin by waiting for the last level or, past it
+// (about 30000 agents here), for memory (BENCHMARKS.md, "The next agents
 // asked for ahead"). It changes nothing the run computes.
 func (ag *agent) prefetch() { prefetch.Lines(unsafe.Pointer(ag), unsafe.Sizeof(*ag)) }
 
-// prefetchAhead asks, before the visit of agents[i], for what the next
-// visits read first, each part as soon as its address is known: the record
-// of the agent three ahead; the available resources and the first role's
-// refusal index of the agent two ahead (their addresses are in its record,
-// asked for a visit before); the bits of that index for the next agent.
+// prefetchAhead asks, before the visit of agents[i], for what the coming
+// visits read first, each part two visits after the part that holds its
+// address (a visit that offers nothing is about as long as a fetch from
+// memory): the record of the agent six ahead; the available resources and
+// the first role's refusal index of the agent four ahead; the bits of that
+// index for the agent two ahead. Nearer distances left the late rounds
+// slower (BENCHMARKS.md, "The next agents asked for ahead").
 func prefetchAhead(agents []*agent, i int) {
-	if i+3 < len(agents) {
-		agents[i+3].prefetch()
+	if i+6 < len(agents) {
+		agents[i+6].prefetch()
 	}
-	if i+2 < len(agents) {
-		ag := agents[i+2]
+	if i+4 < len(agents) {
+		ag := agents[i+4]
 		ag.available.Prefetch()
 		if idx := ag.refusals.first; idx != nil {
 			prefetch.Lines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
 		}
 	}
-	if i+1 < len(agents) {
-		if idx := agents[i+1].refusals.first; idx != nil && len(idx.skip) > 0 {
+	if i+2 < len(agents) {
+		if idx := agents[i+2].refusals.first; idx != nil && len(idx.skip) > 0 {
 			prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
 		}
 	}
