@@ -253,26 +253,52 @@ func (ag *agent) prefetch() { prefetch.Lines(unsafe.Pointer(ag), unsafe.Sizeof(*
 // prefetchAhead asks, before the visit of agents[i], for what the coming
 // visits read first, each part two visits after the part that holds its
 // address (a visit that offers nothing is about as long as a fetch from
-// memory): the record of the agent six ahead; the available resources and
-// the first role's refusal index of the agent four ahead; the bits of that
-// index for the agent two ahead. Nearer distances left the late rounds
+// memory). Six ahead: the lines of the agent's record that every visit
+// reads first (its available resources, its version and first nobody
+// entry) and those that hold the next parts' addresses.
+// Four ahead, unless that entry says the visit will likely end there (see
+// likelyNobody): the rest of the record, the available resources and the
+// first role's refusal index. Two ahead, likewise: that index's bits.
+// Asking for everything for every agent left the runs that offer nothing
 // slower (BENCHMARKS.md, "The next agents asked for ahead").
 func prefetchAhead(agents []*agent, i int) {
 	if i+6 < len(agents) {
-		agents[i+6].prefetch()
+		agents[i+6].prefetchFirst()
 	}
 	if i+4 < len(agents) {
-		ag := agents[i+4]
-		ag.available.Prefetch()
-		if idx := ag.refusals.first; idx != nil {
-			prefetch.Lines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
+		if ag := agents[i+4]; !ag.likelyNobody() {
+			ag.prefetch()
+			ag.available.Prefetch()
+			if idx := ag.refusals.first; idx != nil {
+				prefetch.Lines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
+			}
 		}
 	}
 	if i+2 < len(agents) {
-		if idx := agents[i+2].refusals.first; idx != nil && len(idx.skip) > 0 {
-			prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
+		if ag := agents[i+2]; !ag.likelyNobody() {
+			if idx := ag.refusals.first; idx != nil && len(idx.skip) > 0 {
+				prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
+			}
 		}
 	}
+}
+
+// prefetchFirst asks for the lines of the record that a visit reads before
+// anything else, and that prefetchAhead reads to find the next parts: from
+// the available resources' header to the first nobody entry (the refusal
+// indexes and the version lie between).
+func (ag *agent) prefetchFirst() {
+	from := unsafe.Offsetof(ag.available)
+	to := unsafe.Offsetof(ag.nobody) + unsafe.Sizeof(ag.nobody)
+	prefetch.Lines(unsafe.Add(unsafe.Pointer(ag), from), to-from)
+}
+
+// likelyNobody reports whether the agent's first nobody entry still holds
+// for its version: a visit of that role will then most likely end at the
+// entry, reading nothing else. A hint only (the role's epoch and the
+// entry's expiry are not looked at).
+func (ag *agent) likelyNobody() bool {
+	return ag.nobody.role != "" && ag.nobody.first.version == ag.version
 }
 
 // agentRare holds the parts of an agent's record that few agents ever use,
