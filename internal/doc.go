@@ -4,8 +4,8 @@
 // carry (keyed), a hint that brings memory into the caches ahead of its
 // reads (prefetch), and generators for tests (gen).
 //
-// names, fixed, wire, keyed and prefetch are the bottom layer: they import nothing of the
-// module. gen is a test kit: it generates resources, so it sits above the
-// resources package, and only tests import it. TestImportsPointDown keeps
-// the module's layers as the design draws them.
+// names, fixed, wire, keyed and prefetch are the bottom layer: they import
+// nothing of the module. gen is a test kit: it generates resources, so it
+// sits above the resources package, and only tests import it.
+// TestImportsPointDown keeps the module's layers as the design draws them.
 package internal

@@ -2,10 +2,11 @@
 // before the program reads it.
 //
 // The allocator visits its agents in a shuffled order, so the hardware's
-// own prefetchers cannot guess the next record. Past a few tens of
-// thousands of agents the records no longer fit the last-level cache and
-// every visit starts by waiting for memory. A loop that knows its next
-// record can ask for it while it works on the current one:
+// own prefetchers cannot guess the next record. Once the records outgrow
+// the second-level cache (a few thousand agents) every visit starts by
+// waiting for the last level, and past it (a few tens of thousands) for
+// memory. A loop that knows its next record can ask for it while it works
+// on the current one:
 //
 //	for i, ag := range agents {
 //		if i+1 < len(agents) {
