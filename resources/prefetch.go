@@ -10,8 +10,9 @@ import (
 // of a read. It changes nothing and returns nothing: a caller that visits
 // many values in an order the hardware cannot guess (the allocator's
 // shuffled agents) asks for the next one's entries while it works on this
-// one. Ranges and sets kept out of line are not asked for. On architectures
-// without a prefetch instruction it does nothing.
+// one. Ranges and sets kept out of line are not asked for. On
+// architectures other than amd64, and with the purego build tag, it does
+// nothing.
 func (rs Resources) Prefetch() {
 	if len(rs.entries) > 0 {
 		prefetch.Lines(unsafe.Pointer(&rs.entries[0]), uintptr(len(rs.entries))*unsafe.Sizeof(rs.entries[0]))
