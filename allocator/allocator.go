@@ -246,8 +246,8 @@ type agent struct {
 // agents in a shuffled order, which the processor's own prefetchers cannot
 // follow; once the agents outgrow the second-level cache (a few thousand)
 // a visit would otherwise begin by waiting for the last level or, past it
-// (about 30000 agents here), for memory (BENCHMARKS.md, "The next agents
-// asked for ahead"). It changes nothing the run computes.
+// (50000 agents here), for memory (BENCHMARKS.md, "The next agents asked
+// for ahead"). It changes nothing the run computes.
 func (ag *agent) prefetch() { prefetch.Lines(unsafe.Pointer(ag), unsafe.Sizeof(*ag)) }
 
 // prefetchAhead asks, before the visit of agents[i], for what the coming
@@ -257,7 +257,8 @@ func (ag *agent) prefetch() { prefetch.Lines(unsafe.Pointer(ag), unsafe.Sizeof(*
 // reads first (its available resources, its version and first nobody
 // entry) and those that hold the next parts' addresses.
 // Four ahead, unless that entry says the visit will likely end there (see
-// likelyNobody): the rest of the record, the available resources and the
+// likelyNobody): the rest of the record (the whole record is asked for
+// again, in one call rather than two), the available resources and the
 // first role's refusal index. Two ahead, likewise: that index's bits.
 // Asking for everything for every agent left the runs that offer nothing
 // slower (BENCHMARKS.md, "The next agents asked for ahead").

@@ -5,8 +5,8 @@ package prefetch
 import "unsafe"
 
 // Lines asks for the cache lines holding the n bytes at p. It reads and
-// writes nothing, so p need not point at valid memory, and it costs a call
-// and one instruction a line.
+// writes nothing (p may be nil), and it costs a call and one instruction a
+// line.
 //
 //go:noescape
 func Lines(p unsafe.Pointer, n uintptr)
