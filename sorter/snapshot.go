@@ -376,13 +376,17 @@ func (c *codec) number(slots, free int) error {
 		return fmt.Errorf("%d numbers, more than a sorter hands out", slots)
 	}
 	c.t.byIndex = make([]*node, slots)
+	c.t.leafKeys = make([]key, slots)
+	for i := range c.t.leafKeys {
+		c.t.leafKeys[i].idle = true // free until a client takes it
+	}
 	c.t.free = make([]int, 0, free)
 	for _, l := range c.loaded {
 		if l.number >= slots || c.t.byIndex[l.number] != nil {
 			return fmt.Errorf("client %q: number %d taken or out of range", l.leaf.client(), l.number)
 		}
 		l.leaf.index = int32(l.number)
-		c.t.byIndex[l.number] = l.leaf
+		c.t.place(l.leaf)
 	}
 	return nil
 }

@@ -147,7 +147,12 @@ type tree struct {
 	// byIndex holds each leaf at its number; free lists numbers to reuse.
 	byIndex []*node
 	free    []int
-	weights map[string]float64 // path -> weight, for weights other than 1
+	// leafKeys holds each leaf's key at its number (idle for a free
+	// number), kept with every change of a leaf's key: a scan that compares
+	// many leaves (WalkExcept's, when most clients are skipped) reads one
+	// dense slice rather than every leaf.
+	leafKeys []key
+	weights  map[string]float64 // path -> weight, for weights other than 1
 	// allowances holds, by path, what a node may hold before it counts in
 	// its share (see Allowances); allowed is shareOf's scratch.
 	allowances map[string]resources.Quantities
@@ -251,9 +256,23 @@ func (t *tree) keyOf(n *node) key {
 	return key{idle: n.activeLeaves == 0, share: s, count: n.count}
 }
 
+// setKey gives n the key k, and a numbered leaf's mirror in leafKeys.
+func (t *tree) setKey(n *node, k key) {
+	n.key = k
+	if n.leaf && int(n.index) < len(t.byIndex) && t.byIndex[n.index] == n {
+		t.leafKeys[n.index] = k
+	}
+}
+
+// place files leaf at its number, with its key's mirror.
+func (t *tree) place(leaf *node) {
+	t.byIndex[leaf.index] = leaf
+	t.leafKeys[leaf.index] = leaf.key
+}
+
 // file inserts n into its parent's order under a fresh key.
 func (t *tree) file(n *node) {
-	n.key = t.keyOf(n)
+	t.setKey(n, t.keyOf(n))
 	if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
 		panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
 	}
@@ -333,7 +352,7 @@ func (t *tree) settle(emit func(*node)) (emitted bool) {
 // refileAs moves n in its parent's order to key k.
 func (t *tree) refileAs(n *node, k key) {
 	t.unfile(n)
-	n.key = k
+	t.setKey(n, k)
 	if _, dup := n.parent.order.ReplaceOrInsert(n); dup {
 		panic(fmt.Sprintf("sorter: node %q filed twice", n.path))
 	}
@@ -375,7 +394,7 @@ func (t *tree) refile(n *node, emit func(*node)) {
 	for i, c := range kids {
 		// Changing the keys in place keeps the order valid while they stay
 		// in order; if they do not, the order is refilled below.
-		c.key = t.keyOf(c)
+		t.setKey(c, t.keyOf(c))
 		if i > 0 && !lessNode(kids[i-1], c) {
 			inOrder = false
 		}
@@ -517,6 +536,7 @@ func (t *tree) remove(client string) error {
 	}
 	t.unfileClient(client)
 	t.byIndex[l.index] = nil
+	t.leafKeys[l.index] = key{idle: true}
 	t.free = append(t.free, int(l.index))
 	p := l.parent
 	if !l.charged.IsEmpty() {
@@ -588,7 +608,7 @@ func (t *tree) join(n *node) {
 	t.file(n)
 	t.fileClient(n)
 	n.index = v.index
-	t.byIndex[n.index] = n
+	t.place(n)
 	v.dead = true
 	t.nodes--
 	t.touch(n)
@@ -693,6 +713,7 @@ func (t *tree) number(leaf *node) {
 	} else {
 		leaf.index = int32(len(t.byIndex))
 		t.byIndex = append(t.byIndex, nil)
+		t.leafKeys = append(t.leafKeys, key{})
 	}
-	t.byIndex[leaf.index] = leaf
+	t.place(leaf)
 }

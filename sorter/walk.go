@@ -105,48 +105,70 @@ func (d *DRF) WalkExcept(skip Bitset, visit func(client string) bool) {
 		d.t.settle(nil)
 		d.exact = false
 	}
-	rest := d.restBuf[:0]
-	first := -1
-	// Read skip a word at a time, so that the clients it holds cost nothing:
-	// only the numbers it lacks are looked up.
-	byIndex := d.t.byIndex
-	for w := 0; w<<6 < len(byIndex); w++ {
-		free := ^uint64(0)
-		if w < len(skip) {
-			free = ^skip[w]
-		}
-		if left := len(byIndex) - w<<6; left < 64 {
-			free &= 1<<uint(left) - 1
-		}
-		for ; free != 0; free &= free - 1 {
-			l := byIndex[w<<6|bits.TrailingZeros64(free)]
-			if l != nil && l.active {
-				if first < 0 || lessNode(l, rest[first]) {
-					first = len(rest)
-				}
-				rest = append(rest, l)
-			}
-		}
+	// A walk usually stops at its first client: find the least one, from
+	// the keys alone, and visit it; gather and sort the others only if the
+	// walk goes on.
+	first := d.t.leastExcept(skip)
+	if first < 0 || !visit(d.t.byIndex[first].client()) {
+		return
 	}
-	// A walk usually stops at its first client: visit the least one, and
-	// sort the others only if the walk goes on.
-	if first >= 0 && visit(rest[first].client()) {
-		rest[first] = rest[len(rest)-1]
-		rest = rest[:len(rest)-1]
-		slices.SortFunc(rest, func(a, b *node) int {
-			if lessNode(a, b) {
-				return -1
-			}
-			return 1
-		})
-		for _, l := range rest {
-			if !visit(l.client()) {
-				break
-			}
+	rest := d.restBuf[:0]
+	d.t.eachExcept(skip, func(i int) {
+		if i != first {
+			rest = append(rest, d.t.byIndex[i])
+		}
+	})
+	slices.SortFunc(rest, compareNodes)
+	for _, l := range rest {
+		if !visit(l.client()) {
+			break
 		}
 	}
 	clear(rest)
 	d.restBuf = rest[:0]
+}
+
+// leastExcept returns the number of the active leaf not in skip that comes
+// first in its parent's order, or -1: in a flat tree, the first client of
+// Walk's order that is not skipped. Keys must be settled. It reads skip a
+// word at a time, so that the clients it holds cost nothing, and compares
+// the others in leafKeys; only leaves whose keys tie are read, for their
+// names.
+func (t *tree) leastExcept(skip Bitset) int {
+	keys := t.leafKeys
+	first := -1
+	var least key
+	for w := 0; w<<6 < len(keys); w++ {
+		free := ^uint64(0)
+		if w < len(skip) {
+			free = ^skip[w]
+		}
+		if left := len(keys) - w<<6; left < 64 {
+			free &= 1<<uint(left) - 1
+		}
+		for ; free != 0; free &= free - 1 {
+			i := w<<6 | bits.TrailingZeros64(free)
+			k := keys[i]
+			if k.idle {
+				continue // inactive, or a free number
+			}
+			if first < 0 || k.share < least.share ||
+				(k.share == least.share && (k.count < least.count ||
+					(k.count == least.count && t.byIndex[i].name < t.byIndex[first].name))) {
+				first, least = i, k
+			}
+		}
+	}
+	return first
+}
+
+// eachExcept calls f with the number of every active leaf not in skip.
+func (t *tree) eachExcept(skip Bitset, f func(i int)) {
+	for i, k := range t.leafKeys {
+		if !k.idle && !skip.Has(i) {
+			f(i)
+		}
+	}
 }
 
 // Walk visits the active clients in Sort's order until visit returns false.
