@@ -148,11 +148,6 @@ type run struct {
 	// periodic: an AllocateAll (see filterInForce).
 	periodic bool
 	offers   []offerRecord
-	// fresh counts the offer records whose agent had no room for an
-	// outstanding offer when recorded: groupOffers gives them room from one
-	// allocation, and counting here, with the agent at hand, spares it a
-	// pass over every offered agent.
-	fresh int
 	// stage1 indexes the offers of stage one, which stage two may add to.
 	stage1        map[offerKey]int
 	offeredShared map[string]resources.Resources
@@ -340,7 +335,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	a.explain.preemptions = preemptions
 	res := Result{Stats: *r.stats, Preemptions: preemptions}
 	a.explain.offers = r.offers
-	res.Offers = a.groupOffers(r.offers, r.fresh) // and notes them outstanding
+	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(maintained, r)
 	if r.periodic {
 		a.batches++
@@ -975,9 +970,6 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 		if st == stageGuarantees {
 			r.stage1[key] = len(r.offers)
 		}
-	}
-	if cap(ag.outstanding) == 0 {
-		r.fresh++
 	}
 	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
 }

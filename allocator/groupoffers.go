@@ -27,15 +27,12 @@ type offerGrouping struct {
 func ints(buf []int, n int) []int { return slices.Grow(buf[:0], n)[:n] }
 
 // groupOffers turns the run's offers into the result, sorted by framework,
-// role and agent, with ids handed out in that order, and notes each offer
-// outstanding on its agent. Groups are sorted by name; within a group,
-// agents by their rank in the sorted candidate list, which is cheaper than
-// comparing agent ids. Records are made in rank order within each stage,
-// so a group needs sorting only when both stages offered to it. fresh is
-// how many records' agents have no room for an outstanding offer (run.fresh):
-// they get it from one allocation for the run, not one each, and keep it
-// across runs. A count too low costs allocations, never a wrong result.
-func (a *Allocator) groupOffers(records []offerRecord, fresh int) []offer.Offer {
+// role and agent, with ids handed out in that order. Groups are sorted by
+// name; within a group, agents by their rank in the sorted candidate list,
+// which is cheaper than comparing agent ids. Records are made in rank
+// order within each stage, so a group needs sorting only when both stages
+// offered to it.
+func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	g := &a.grouping
 	if g.index == nil {
 		g.index = map[offerGroup]int{}
@@ -95,6 +92,14 @@ func (a *Allocator) groupOffers(records []offerRecord, fresh int) []offer.Offer 
 	}
 	out := make([]offer.Offer, 0, len(records))
 	ids := a.offerIDs.NextN(len(records))
+	// Agents with no room for an outstanding offer get it from one
+	// allocation for the run, not one each (they keep the room across runs).
+	fresh := 0
+	for i := range records {
+		if cap(records[i].ag.outstanding) == 0 {
+			fresh++
+		}
+	}
 	room := make([]outstandingOffer, fresh)
 	for i, k := range g.sorted {
 		rec := &records[k]

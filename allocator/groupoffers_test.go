@@ -34,7 +34,7 @@ func TestGroupOffersOrder(t *testing.T) {
 		ag := agents[m.agent]
 		records = append(records, offerRecord{key: offerKey{m.fw, m.role, m.agent}, res: res.Allocate(m.role), ag: ag, rank: ranks[m.agent]})
 	}
-	out := a.groupOffers(records, len(records))
+	out := a.groupOffers(records)
 	var got []string
 	for i, o := range out {
 		got = append(got, fmt.Sprintf("%s %s %s", o.FrameworkID, o.Role, o.AgentID))
@@ -77,31 +77,30 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 		}
 		return got
 	}
-	first := describe(a.groupOffers(build(200), 0))
+	first := describe(a.groupOffers(build(200)))
 	records := build(200)
 	many := testing.AllocsPerRun(5, func() {
 		for i := range records {
 			records[i].ag.outstanding = records[i].ag.outstanding[:0]
 		}
-		a.groupOffers(records, 0)
+		a.groupOffers(records)
 	})
-	require.Equal(t, first, describe(a.groupOffers(records, 0)))
+	require.Equal(t, first, describe(a.groupOffers(records)))
 	one := build(1)
 	few := testing.AllocsPerRun(5, func() {
 		for i := range one {
 			one[i].ag.outstanding = one[i].ag.outstanding[:0]
 		}
-		a.groupOffers(one, 0)
+		a.groupOffers(one)
 	})
 	require.LessOrEqual(t, many, few, "allocations grouping 200 groups against one group")
 	require.LessOrEqual(t, many, 4.0, "allocations grouping a run of 1000 offers")
 }
 
-// A run counts, as it records its offers, the agents with no room for an
-// outstanding offer yet, and grouping gives them that room from one
-// allocation: the first run over 40 fresh agents allocates about once more
-// than the same run over agents that have room already. A count too low
-// would leave them an allocation each.
+// Agents with no room for an outstanding offer yet get it from one
+// allocation for the run: the first run over 40 fresh agents allocates
+// about once more than the same run over agents that have room already,
+// not once more for each.
 func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 	build := func(withRoom bool) *Allocator {
 		a, err := New(Options{Seed: 1})
