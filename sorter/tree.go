@@ -1,6 +1,7 @@
 package sorter
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,9 +30,30 @@ const btreeDegree = 16
 // while the node waits in tree.pending, and the btree can only find the node
 // by the key it was inserted with.
 type key struct {
-	idle  bool    // no active leaf in the subtree: sorts after every active sibling
 	share float64 // weighted dominant share
 	count uint64  // allocation count
+	// tie orders siblings of equal share and count before their names do
+	// (see tieOf); it lives in what was the struct's padding.
+	tie  uint32
+	idle bool // no active leaf in the subtree: sorts after every active sibling
+}
+
+// tieOf is the part of name that orders it among its siblings before the
+// names themselves are compared: the four bytes after the prefix every name
+// in the tree shares (from), as a big-endian number, zeros past the name's
+// end. A smaller tie means a smaller name (the names share their first from
+// bytes, and a name that ends early is a prefix of the other); equal ties
+// leave it to the names. Siblings often tie on share and count (a role's
+// frameworks before their first offers, or refused alike), and their names
+// (framework ids such as "<uuid>-0007") often differ only in their last
+// characters: comparing four bytes held in the key spares reading the
+// names and comparing them from the start.
+func tieOf(name string, from int) uint32 {
+	var b [4]byte
+	if from < len(name) {
+		copy(b[:], name[from:])
+	}
+	return binary.BigEndian.Uint32(b[:])
 }
 
 // node is a tree node: a client (leaf), a virtual leaf "." standing for a
@@ -115,6 +137,10 @@ func compareNodes(a, b *node) int {
 		return -1
 	case x.count > y.count:
 		return 1
+	case x.tie < y.tie:
+		return -1
+	case x.tie > y.tie:
+		return 1
 	}
 	return strings.Compare(a.name, b.name)
 }
@@ -128,6 +154,9 @@ func lessKey(a key, aName string, b key, bName string) bool {
 	}
 	if a.count != b.count {
 		return a.count < b.count
+	}
+	if a.tie != b.tie {
+		return a.tie < b.tie
 	}
 	return aName < bName
 }
@@ -161,6 +190,12 @@ type tree struct {
 	total      resources.Quantities // sum of the agents' totals
 	nodes      int                  // nodes below the root
 	scratch    resources.Quantities // see load
+	// tieFrom is how many leading bytes every name given in the tree so
+	// far shares (with tieRef, the first of them): the keys' ties are read
+	// after them (see tieOf). It only shrinks, and when it does every
+	// node's tie is worked out again.
+	tieFrom int
+	tieRef  string
 
 	// pending lists the nodes whose key may be stale, each once. When too
 	// many are pending, or every share changed (the pool total did),
@@ -250,10 +285,52 @@ func (t *tree) shareOf(n *node) (float64, string) {
 
 func (t *tree) keyOf(n *node) key {
 	if !t.fair {
-		return key{}
+		return key{tie: n.key.tie}
 	}
 	s, _ := t.shareOf(n)
-	return key{idle: n.activeLeaves == 0, share: s, count: n.count}
+	return key{idle: n.activeLeaves == 0, share: s, count: n.count, tie: n.key.tie}
+}
+
+// named gives n, just named and not yet filed, its tie. A name that shares
+// fewer leading bytes with the others than they do among themselves moves
+// every node's tie first, all in one step, so that siblings' ties always
+// count from the same byte.
+func (t *tree) named(n *node) {
+	if t.tieRef == "" {
+		t.tieRef, t.tieFrom = n.name, len(n.name)
+	}
+	if p := commonPrefix(n.name, t.tieRef); p < t.tieFrom {
+		t.tieFrom = p
+		t.retie(t.root)
+	}
+	n.key.tie = tieOf(n.name, t.tieFrom)
+}
+
+// retie works out again the ties of the nodes filed below n. Every order
+// stays valid: ties agree with the names however many bytes they skip, so
+// siblings of equal share and count keep their order by name.
+func (t *tree) retie(n *node) {
+	if n.order == nil {
+		return
+	}
+	n.order.Ascend(func(c *node) bool {
+		k := c.key
+		k.tie = tieOf(c.name, t.tieFrom)
+		t.setKey(c, k)
+		t.retie(c)
+		return true
+	})
+}
+
+// commonPrefix returns how many leading bytes a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // setKey gives n the key k, and a numbered leaf's mirror in leafKeys.
@@ -474,10 +551,12 @@ func (t *tree) add(client string) error {
 				// A new leaf.
 				leaf = &node{name: c, path: client, parent: n, weight: t.weightOf(client)}
 				n.kids.put(leaf)
+				t.named(leaf)
 			} else {
 				// client is already an internal node: it gets a virtual leaf.
 				leaf = &node{name: virtualName, path: client + "/" + virtualName, parent: kid, weight: 1}
 				kid.kids.put(leaf)
+				t.named(leaf)
 			}
 			leaf.leaf = true
 			t.number(leaf)
@@ -490,6 +569,7 @@ func (t *tree) add(client string) error {
 		case kid == nil:
 			kid = t.newInternal(c, path, n)
 			n.kids.put(kid)
+			t.named(kid)
 			t.nodes++
 			t.file(kid)
 		case kid.leaf:
@@ -516,6 +596,7 @@ func (t *tree) splitLeaf(l *node) *node {
 		}
 	}
 	p.kids.put(in)
+	in.key.tie = l.key.tie // l's name, counted from the same byte
 	t.nodes++
 	t.file(in)
 
@@ -524,6 +605,7 @@ func (t *tree) splitLeaf(l *node) *node {
 	l.parent = in
 	l.weight = 1 // the weight of "a/." can never be set
 	in.kids.put(l)
+	t.named(l)
 	t.file(l)
 	return in
 }
