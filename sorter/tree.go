@@ -176,10 +176,11 @@ type tree struct {
 	// byIndex holds each leaf at its number; free lists numbers to reuse.
 	byIndex []*node
 	free    []int
-	// leafKeys holds each leaf's key at its number (idle for a free
-	// number), kept with every change of a leaf's key: a scan that compares
-	// many leaves (WalkExcept's, when most clients are skipped) reads one
-	// dense slice rather than every leaf.
+	// leafKeys holds the key of each of the root's leaves at its number
+	// (idle for a free number), kept with every change of such a leaf's
+	// key: a scan that compares many leaves (WalkExcept's, in a flat tree
+	// where most clients are skipped) reads one dense slice rather than
+	// every leaf. The entries of deeper leaves are not kept.
 	leafKeys []key
 	weights  map[string]float64 // path -> weight, for weights other than 1
 	// allowances holds, by path, what a node may hold before it counts in
@@ -333,10 +334,12 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// setKey gives n the key k, and a numbered leaf's mirror in leafKeys.
+// setKey gives n the key k, and a numbered leaf's mirror in leafKeys. Only
+// the root's leaves are mirrored: the mirror is read only while every leaf
+// is one (WalkExcept's flat trees), and a leaf never changes its depth.
 func (t *tree) setKey(n *node, k key) {
 	n.key = k
-	if n.leaf && int(n.index) < len(t.byIndex) && t.byIndex[n.index] == n {
+	if n.leaf && n.parent == t.root && int(n.index) < len(t.byIndex) && t.byIndex[n.index] == n {
 		t.leafKeys[n.index] = k
 	}
 }
