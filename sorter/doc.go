@@ -210,8 +210,11 @@
 //
 // The DRF sorter keeps the tree with, at every internal node, its children
 // in a github.com/google/btree ordered by (has an active leaf, weighted
-// share, allocation count, name). A node is filed under a snapshot of its
-// key, so the btree can always find it. Allocated, Unallocated, Update,
+// share, allocation count, name). The key holds four bytes of the name
+// (those after the prefix every name in the tree shares), which order two
+// names as the names do or leave them equal, so that siblings tied on share
+// and count are mostly told apart without reading their names. A node is
+// filed under a snapshot of its key, so the btree can always find it. Allocated, Unallocated, Update,
 // Activate, Deactivate and UpdateWeight update the figures of the client
 // and its ancestors (O(depth) quantity additions) and queue those nodes;
 // the next Sort re-files each queued node in its parent's btree (O(log
@@ -235,7 +238,9 @@
 // building it, for a caller that usually stops at the first client (an
 // allocator offering an agent to the first framework that can take it): the
 // DRF sorter re-files what changed and goes down the sorted tree only as far
-// as the caller goes.
+// as the caller goes. WalkExcept, with most clients skipped in a flat tree,
+// finds the first of the others in a dense copy of the leaves' keys, by
+// number, rather than stepping over the skipped ones.
 //
 // Shares are never updated incrementally as floats: each is computed from
 // the node's integer quantities when it is re-filed (see
