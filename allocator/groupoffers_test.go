@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -129,7 +130,12 @@ func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 		return after.Mallocs - before.Mallocs
 	}
 	mallocs(build(true)) // what a process allocates once, on its first run
-	fresh, roomy := mallocs(build(false)), mallocs(build(true))
+	// The least of three runs each: anything else the process allocates
+	// meanwhile only adds.
+	fresh, roomy := uint64(math.MaxUint64), uint64(math.MaxUint64)
+	for range 3 {
+		fresh, roomy = min(fresh, mallocs(build(false))), min(roomy, mallocs(build(true)))
+	}
 	// One for the room; the run's maps may take one more or less either way.
 	require.LessOrEqual(t, fresh, roomy+2, "allocations of a run over fresh agents (%d with room)", roomy)
 }
