@@ -122,7 +122,17 @@ func lessNode(a, b *node) bool { return lessKey(a.key, a.name, b.key, b.name) }
 // compareNodes is lessNode as a three-way comparison, for slices.SortFunc:
 // one pass over the keys instead of the two that lessNode both ways takes.
 func compareNodes(a, b *node) int {
-	x, y := &a.key, &b.key
+	if c := compareKeys(&a.key, &b.key); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// compareKeys is the order of keys, names apart: -1, 0 or +1 as x comes
+// before y, ties with it, or comes after. compareNodes and the scan of
+// leafKeys (leastExcept) use it; lessKey, the B-tree's comparison, is its
+// two-way form with the names.
+func compareKeys(x, y *key) int {
 	switch {
 	case x.idle != y.idle:
 		if x.idle {
@@ -142,7 +152,7 @@ func compareNodes(a, b *node) int {
 	case x.tie > y.tie:
 		return 1
 	}
-	return strings.Compare(a.name, b.name)
+	return 0
 }
 
 func lessKey(a key, aName string, b key, bName string) bool {

@@ -158,10 +158,11 @@ func (t *tree) leastExcept(skip Bitset) int {
 			if k.idle {
 				continue // inactive, or a free number
 			}
-			if first < 0 || k.share < least.share ||
-				(k.share == least.share && (k.count < least.count ||
-					(k.count == least.count && (k.tie < least.tie ||
-						(k.tie == least.tie && t.byIndex[i].name < t.byIndex[first].name))))) {
+			if first < 0 {
+				first, least = i, k
+				continue
+			}
+			if c := compareKeys(&k, &least); c < 0 || c == 0 && t.byIndex[i].name < t.byIndex[first].name {
 				first, least = i, k
 			}
 		}
