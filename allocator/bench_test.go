@@ -167,6 +167,14 @@ var declineTrace = flag.Bool("decline.trace", false, "BenchmarkDeclineOffers pri
 // that offer nothing (refused-median-ms); ns/op is the whole loop's
 // allocation time.
 //
+// It also reports the aim's ratios: the 99th percentile and the slowest of
+// the offering rounds as multiples of the first (p99-x-first,
+// max-x-first). With -benchtime Nx the loop runs N times, and these take
+// each round's least time over the N loops: the loop is the same every
+// time (the benchmark fails if a round offers differently), so a round's
+// least time is its work, without the stalls a shared machine puts into
+// single rounds of single loops.
+//
 // With -decline.beyond it goes beyond Mesos's grid, to 50000 agents and
 // 5000 frameworks, whose loop holds 250 million filters by its end.
 func BenchmarkDeclineOffers(b *testing.B) {
@@ -182,20 +190,27 @@ func BenchmarkDeclineOffers(b *testing.B) {
 				rounds = min(rounds, *declineRounds)
 			}
 			var times, refused []time.Duration
+			least, roundOffers := make([]time.Duration, rounds), make([]int, rounds)
 			offers := 0
 			var cpu cpuClock
 			b.ReportAllocs()
-			for range b.N {
+			for loop := range b.N {
 				b.StopTimer()
 				a, clock := declineSetup(b, agents, frameworks, "r", "")
 				runtime.GC() // the setup's garbage is not the loop's
 				loopStart := time.Now()
 				b.StartTimer()
-				for range rounds {
+				for r := range rounds {
 					var res Result
 					start := time.Now()
 					cpu.measure(func() { res = a.AllocateAll() })
-					times = append(times, time.Since(start))
+					took := time.Since(start)
+					times = append(times, took)
+					if loop == 0 {
+						least[r], roundOffers[r] = took, len(res.Offers)
+					} else if least[r] = min(least[r], took); roundOffers[r] != len(res.Offers) {
+						b.Fatalf("round %d offered %d, in the first loop %d: the loop is not the same every time", r+1, len(res.Offers), roundOffers[r])
+					}
 					if *declineTrace {
 						fmt.Fprintf(os.Stderr, "round %d: %.3f ms, %d offers, ended %.3f s into the loop\n",
 							len(times), float64(times[len(times)-1])/1e6, len(res.Offers), time.Since(loopStart).Seconds())
@@ -226,9 +241,29 @@ func BenchmarkDeclineOffers(b *testing.B) {
 				b.ReportMetric(float64(refused[len(refused)/2])/1e6, "refused-median-ms")
 			}
 			b.ReportMetric(float64(offers)/float64(b.N), "offers/op")
+			p99, slowest := offeringRatios(least, roundOffers)
+			b.ReportMetric(p99, "p99-x-first")
+			b.ReportMetric(slowest, "max-x-first")
 			cpu.report(b)
 		})
 	}
+}
+
+// offeringRatios returns the 99th percentile and the slowest of the times
+// of the rounds that offered something, as multiples of the first round's.
+func offeringRatios(times []time.Duration, offers []int) (p99, slowest float64) {
+	var offering []time.Duration
+	for r, t := range times {
+		if offers[r] > 0 {
+			offering = append(offering, t)
+		}
+	}
+	if len(offering) == 0 {
+		return 0, 0
+	}
+	first := float64(offering[0])
+	slices.Sort(offering)
+	return float64(offering[int(0.99*float64(len(offering)-1))]) / first, float64(offering[len(offering)-1]) / first
 }
 
 // BenchmarkDeclineOffersFirstRound times the first round of DeclineOffers

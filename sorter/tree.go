@@ -117,7 +117,12 @@ func (n *node) client() string {
 // lessNode orders siblings: subtrees with an active leaf first, then by
 // ascending weighted share, allocation count and name. Siblings share their
 // parent's path, so the name order is the path order.
-func lessNode(a, b *node) bool { return lessKey(a.key, a.name, b.key, b.name) }
+func lessNode(a, b *node) bool {
+	if c := compareKeys(&a.key, &b.key); c != 0 {
+		return c < 0
+	}
+	return a.name < b.name
+}
 
 // compareNodes is lessNode as a three-way comparison, for slices.SortFunc:
 // one pass over the keys instead of the two that lessNode both ways takes.
@@ -129,9 +134,9 @@ func compareNodes(a, b *node) int {
 }
 
 // compareKeys is the order of keys, names apart: -1, 0 or +1 as x comes
-// before y, ties with it, or comes after. compareNodes and the scan of
-// leafKeys (leastExcept) use it; lessKey, the B-tree's comparison, is its
-// two-way form with the names.
+// before y, ties with it, or comes after. It is the one place the order is
+// written: lessNode (the B-tree's comparison), compareNodes and the scan of
+// leafKeys (leastExcept) all use it.
 func compareKeys(x, y *key) int {
 	switch {
 	case x.idle != y.idle:
@@ -153,22 +158,6 @@ func compareKeys(x, y *key) int {
 		return 1
 	}
 	return 0
-}
-
-func lessKey(a key, aName string, b key, bName string) bool {
-	if a.idle != b.idle {
-		return !a.idle
-	}
-	if a.share != b.share {
-		return a.share < b.share
-	}
-	if a.count != b.count {
-		return a.count < b.count
-	}
-	if a.tie != b.tie {
-		return a.tie < b.tie
-	}
-	return aName < bName
 }
 
 // tree is the client hierarchy with allocation bookkeeping, shared by the
