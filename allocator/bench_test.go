@@ -167,9 +167,8 @@ var declineTrace = flag.Bool("decline.trace", false, "BenchmarkDeclineOffers pri
 // that offer nothing (refused-median-ms); ns/op is the whole loop's
 // allocation time.
 //
-// It also reports the aim's ratios: the 99th percentile and the slowest of
-// the offering rounds as multiples of the first (p99-x-first,
-// max-x-first). With -benchtime Nx the loop runs N times, and these take
+// It also reports how even the offering rounds are: their 99th percentile
+// and slowest as multiples of the first (p99-x-first, max-x-first). With -benchtime Nx the loop runs N times, and these take
 // each round's least time over the N loops: the loop is the same every
 // time (the benchmark fails if a round offers differently), so a round's
 // least time is its work, without the stalls a shared machine puts into
