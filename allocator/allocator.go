@@ -413,13 +413,18 @@ func (c *byRole[V]) drop(role string) {
 }
 
 // roles returns the roles with an entry, sorted.
-func (c *byRole[V]) roles() []string {
-	out := slices.Sorted(maps.Keys(c.more))
+func (c *byRole[V]) roles() []string { return c.appendRoles(nil) }
+
+// appendRoles appends the roles with an entry to dst, sorted among
+// themselves.
+func (c *byRole[V]) appendRoles(dst []string) []string {
+	start := len(dst)
 	if c.role != "" {
-		i, _ := slices.BinarySearch(out, c.role)
-		out = slices.Insert(out, i, c.role)
+		dst = append(dst, c.role)
 	}
-	return out
+	dst = slices.AppendSeq(dst, maps.Keys(c.more))
+	slices.Sort(dst[start:])
+	return dst
 }
 
 type inverseState struct {

@@ -83,13 +83,18 @@ func (p *perFramework) len() int {
 }
 
 // ids returns the frameworks that hold something, sorted.
-func (p *perFramework) ids() []string {
-	out := slices.Sorted(maps.Keys(p.more))
+func (p *perFramework) ids() []string { return p.appendIDs(nil) }
+
+// appendIDs appends the frameworks that hold something to dst, sorted
+// among themselves.
+func (p *perFramework) appendIDs(dst []string) []string {
+	start := len(dst)
 	if p.fw != "" {
-		i, _ := slices.BinarySearch(out, p.fw)
-		out = slices.Insert(out, i, p.fw)
+		dst = append(dst, p.fw)
 	}
-	return out
+	dst = slices.AppendSeq(dst, maps.Keys(p.more))
+	slices.Sort(dst[start:])
+	return dst
 }
 
 // all yields every framework and what it holds, in no set order.

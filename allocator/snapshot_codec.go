@@ -58,6 +58,9 @@ type snapCodec struct {
 	// werr is the first problem met when writing (a sorter that cannot be
 	// saved, say).
 	werr error
+	// keys holds, when writing, the sorted keys of the walks under way,
+	// the inner ones after the outer ones (see sortedKeys).
+	keys []string
 	// described is the first problem met, described as one of the parts
 	// it was met in (see part); nil until one is.
 	described error
@@ -488,10 +491,9 @@ func walkKeys[S ~[]string](c *snapCodec, s *S, what string) {
 // walkSet walks a set of names as a list in increasing order. Read, the
 // names go into *m, which must have been made unless there are none.
 func walkSet(c *snapCodec, m *map[string]struct{}, what string) {
-	var keys []string
-	if !c.reading() {
-		keys = slices.Sorted(maps.Keys(*m))
-	}
+	mark := len(c.keys)
+	defer c.popKeys(mark)
+	keys := c.sortedKeys(mark, func(dst []string) []string { return slices.AppendSeq(dst, maps.Keys(*m)) })
 	walkKeys(c, &keys, what)
 	if !c.reading() || c.err() != nil {
 		return
@@ -526,14 +528,38 @@ func walkKeyed(c *snapCodec, keys []string, count, key string, item func(k strin
 	}
 }
 
+// sortedKeys returns, when writing, the keys that add appends to its
+// argument, sorted, kept on the codec's stack of keys from mark (its
+// length before the call) on; the walk that asked puts the stack back to
+// mark when done, so that a snapshot lists the keys of every agent's maps
+// in one reused slice rather than a new one for each. A walk nested in
+// another adds its keys after the outer walk's, which it leaves alone (if
+// the stack grows, the outer walk keeps reading the slice it was given).
+// Reading, it returns nil.
+func (c *snapCodec) sortedKeys(mark int, add func([]string) []string) []string {
+	if c.reading() {
+		return nil
+	}
+	c.keys = add(c.keys)
+	keys := c.keys[mark:]
+	slices.Sort(keys)
+	return keys
+}
+
+// popKeys puts the stack of keys back to mark, dropping what a walk put
+// there.
+func (c *snapCodec) popKeys(mark int) {
+	clear(c.keys[mark:])
+	c.keys = c.keys[:mark]
+}
+
 // walkMap walks a map with string keys: its size, then each key, in
 // increasing order, and its value, which val walks and returns. Read, the
 // map is made when it gets an entry, unless it was made beforehand.
 func walkMap[V any](c *snapCodec, m *map[string]V, count, key string, val func(k string, v V) V) {
-	var keys []string
-	if !c.reading() {
-		keys = slices.Sorted(maps.Keys(*m))
-	}
+	mark := len(c.keys)
+	defer c.popKeys(mark)
+	keys := c.sortedKeys(mark, func(dst []string) []string { return slices.AppendSeq(dst, maps.Keys(*m)) })
 	walkKeyed(c, keys, count, key, func(k string) {
 		v := val(k, (*m)[k])
 		if c.reading() {
@@ -563,10 +589,9 @@ func walkTable[T any, K keyed.Key[T]](c *snapCodec, t *table[T, K], count, key s
 // walkPerFramework walks an agent's resources per framework as walkMap
 // walks a map; read, an empty entry is an error (an agent keeps none).
 func walkPerFramework(c *snapCodec, p *perFramework, count, key string) {
-	var ids []string
-	if !c.reading() {
-		ids = p.ids()
-	}
+	mark := len(c.keys)
+	defer c.popKeys(mark)
+	ids := c.sortedKeys(mark, p.appendIDs)
 	walkKeyed(c, ids, count, key, func(fwID string) {
 		res := p.get(fwID)
 		c.resources(&res)
@@ -582,10 +607,9 @@ func walkPerFramework(c *snapCodec, p *perFramework, count, key string) {
 // walkByRole walks an agent's entries by role (see byRole) as walkMap
 // walks a map; an entry (named by entry) never has the empty role.
 func walkByRole[V any](c *snapCodec, m *byRole[V], count, entry, key string, val func(v V) V) {
-	var roles []string
-	if !c.reading() {
-		roles = m.roles()
-	}
+	mark := len(c.keys)
+	defer c.popKeys(mark)
+	roles := c.sortedKeys(mark, m.appendRoles)
 	walkKeyed(c, roles, count, key, func(role string) {
 		v, _ := m.get(role)
 		v = val(v)
