@@ -1092,18 +1092,22 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 // its excess from it, adding the excess to the cluster's.
 func (a *Allocator) measureUse(ag *agent) resources.Resources {
 	var used, shared resources.Resources
+	add := func(res resources.Resources) {
+		used.AddUnallocated(res, false)
+		if res.HasShared() {
+			shared.AddUnallocated(res.Shared(), true)
+		}
+	}
 	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
 		for _, fwID := range held.ids() {
-			used.Add(held.get(fwID).NonShared().Unallocate())
-			shared.Add(held.get(fwID).Shared().Unallocate())
+			add(held.get(fwID))
 		}
 	}
 	for _, h := range ag.holds() {
 		used.AddUnallocated(h.res, false)
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
-		used.Add(ag.unclaimed()[fwID].NonShared().Unallocate())
-		shared.Add(ag.unclaimed()[fwID].Shared().Unallocate())
+		add(ag.unclaimed()[fwID])
 	}
 	ag.overAllocated = !ag.total.Contains(used)
 	if ag.rare != nil {

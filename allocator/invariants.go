@@ -139,13 +139,11 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 			c.fail("agent %s: resources held by unknown framework %s", id, fwID)
 			continue
 		}
+		used.AddUnallocated(held, false)
 		if held.HasShared() {
-			used.Add(held.NonShared().Unallocate())
 			for r := range held.Shared().Unallocate().All() {
 				sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
 			}
-		} else {
-			used.Add(held.Unallocate())
 		}
 		for r := range held.All() {
 			if !fw.roles.has(r.AllocationRole, tracked) {
@@ -171,7 +169,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		if res.IsEmpty() {
 			c.fail("agent %s: empty unclaimed usage of %s", id, fwID)
 		}
-		used.Add(res.NonShared().Unallocate())
+		used.AddUnallocated(res, false)
 		for r := range res.Shared().Unallocate().All() {
 			sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
 		}
