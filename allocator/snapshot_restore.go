@@ -330,11 +330,18 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
 		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds().of(fwID)} {
-			for _, role := range held.AllocationRoles() {
+			roles := held.AllocationRoles()
+			for _, role := range roles {
 				if role == "" {
 					return fmt.Errorf("agent %q: framework %q holds resources with no allocation role", id, fwID)
 				}
-				a.trackHeld(role, held.AllocatedTo(role).Unallocate(), true)
+				// trackHeld reads amounts and reservations, not allocation
+				// roles: a holding of one role is counted as it is.
+				part := held
+				if len(roles) > 1 {
+					part = held.AllocatedTo(role)
+				}
+				a.trackHeld(role, part, true)
 			}
 		}
 	}
