@@ -413,19 +413,7 @@ func (c *byRole[V]) drop(role string) {
 }
 
 // roles returns the roles with an entry, sorted.
-func (c *byRole[V]) roles() []string { return c.appendRoles(nil) }
-
-// appendRoles appends the roles with an entry to dst, sorted among
-// themselves.
-func (c *byRole[V]) appendRoles(dst []string) []string {
-	start := len(dst)
-	if c.role != "" {
-		dst = append(dst, c.role)
-	}
-	dst = slices.AppendSeq(dst, maps.Keys(c.more))
-	slices.Sort(dst[start:])
-	return dst
-}
+func (c *byRole[V]) roles() []string { return appendSortedKeys(nil, c.role, c.more) }
 
 type inverseState struct {
 	outstanding bool

@@ -83,16 +83,18 @@ func (p *perFramework) len() int {
 }
 
 // ids returns the frameworks that hold something, sorted.
-func (p *perFramework) ids() []string { return p.appendIDs(nil) }
+func (p *perFramework) ids() []string { return appendSortedKeys(nil, p.fw, p.more) }
 
-// appendIDs appends the frameworks that hold something to dst, sorted
-// among themselves.
-func (p *perFramework) appendIDs(dst []string) []string {
+// appendSortedKeys appends to dst first (unless it is "") and the keys of
+// more, sorted among themselves: the keys of a record kept as one entry in
+// line and the others in a map (perFramework, byRole). first is never a
+// key of more.
+func appendSortedKeys[V any](dst []string, first string, more map[string]V) []string {
 	start := len(dst)
-	if p.fw != "" {
-		dst = append(dst, p.fw)
+	if first != "" {
+		dst = append(dst, first)
 	}
-	dst = slices.AppendSeq(dst, maps.Keys(p.more))
+	dst = slices.AppendSeq(dst, maps.Keys(more))
 	slices.Sort(dst[start:])
 	return dst
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding"
 	"fmt"
-	"maps"
 	"math"
 	"math/bits"
-	"slices"
 	"time"
 
 	"github.com/allot-go/allot/internal/keyed"
@@ -59,7 +57,7 @@ type snapCodec struct {
 	// saved, say).
 	werr error
 	// keys holds, when writing, the sorted keys of the walks under way,
-	// the inner ones after the outer ones (see sortedKeys).
+	// the inner ones after the outer ones (see pushKeys).
 	keys []string
 	// described is the first problem met, described as one of the parts
 	// it was met in (see part); nil until one is.
@@ -491,9 +489,8 @@ func walkKeys[S ~[]string](c *snapCodec, s *S, what string) {
 // walkSet walks a set of names as a list in increasing order. Read, the
 // names go into *m, which must have been made unless there are none.
 func walkSet(c *snapCodec, m *map[string]struct{}, what string) {
-	mark := len(c.keys)
+	keys, mark := c.pushKeys(func(dst []string) []string { return appendSortedKeys(dst, "", *m) })
 	defer c.popKeys(mark)
-	keys := c.sortedKeys(mark, func(dst []string) []string { return slices.AppendSeq(dst, maps.Keys(*m)) })
 	walkKeys(c, &keys, what)
 	if !c.reading() || c.err() != nil {
 		return
@@ -528,22 +525,21 @@ func walkKeyed(c *snapCodec, keys []string, count, key string, item func(k strin
 	}
 }
 
-// sortedKeys returns, when writing, the keys that add appends to its
-// argument, sorted, kept on the codec's stack of keys from mark (its
-// length before the call) on; the walk that asked puts the stack back to
-// mark when done, so that a snapshot lists the keys of every agent's maps
-// in one reused slice rather than a new one for each. A walk nested in
-// another adds its keys after the outer walk's, which it leaves alone (if
-// the stack grows, the outer walk keeps reading the slice it was given).
-// Reading, it returns nil.
-func (c *snapCodec) sortedKeys(mark int, add func([]string) []string) []string {
+// pushKeys lists, when writing, the keys that add appends to its
+// argument (sorted, as a walk writes them) on the codec's stack of keys,
+// and returns them with the stack's length before (mark), which the walk
+// hands to popKeys when done: a snapshot lists the keys of every agent's
+// maps in one reused slice rather than a new one for each. A walk nested
+// in another lists its keys after the outer walk's, which it leaves alone
+// (if the stack grows, the outer walk keeps reading the slice it was
+// given). Reading, it lists nothing.
+func (c *snapCodec) pushKeys(add func([]string) []string) (keys []string, mark int) {
+	mark = len(c.keys)
 	if c.reading() {
-		return nil
+		return nil, mark
 	}
 	c.keys = add(c.keys)
-	keys := c.keys[mark:]
-	slices.Sort(keys)
-	return keys
+	return c.keys[mark:], mark
 }
 
 // popKeys puts the stack of keys back to mark, dropping what a walk put
@@ -557,9 +553,8 @@ func (c *snapCodec) popKeys(mark int) {
 // increasing order, and its value, which val walks and returns. Read, the
 // map is made when it gets an entry, unless it was made beforehand.
 func walkMap[V any](c *snapCodec, m *map[string]V, count, key string, val func(k string, v V) V) {
-	mark := len(c.keys)
+	keys, mark := c.pushKeys(func(dst []string) []string { return appendSortedKeys(dst, "", *m) })
 	defer c.popKeys(mark)
-	keys := c.sortedKeys(mark, func(dst []string) []string { return slices.AppendSeq(dst, maps.Keys(*m)) })
 	walkKeyed(c, keys, count, key, func(k string) {
 		v := val(k, (*m)[k])
 		if c.reading() {
@@ -589,9 +584,8 @@ func walkTable[T any, K keyed.Key[T]](c *snapCodec, t *table[T, K], count, key s
 // walkPerFramework walks an agent's resources per framework as walkMap
 // walks a map; read, an empty entry is an error (an agent keeps none).
 func walkPerFramework(c *snapCodec, p *perFramework, count, key string) {
-	mark := len(c.keys)
+	ids, mark := c.pushKeys(func(dst []string) []string { return appendSortedKeys(dst, p.fw, p.more) })
 	defer c.popKeys(mark)
-	ids := c.sortedKeys(mark, p.appendIDs)
 	walkKeyed(c, ids, count, key, func(fwID string) {
 		res := p.get(fwID)
 		c.resources(&res)
@@ -607,9 +601,8 @@ func walkPerFramework(c *snapCodec, p *perFramework, count, key string) {
 // walkByRole walks an agent's entries by role (see byRole) as walkMap
 // walks a map; an entry (named by entry) never has the empty role.
 func walkByRole[V any](c *snapCodec, m *byRole[V], count, entry, key string, val func(v V) V) {
-	mark := len(c.keys)
+	roles, mark := c.pushKeys(func(dst []string) []string { return appendSortedKeys(dst, m.role, m.more) })
 	defer c.popKeys(mark)
-	roles := c.sortedKeys(mark, m.appendRoles)
 	walkKeyed(c, roles, count, key, func(role string) {
 		v, _ := m.get(role)
 		v = val(v)

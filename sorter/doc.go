@@ -214,10 +214,10 @@
 // (those after the prefix every name in the tree shares), which order two
 // names as the names do or leave them equal, so that siblings tied on share
 // and count are mostly told apart without reading their names. A node is
-// filed under a snapshot of its key, so the btree can always find it. Allocated, Unallocated, Update,
-// Activate, Deactivate and UpdateWeight update the figures of the client
-// and its ancestors (O(depth) quantity additions) and queue those nodes;
-// the next Sort re-files each queued node in its parent's btree (O(log
+// filed under a snapshot of its key, so the btree can always find it.
+// Allocated, Unallocated, Update, Activate, Deactivate and UpdateWeight
+// update the figures of the client and its ancestors (O(depth) quantity
+// additions) and queue those nodes; the next Sort re-files each queued node in its parent's btree (O(log
 // siblings) each). When many nodes are queued, or a change of the pool
 // (AddAgent, RemoveAgent) has changed every share, Sort re-keys every node
 // instead, level by level: in one pass over a level's children where their
