@@ -170,6 +170,12 @@ type run struct {
 	// indexed: the current walk stepped over frameworks through the
 	// refusal index.
 	indexed bool
+	// deferred are the frameworks the fair-share stage held back on the
+	// agent it is allocating, for the agent's round of declines
+	// (rotation.go); sized says an offer was sized to a pending task
+	// (demand.go), after which the agent's walk starts again.
+	deferred []deferredVisit
+	sized    bool
 }
 
 type offerRecord struct {
@@ -671,8 +677,19 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 	a.cur = cursor{r: r, ag: ag}
-	walk(a.roleSorter.Sorter, a.visitFairRole)
+	for {
+		// An offer sized to a pending task (demand.go) stops the walk: the
+		// agent's next task goes to whoever is first in DRF order now.
+		r.sized = false
+		clear(r.deferred)
+		r.deferred = r.deferred[:0]
+		walk(a.roleSorter.Sorter, a.visitFairRole)
+		if !r.sized || ag.available.IsEmpty() {
+			break
+		}
+	}
 	a.cur = cursor{}
+	a.endRound(r, ag)
 }
 
 // fairRole is stage two's visit of a role on the cursor's agent.
@@ -701,6 +718,9 @@ func (a *Allocator) fairRole(role string) bool {
 	c.role, c.node, c.fs, c.complete, c.madeOffer = role, node, fs, true, false
 	start := len(a.explain.passes)
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
+	if c.r.sized {
+		return false
+	}
 	if !c.madeOffer {
 		// A walk that made an offer shows in the offers.
 		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
@@ -715,7 +735,7 @@ func (a *Allocator) fairRole(role string) bool {
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
 	out, _ := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
-	if out == exhausted || (out == offered && c.ag.available.IsEmpty()) {
+	if out == exhausted || (out == offered && (c.ag.available.IsEmpty() || c.r.sized)) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
 		c.madeOffer = c.madeOffer || out == offered
@@ -844,6 +864,9 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	toOffer := available
 	// uncut is what quota governs of the offer before any cut.
 	var guaranteed, additional, uncut resources.Resources
+	// guaranteedQ and gotQ are, in stage one, what the offer counts
+	// towards the role's guarantees and what it holds of quota's part.
+	var guaranteedQ, gotQ resources.Quantities
 	cutByLimit, cutByHeadroom, cutByShare := false, false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
@@ -865,6 +888,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			if guaranteed.IsEmpty() {
 				return passed, resources.Quantities{}
 			}
+			guaranteedQ = guaranteed.Quantities()
 			// Stage one offers only the role's own reservations; ancestors'
 			// reservations wait for the fair-share stage.
 			rest = rest.Filter(func(x resources.Resource) bool { return !x.IsReserved() || x.Role() == role })
@@ -895,6 +919,9 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		}
 		rest.Add(additional)
 		toOffer, whole = rest, false
+		if st == stageGuarantees {
+			gotQ = guaranteed.Plus(additional).Quantities()
+		}
 	}
 
 	if !a.allocatable(toOffer, role, fw) {
@@ -911,6 +938,28 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		}
 		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, toOffer.Quantities())
 	}
+	// sizedFor is the pending task the offer is sized for (demand.go), -1
+	// when it is not sized.
+	sizedFor := -1
+	if pending, stated := fw.pendingIn(role); stated {
+		i := pendingFit(pending, toOffer)
+		if i < 0 {
+			return a.passOver(r, fw, ag, node, st, ReasonNoFit, toOffer.Quantities())
+		}
+		if !a.opts.WholeOffers {
+			// A disk that does not split (a MOUNT disk, a volume) may hold
+			// the task whole but not be cut to it: the offer is then not
+			// sized.
+			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) {
+				toOffer, whole, sizedFor = sized, false, i
+				if st == stageGuarantees {
+					quota, _ := sized.QuotaPart()
+					q := quota.Quantities()
+					guaranteedQ, gotQ = guaranteedQ.Min(q), q
+				}
+			}
+		}
+	}
 	if filtered, until := a.isFiltered(fw, role, ag, toOffer, true, r); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
@@ -923,6 +972,14 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 			r.stable = false
 		}
 		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
+	}
+	if st == stageFairShare && !a.opts.MesosOfferOrder && a.heldBack(fw, ag) {
+		// The round after declines (rotation.go): the others first. The
+		// round ends in this run if nobody else takes the agent, so the
+		// verdict is not kept.
+		r.stable = false
+		r.deferred = append(r.deferred, deferredVisit{fw: fw, role: role, node: node, fs: fs})
+		return a.passOver(r, fw, ag, node, st, ReasonDeclined, resources.Quantities{})
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
@@ -938,11 +995,18 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		}
 	}
 	if st == stageGuarantees {
-		r.requiredHeadroom.Subtract(guaranteed.Quantities())
+		r.requiredHeadroom.Subtract(guaranteedQ)
+	}
+	if sizedFor >= 0 {
+		r.sized = true
+	}
+	if fw.demand != nil {
+		// Before trackOffer, which may change toOffer's storage.
+		a.consumeDemand(fw, role, toOffer.Quantities(), sizedFor)
 	}
 	a.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
 	if st == stageGuarantees {
-		return offered, guaranteed.Plus(additional).Quantities()
+		return offered, gotQ
 	}
 	return offered, resources.Quantities{}
 }

@@ -181,9 +181,14 @@ type framework struct {
 	skipsRun uint64
 	// joined is the number of runs made before the framework was added.
 	joined uint64
-	// num is the framework's number in the agents' filtered sets, once it
-	// refused something (filterNum); 0 before.
+	// num is the framework's number in the agents' filtered sets and
+	// rounds of declines, once it refused or declined something
+	// (filterNum); 0 before.
 	num int
+	// demand is, by role, what the framework stated it waits for and has
+	// not been offered yet (demand.go); a role it never stated demand in
+	// has no entry.
+	demand map[string][]Pending
 }
 
 type agent struct {
@@ -320,6 +325,9 @@ type agentRare struct {
 	inverse map[string]*inverseState
 	// holds are resources held for frameworks (see holds.go).
 	holds holdList
+	// round is the agent's round of frameworks that declined what it has
+	// (see rotation.go); nil until one declines.
+	round *declineRound
 }
 
 // more returns ag.rare, made on first use.
@@ -604,6 +612,7 @@ func (a *Allocator) removeFramework(id string) error {
 		return err
 	}
 	a.forgetFilters(fw, "")
+	a.leaveRounds(fw)
 	a.releaseNum(fw)
 	// The agents hold what each framework holds there: no index of a
 	// framework's agents is kept, so that an offer costs no insert into
@@ -668,6 +677,7 @@ func (a *Allocator) deactivateFramework(id string) error {
 		a.syncActivation(fw, role)
 	}
 	a.forgetFilters(fw, "")
+	a.leaveRounds(fw)
 	clear(fw.inverseFilters)
 	return nil
 }
@@ -697,6 +707,7 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		fw.roles.unmark(role, subscribed)
 		a.forgetFilters(fw, role)
 		fw.roles.unmark(role, suppressed)
+		delete(fw.demand, role)
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
@@ -751,6 +762,7 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 		a.forgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
+	a.leaveRounds(fw)
 	clear(fw.inverseFilters)
 	a.allWantRun()
 	return nil
@@ -780,7 +792,8 @@ func (fw *framework) pickRoles(roles []string) ([]string, error) {
 }
 
 // syncActivation makes the framework's state in a role's sorter match
-// "active, subscribed and not suppressed", and marks the role changed (its
+// "active, subscribed, not suppressed and not waiting for nothing" (see
+// demand.go), and marks the role changed (its
 // epoch), since the framework's filters, info or state may have changed.
 func (a *Allocator) syncActivation(fw *framework, role string) {
 	n := a.roles.get(role)
@@ -790,7 +803,7 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	s := n.fs
 	n.epoch = a.roles.newEpoch()
 	a.observeFramework(fw, role)
-	if fw.active && fw.roles.has(role, subscribed) && !fw.roles.has(role, suppressed) {
+	if fw.active && fw.roles.has(role, subscribed) && !fw.roles.has(role, suppressed) && !fw.waitsForNothing(role) {
 		_ = s.Activate(fw.id)
 	} else {
 		_ = s.Deactivate(fw.id)

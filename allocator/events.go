@@ -67,6 +67,7 @@ const (
 	EventAllocateAll          EventKind = "allocate-all"
 	EventRecoverHeld          EventKind = "recover-held"
 	EventPreemptTask          EventKind = "preempt-task"
+	EventUpdateDemand         EventKind = "update-demand"
 )
 
 // handler applies an entry of its kind; replay says it comes from Apply.
@@ -122,9 +123,7 @@ var events = [...]event{
 	{EventActivateAgent, only(func(a *Allocator, e *Entry) error { return a.activateAgent(e.Agent) })},
 	{EventDeactivateAgent, only(func(a *Allocator, e *Entry) error { return a.deactivateAgent(e.Agent) })},
 	{EventUpdateWhitelist, only(func(a *Allocator, e *Entry) error { a.updateWhitelist(e.Hostnames); return nil })},
-	{EventRecoverResources, only(func(a *Allocator, e *Entry) error {
-		return a.recover(e.Framework, e.Agent, e.Resources, e.Filter, false)
-	})},
+	{EventRecoverResources, only(func(a *Allocator, e *Entry) error { return a.decline(e.Framework, e.Agent, e.Resources, e.Filter) })},
 	{EventRecoverAllocated, only(func(a *Allocator, e *Entry) error {
 		return a.recover(e.Framework, e.Agent, e.Resources, e.Filter, true)
 	})},
@@ -176,6 +175,7 @@ var events = [...]event{
 		return a.recoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
 	})},
 	{EventPreemptTask, only(func(a *Allocator, e *Entry) error { return a.preemptTask(e.Framework, e.Task, e.Hold) })},
+	{EventUpdateDemand, only(func(a *Allocator, e *Entry) error { return a.updateDemand(e.Framework, e.Role, e.Demand) })},
 }
 
 // byKind indexes events by kind.

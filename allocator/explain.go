@@ -52,6 +52,11 @@ const (
 	// ReasonConstraints: the framework's offer constraints exclude the
 	// agent.
 	ReasonConstraints
+	// ReasonNoFit: the framework stated what it waits for in the role
+	// (UpdateDemand), and none of its pending tasks fit what the agent
+	// had left for it (ReasonGroup.Unfit names the shapes that fit none
+	// of the agents).
+	ReasonNoFit
 	// ReasonFiltered: a refusal filter of the framework covered what the
 	// agent had (AgentReason.Until says until when).
 	ReasonFiltered
@@ -66,6 +71,10 @@ const (
 	// ReasonFairness: another framework of the role, or another role, came
 	// first in DRF order and was offered the agent.
 	ReasonFairness
+	// ReasonDeclined: the framework declined what the agent has, unchanged
+	// since, and the frameworks that have not declined it are offered it
+	// first (the rotation after declines; see Options.MesosOfferOrder).
+	ReasonDeclined
 	// ReasonNothingLeft: nothing on the agent was left for the role (in
 	// use, or reserved for other roles).
 	ReasonNothingLeft
@@ -75,7 +84,7 @@ const (
 	numReasons
 )
 
-var reasonNames = [...]string{"none", "inactive", "suppressed", "incapable", "constraints", "filtered", "quota-limit", "headroom", "min-allocatable", "fairness", "nothing-left", "agent-inactive"}
+var reasonNames = [...]string{"none", "inactive", "suppressed", "incapable", "constraints", "no-fit", "filtered", "quota-limit", "headroom", "min-allocatable", "fairness", "declined", "nothing-left", "agent-inactive"}
 
 // String names the reason.
 func (r Reason) String() string {
@@ -88,7 +97,7 @@ func (r Reason) String() string {
 // skipReasons are the reasons a run passes a framework over for (and
 // counts in RunStats.Skips); the others are what Explain finds besides.
 var skipReasons = [...]Reason{ReasonFiltered, ReasonSuppressed, ReasonQuotaLimit, ReasonHeadroom,
-	ReasonMinAllocatable, ReasonIncapable, ReasonConstraints, ReasonAgentInactive}
+	ReasonMinAllocatable, ReasonIncapable, ReasonConstraints, ReasonAgentInactive, ReasonNoFit, ReasonDeclined}
 
 // SkipReason is Reason: the reasons a run passes a framework over for are
 // among those Explain gives.

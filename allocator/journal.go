@@ -91,6 +91,8 @@ type Entry struct {
 	Run              uint64
 	// Hold is how long a recover-held or preempt-task holds resources.
 	Hold time.Duration
+	// Demand is an update-demand's statement.
+	Demand []Pending
 }
 
 // Errors of the journal, wrapped with detail; test with errors.Is.
@@ -173,6 +175,14 @@ type jsonEntry struct {
 	Offer          string                 `json:"offer,omitempty"`
 	Run            uint64                 `json:"run,omitempty"`
 	Hold           time.Duration          `json:"hold_ns,omitempty"`
+	Demand         []jsonPending          `json:"demand,omitempty"`
+}
+
+// jsonPending is a Pending: one task's resources as quantities text, and
+// the count.
+type jsonPending struct {
+	Resources string `json:"resources"`
+	Count     int    `json:"count"`
 }
 
 type jsonFilter struct {
@@ -294,6 +304,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 			j.Status = strconv.Itoa(int(e.Status))
 		}
 	}
+	for _, p := range e.Demand {
+		j.Demand = append(j.Demand, jsonPending{Resources: quantitiesText(p.Resources), Count: p.Count})
+	}
 	if e.Event == EventUpdateWhitelist && e.Hostnames != nil {
 		h := e.Hostnames
 		j.Hostnames = &h
@@ -403,6 +416,11 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	}
 	if u := j.Unavailability; u != nil {
 		out.Unavailability = &offer.Unavailability{Start: u.Start, Duration: u.Duration}
+	}
+	for i, jp := range j.Demand {
+		q, err := resources.ParseQuantities(jp.Resources)
+		field(fmt.Sprintf("demand %d", i), err)
+		out.Demand = append(out.Demand, Pending{Resources: q, Count: jp.Count})
 	}
 	switch j.Status {
 	case "":

@@ -117,6 +117,22 @@ type Options struct {
 	// end frees is then held for the framework it was chosen for as long.
 	// Zero means ten allocation intervals.
 	ReclaimTimeout time.Duration
+	// MesosOfferOrder turns off the rotation after declines (see
+	// rotation.go): a framework that declined an agent's resources is then
+	// offered them again as soon as no refusal filter covers them and it
+	// comes first in DRF order, as in Mesos, even when frameworks that
+	// could use them wait behind it. Off by default: a framework that
+	// declined is offered the same resources again only after every other
+	// framework that may be offered them has been, so that nobody starves
+	// behind others' declines. Tests that check Mesos's exact order of
+	// offers after declines set it.
+	MesosOfferOrder bool
+	// WholeOffers makes offers to frameworks that state demand
+	// (UpdateDemand) hold everything the agent has left for them, as
+	// offers to the others do, rather than what their pending tasks need
+	// there, task by task in DRF order. Either way such a framework is
+	// offered an agent only when one of its pending tasks fits there.
+	WholeOffers bool
 	// Region is the master's fault-domain region. When set, frameworks
 	// without REGION_AWARE are offered only agents in this region (or with no
 	// region).

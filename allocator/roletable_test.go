@@ -43,7 +43,9 @@ func TestRoleTable(t *testing.T) {
 }
 
 // One table of roles instead of three sets keeps the framework's record in
-// the 240-byte size class (288 with the sets).
+// the 256-byte size class (288 with the sets; 240 before the statement of
+// demand and the two reasons it and the rotation added to the counts of
+// pass-overs).
 func TestFrameworkRecordIsSmall(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(framework{}), uintptr(240))
+	require.LessOrEqual(t, unsafe.Sizeof(framework{}), uintptr(256))
 }

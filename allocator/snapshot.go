@@ -17,7 +17,7 @@ const snapshotMagic = "allot-snapshot"
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes and
 // Restore reads.
-const SnapshotVersion = 3
+const SnapshotVersion = 4
 
 // Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
 var (

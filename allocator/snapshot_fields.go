@@ -45,6 +45,12 @@ type snapState struct {
 	// kept are the passes a reader read for the nobody entries, to be
 	// checked.
 	kept []keptPasses
+	// rounds are the agents' rounds of declines (the ids of the
+	// frameworks in them) and demand the frameworks' statements of
+	// demand: a reader attaches them once the rest is rebuilt
+	// (placeFairness).
+	rounds map[string][]string
+	demand map[string]map[string][]Pending
 }
 
 // savedHold is a hold and the agent it is on.
@@ -117,6 +123,7 @@ func (sn *snapState) walk(c *snapCodec) {
 	sn.explainLogFields(c, &a.explain)
 	sn.keptPassesFields(c)
 	reclaimFields(c, a)
+	sn.fairnessFields(c)
 }
 
 // reclaimFields walks reclaim's state: the tasks chosen to end that have
@@ -529,4 +536,47 @@ func trackedSorterFields(c *snapCodec, ts *trackedSorter, kind, id string) {
 		}
 		c.fail(fmt.Errorf("%w: %T: %w", ErrSnapshotSorter, ts.Sorter, err))
 	}
+}
+
+// fairnessFields walks the options of the rotation after declines and of
+// demand (last, so that version 4 is version 3 with this part added), each
+// agent's round of declines (the frameworks in it, by id) and each
+// framework's statements of demand, role by role, with what is left of
+// each count.
+func (sn *snapState) fairnessFields(c *snapCodec) {
+	a := sn.a
+	c.bool(&a.opts.MesosOfferOrder)
+	c.bool(&a.opts.WholeOffers)
+	if !c.reading() {
+		for _, ag := range a.agentList {
+			if ids := a.roundMembers(ag); len(ids) > 0 {
+				if sn.rounds == nil {
+					sn.rounds = map[string][]string{}
+				}
+				sn.rounds[ag.id] = ids
+			}
+		}
+		for fw := range a.frameworks.All() {
+			if fw.demand != nil {
+				if sn.demand == nil {
+					sn.demand = map[string]map[string][]Pending{}
+				}
+				sn.demand[fw.id] = fw.demand
+			}
+		}
+	}
+	walkMap(c, &sn.rounds, "rounds of declines", "agent", func(_ string, ids []string) []string {
+		walkKeys(c, &ids, "frameworks that declined")
+		return ids
+	})
+	walkMap(c, &sn.demand, "frameworks stating demand", "framework", func(_ string, byRole map[string][]Pending) map[string][]Pending {
+		walkMap(c, &byRole, "roles with demand", "role", func(_ string, list []Pending) []Pending {
+			walkList(c, &list, "pending tasks", func(p *Pending) {
+				c.quantities(&p.Resources)
+				c.int(&p.Count, "pending count")
+			})
+			return list
+		})
+		return byRole
+	})
 }

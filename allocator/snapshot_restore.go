@@ -74,6 +74,7 @@ func (sn *snapState) restore(c *snapCodec) error {
 		sn.attachHolds,
 		sn.rebuild,
 		sn.finish,
+		sn.placeFairness,
 		sn.checkRunNumbers,
 		sn.checkReclaim,
 		c.statesSaveBack,
@@ -383,6 +384,56 @@ func (sn *snapState) finish() error {
 func (sn *snapState) dropCaches() error {
 	if sn.a.opts.CacheFree {
 		sn.a.dropCaches()
+	}
+	return nil
+}
+
+// placeFairness attaches the agents' rounds of declines, at the agents'
+// versions as rebuilt, and the frameworks' statements of demand, which
+// must be of roles they are subscribed to and valid as UpdateDemand takes
+// them (a count used up is kept: it is what runs have offered).
+func (sn *snapState) placeFairness() error {
+	a := sn.a
+	for _, agentID := range slices.Sorted(maps.Keys(sn.rounds)) {
+		ag := a.agents.Get(agentID)
+		if ag == nil {
+			return fmt.Errorf("round of declines of unknown agent %q", agentID)
+		}
+		if a.opts.MesosOfferOrder {
+			return fmt.Errorf("agent %q: a round of declines without the rotation", agentID)
+		}
+		round := &declineRound{version: ag.version}
+		for _, fwID := range sn.rounds[agentID] {
+			fw := a.frameworks.Get(fwID)
+			if fw == nil {
+				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
+			}
+			round.declined.Set(a.filterNum(fw))
+		}
+		ag.more().round = round
+	}
+	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {
+		fw := a.frameworks.Get(fwID)
+		if fw == nil {
+			return fmt.Errorf("demand of unknown framework %q", fwID)
+		}
+		for role, list := range sn.demand[fwID] {
+			if !fw.roles.has(role, subscribed) {
+				return fmt.Errorf("framework %q: demand in role %q it is not subscribed to", fwID, role)
+			}
+			for i, p := range list {
+				if p.Count < 0 || p.Resources.IsEmpty() {
+					return fmt.Errorf("framework %q, role %q: pending task %d: %s, count %d", fwID, role, i, p.Resources, p.Count)
+				}
+			}
+			if list == nil {
+				list = []Pending{}
+			}
+			if fw.demand == nil {
+				fw.demand = map[string][]Pending{}
+			}
+			fw.demand[role] = list
+		}
 	}
 	return nil
 }

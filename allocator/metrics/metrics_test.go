@@ -69,7 +69,7 @@ func TestFromReportRun(t *testing.T) {
 		find(t, ms, "allocator/mesos/allocation_run/passed_over/"+reason.String())
 		passed++
 	}
-	require.Equal(t, 8, passed, "a metric for each reason a run passes a framework over for")
+	require.Equal(t, 10, passed, "a metric for each reason a run passes a framework over for")
 
 	require.Equal(t, 3.0, find(t, ms, "allocator/mesos/resources/cpus/offered_or_allocated").Value)
 	require.Equal(t, 256.0, find(t, ms, "allocator/mesos/resources/mem/offered_or_allocated").Value)

@@ -52,21 +52,21 @@ func Example_compareSorters() {
 	// 4 agents (cpus:32; mem:131072); roles analytics, ml, web; 3 frameworks; 70 tasks; 0 events; until done of 1s; seed 1
 	//
 	//                                drf  least served
-	// intervals               248 (done)    252 (done)
-	// utilisation cpus             0.796         0.784
-	// utilisation mem              0.370         0.364
-	// jain index (contended)       0.602         0.594
-	// contended intervals             73            85
+	// intervals               248 (done)    237 (done)
+	// utilisation cpus             0.796         0.833
+	// utilisation mem              0.370         0.387
+	// jain index (contended)       0.597         0.589
+	// contended intervals             72            82
 	// tasks submitted                 70            70
 	// tasks launched                  70            70
 	// tasks finished                  70            70
 	// tasks lost                       0             0
 	// tasks unfinished                 0             0
-	// offers                         300           294
-	// offers declined                246           241
+	// offers                         302           287
+	// offers declined                248           234
 	// role analytics
-	//   share                      0.355         0.350
-	//   weighted share             0.355         0.350
+	//   share                      0.355         0.372
+	//   weighted share             0.355         0.372
 	//   tasks launched                24            24
 	//   wait mean (s)               19.3          17.7
 	//   wait p50 (s)                 0.0           0.0
@@ -74,19 +74,19 @@ func Example_compareSorters() {
 	//   wait p99 (s)                77.0          76.0
 	//   wait max (s)                77.0          76.0
 	// role ml
-	//   share                      0.328         0.322
-	//   weighted share             0.328         0.322
+	//   share                      0.328         0.343
+	//   weighted share             0.328         0.343
 	//   tasks launched                10            10
-	//   wait mean (s)               68.2          67.7
+	//   wait mean (s)               68.2          63.9
 	//   wait p50 (s)                75.8          60.0
 	//   wait p90 (s)               100.0          98.0
-	//   wait p99 (s)               114.8         118.8
-	//   wait max (s)               114.8         118.8
+	//   wait p99 (s)               114.8         103.8
+	//   wait max (s)               114.8         103.8
 	// role web
-	//   share                      0.113         0.112
-	//   weighted share             0.113         0.112
+	//   share                      0.113         0.119
+	//   weighted share             0.113         0.119
 	//   tasks launched                36            36
-	//   wait mean (s)                4.4           7.2
+	//   wait mean (s)                4.3           7.2
 	//   wait p50 (s)                 0.5           1.5
 	//   wait p90 (s)                14.5          19.5
 	//   wait p99 (s)                29.5          29.5

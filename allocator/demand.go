@@ -1,0 +1,188 @@
+package allocator
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/allot-go/allot/resources"
+)
+
+// Demand: what a framework says it waits for.
+//
+// Mesos never knew what a framework waited for: its scheduler API has a
+// requestResources call (REQUEST in v1), a list of resources a framework
+// would like, which the hierarchical allocator only logs. Offers were
+// made blind, and a framework that could not use one declined it. Here a
+// host may state, per framework and role, the tasks it has pending
+// (UpdateDemand): a list of shapes, what one task needs, each with a
+// count. That is requestResources with a count per request and without
+// an agent: the allocator then
+//
+//   - offers an agent to such a framework only when one of its pending
+//     tasks fits what is left there for it, so nobody is offered what it
+//     must decline (a pass-over for ReasonNoFit otherwise);
+//   - sizes the offer to that task, and hands the agent out task by task
+//     in DRF order (the DRF paper's progressive filling: after each task
+//     the framework with the lowest share is asked again), unless
+//     Options.WholeOffers;
+//   - counts each task offered off the statement, so that a task is not
+//     offered for twice while its offer is outstanding. A host states its
+//     demand again after it has answered its offers (the README's host
+//     loop does), which replaces what is left of the statement.
+//
+// A statement with nothing pending (no shapes, or counts all used up)
+// means the framework waits for nothing in the role: it is offered
+// nothing there, as if it had suppressed offers, until it states more. A
+// framework that never states demand in a role is offered as in Mesos.
+
+// Pending is one kind of task a framework waits to run: what one such
+// task needs, and how many wait.
+type Pending struct {
+	// Resources are what one task needs, as scalar quantities (cpus, mem,
+	// disk, gpus).
+	Resources resources.Quantities
+	// Count is how many such tasks wait: at least one.
+	Count int
+}
+
+// MaxPending is the most shapes one statement of demand may hold, and
+// MaxPendingCount the most tasks of one shape.
+const (
+	MaxPending      = 1024
+	MaxPendingCount = 1<<31 - 1
+)
+
+// ErrInvalidDemand: a statement of demand with a shape of no resources (or
+// of an amount that is not positive), a count below one or above
+// MaxPendingCount, or more than MaxPending shapes.
+var ErrInvalidDemand = errors.New("allocator: invalid demand")
+
+// UpdateDemand states what a framework waits for in one of its roles: its
+// pending tasks as shapes with counts, in the order it would run them
+// (offers are sized to the first shape that fits). It replaces the
+// previous statement; an empty one means nothing waits. A statement with
+// something pending triggers an allocation over all agents, as
+// ReviveOffers does. The framework must be subscribed to the role.
+func (a *Allocator) UpdateDemand(fwID, role string, pending []Pending) error {
+	return a.stepErr(Entry{Event: EventUpdateDemand, Framework: fwID, Role: role, Demand: pending})
+}
+
+// updateDemand is UpdateDemand's handler (see events.go).
+func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
+	fw, roles, err := a.frameworkRoles(fwID, []string{role})
+	if err != nil {
+		return err
+	}
+	if err := validateDemand(pending); err != nil {
+		return fmt.Errorf("framework %q, role %q: %w", fwID, roles[0], err)
+	}
+	if fw.demand == nil {
+		fw.demand = map[string][]Pending{}
+	}
+	stated := make([]Pending, len(pending))
+	for i, p := range pending {
+		stated[i] = Pending{Resources: p.Resources.Clone(), Count: p.Count}
+	}
+	fw.demand[role] = stated
+	a.uncapped()
+	a.syncActivation(fw, role)
+	if len(stated) > 0 {
+		a.allWantRun()
+	}
+	return nil
+}
+
+func validateDemand(pending []Pending) error {
+	if len(pending) > MaxPending {
+		return fmt.Errorf("%w: %d shapes, at most %d", ErrInvalidDemand, len(pending), MaxPending)
+	}
+	for i, p := range pending {
+		if p.Resources.IsEmpty() {
+			return fmt.Errorf("%w: shape %d needs no resources", ErrInvalidDemand, i)
+		}
+		for name, v := range p.Resources.All() {
+			if v <= 0 {
+				return fmt.Errorf("%w: shape %d needs %v of %s", ErrInvalidDemand, i, v, name)
+			}
+		}
+		if p.Count < 1 || p.Count > MaxPendingCount {
+			return fmt.Errorf("%w: shape %d (%s) has count %d, not 1 to %d", ErrInvalidDemand, i, p.Resources, p.Count, MaxPendingCount)
+		}
+	}
+	return nil
+}
+
+// Demand returns what is left of a framework's statements of demand, by
+// role: the tasks stated and not yet offered for (shapes whose count ran
+// out are left out). Roles it never stated demand in are absent.
+func (a *Allocator) Demand(fwID string) (map[string][]Pending, error) {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]Pending, len(fw.demand))
+	for role, list := range fw.demand {
+		left := []Pending{}
+		for _, p := range list {
+			if p.Count > 0 {
+				left = append(left, Pending{Resources: p.Resources.Clone(), Count: p.Count})
+			}
+		}
+		out[role] = left
+	}
+	return out, nil
+}
+
+// pendingIn returns fw's statement of demand in role, and whether it made
+// one.
+func (fw *framework) pendingIn(role string) ([]Pending, bool) {
+	if fw.demand == nil {
+		return nil, false
+	}
+	list, ok := fw.demand[role]
+	return list, ok
+}
+
+// waitsForNothing reports whether fw stated demand in role and nothing of
+// it is left: it is kept out of the role's sorter, as if suppressed.
+func (fw *framework) waitsForNothing(role string) bool {
+	list, ok := fw.pendingIn(role)
+	return ok && !slices.ContainsFunc(list, func(p Pending) bool { return p.Count > 0 })
+}
+
+// pendingFit returns the index of the first pending task of list that res
+// holds, or -1.
+func pendingFit(list []Pending, res resources.Resources) int {
+	for i, p := range list {
+		if p.Count > 0 && res.ContainsQuantities(p.Resources) {
+			return i
+		}
+	}
+	return -1
+}
+
+// consumeDemand counts an offer of res to fw in role off its statement:
+// the task it was sized for (sizedFor), or, for an offer not sized, as
+// many pending tasks as fit in it, in the statement's order. A statement
+// used up takes the framework out of the role's sorter.
+func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Quantities, sizedFor int) {
+	list, ok := fw.pendingIn(role)
+	if !ok {
+		return
+	}
+	if sizedFor >= 0 {
+		list[sizedFor].Count--
+	} else {
+		left := res.Clone()
+		for i := range list {
+			for list[i].Count > 0 && left.Contains(list[i].Resources) {
+				left.Subtract(list[i].Resources)
+				list[i].Count--
+			}
+		}
+	}
+	if fw.waitsForNothing(role) {
+		a.syncActivation(fw, role)
+	}
+}

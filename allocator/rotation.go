@@ -1,0 +1,164 @@
+package allocator
+
+import (
+	"slices"
+
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// The rotation after declines.
+//
+// Mesos offers an agent's leftover to the first framework in DRF order
+// that no refusal filter of its own excludes. A framework with a low share
+// that cannot use the leftover declines it, with a filter of a few seconds;
+// once enough such frameworks decline in turn (refuse time over the
+// allocation interval), one of them is always unfiltered and first, and a
+// framework further down that could use the leftover is never offered it,
+// however long the cluster idles (Marathon's --decline_offer_duration,
+// SPARK-13001 and the Jenkins plugin's ten-minute declines all work
+// around this on the framework's side).
+//
+// Here each agent keeps the round of frameworks that declined what it has
+// (RecoverResources of offered resources is a decline, with or without a
+// filter). A framework in the round is passed over on the agent
+// (ReasonDeclined) while others that have not declined may be offered
+// it; only when a run has walked every framework on the agent and
+// something is still left does the round end: it is emptied, and the
+// frameworks it held back are offered what is left, in DRF order. So a
+// framework that declined an agent's resources is offered them again only
+// after every other framework that may be offered them has been offered
+// them since, and a framework that can use an agent's leftover is offered
+// it within as many runs as there are frameworks eligible for the agent.
+//
+// The round holds while the agent's resources are unchanged: it is kept
+// with the agent's version (which grows whenever available resources grow,
+// or the agent's info changes), and any change other than a decline
+// starts a new, empty round. A framework leaves every round when it
+// revives (in any role), is deactivated or removed. The round counts a
+// framework once, whatever role it declined in, and applies in the
+// fair-share stage only: the guarantees stage offers what roles are owed
+// regardless. Options.MesosOfferOrder turns the rotation off.
+
+// declineRound is an agent's round of frameworks that declined.
+type declineRound struct {
+	// declined holds the frameworks' numbers (filterNum).
+	declined sorter.Bitset
+	// version is the agent's version the round holds at.
+	version uint64
+}
+
+// roundOf returns ag's round while it holds, else nil.
+func roundOf(ag *agent) *declineRound {
+	if ag.rare == nil || ag.rare.round == nil || ag.rare.round.version != ag.version {
+		return nil
+	}
+	return ag.rare.round
+}
+
+// noteDecline puts fw in ag's round after it declined resources there.
+// before is the agent's version before the resources came back: a round
+// that held then goes on, else fw starts a new one.
+func (a *Allocator) noteDecline(fw *framework, ag *agent, before uint64) {
+	if a.opts.MesosOfferOrder {
+		return
+	}
+	rare := ag.more()
+	if rare.round == nil {
+		rare.round = &declineRound{}
+	}
+	round := rare.round
+	if round.version != before {
+		round.declined.Reset()
+	}
+	round.declined.Set(a.filterNum(fw))
+	round.version = ag.version
+}
+
+// heldBack reports whether fw is in ag's round: it declined what the
+// agent has, and others are offered it first.
+func (a *Allocator) heldBack(fw *framework, ag *agent) bool {
+	if fw.num == 0 {
+		return false
+	}
+	round := roundOf(ag)
+	return round != nil && round.declined.Has(fw.num)
+}
+
+// leaveRounds takes fw out of every agent's round.
+func (a *Allocator) leaveRounds(fw *framework) {
+	if fw.num == 0 {
+		return
+	}
+	for _, ag := range a.agentList {
+		if ag.rare != nil && ag.rare.round != nil {
+			ag.rare.round.declined.Clear(fw.num)
+		}
+	}
+}
+
+// deferredVisit is a framework the fair-share stage held back on the
+// agent it is allocating, for the agent's round.
+type deferredVisit struct {
+	fw   *framework
+	role string
+	node *roleNode
+	fs   *trackedSorter
+}
+
+// endRound is called when the fair-share stage has walked every role on
+// the cursor's agent: if it held frameworks back for the agent's round
+// and something is still left, the round ends and they are offered what
+// is left, in the order they were met (DRF order).
+func (a *Allocator) endRound(r *run, ag *agent) {
+	held := r.deferred
+	r.deferred = r.deferred[:0]
+	if len(held) == 0 || ag.available.IsEmpty() {
+		clear(held)
+		return
+	}
+	if round := roundOf(ag); round != nil {
+		round.declined.Reset()
+	}
+	for _, d := range held {
+		if ag.available.IsEmpty() {
+			break
+		}
+		if out, _ := a.offerTo(r, ag, d.fw, d.role, d.node, d.fs, stageFairShare, resources.Quantities{}); out == exhausted {
+			continue
+		}
+	}
+	clear(held)
+}
+
+// roundMembers returns the ids of the frameworks in ag's round, for a
+// snapshot.
+func (a *Allocator) roundMembers(ag *agent) []string {
+	round := roundOf(ag)
+	if round == nil {
+		return nil
+	}
+	var out []string
+	for num := range round.declined.All() {
+		if fw := a.refusersByNum.at(num); fw != nil {
+			out = append(out, fw.id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// decline is RecoverResources's handler: the resources come back, as
+// recover gives them, and the framework joins the agent's round.
+func (a *Allocator) decline(fwID, agentID string, res resources.Resources, filter *Filter) error {
+	fw, ag, err := a.frameworkOn(fwID, agentID)
+	if err != nil {
+		return err
+	}
+	before := ag.version
+	if err := a.recover(fwID, agentID, res, filter, false); err != nil || res.IsEmpty() {
+		return err
+	}
+	a.noteDecline(fw, ag, before)
+	return nil
+}
