@@ -148,7 +148,8 @@ type run struct {
 	// periodic: an AllocateAll (see filterInForce).
 	periodic bool
 	offers   []offerRecord
-	// stage1 indexes the offers of stage one, which stage two may add to.
+	// stage1 indexes the offers that later ones may join: those of stage
+	// one, and those sized to a pending task (see record).
 	stage1        map[offerKey]int
 	offeredShared map[string]resources.Resources
 	stats         *RunStats
@@ -983,7 +984,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st)
+	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st == stageGuarantees || sizedFor >= 0)
 	if ag.hasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -1021,9 +1022,11 @@ func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
 	return l
 }
 
-// record adds an offer to the run; a stage-two offer to the same
-// framework, role and agent as a stage-one offer joins it.
-func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, st stage) {
+// record adds an offer to the run. An offer to the same framework, role
+// and agent as an earlier one that may be added to (joins: one of stage
+// one, or one sized to a pending task, after which the agent's next task
+// may go to the same framework) joins it.
+func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, joins bool) {
 	if r.stage1 != nil {
 		if i, ok := r.stage1[key]; ok {
 			merged := r.offers[i].res.Clone()
@@ -1031,9 +1034,12 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 			r.offers[i].res = merged.Frozen()
 			return
 		}
-		if st == stageGuarantees {
-			r.stage1[key] = len(r.offers)
+	}
+	if joins {
+		if r.stage1 == nil {
+			r.stage1 = map[offerKey]int{}
 		}
+		r.stage1[key] = len(r.offers)
 	}
 	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
 }

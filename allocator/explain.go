@@ -181,8 +181,14 @@ type ReasonGroup struct {
 	// Unmet, for ReasonHeadroom: the other roles whose guarantees are
 	// unmet, and by how much, now.
 	Unmet []RoleQuantities
-	// Left, for ReasonMinAllocatable: what was left on the first agent.
+	// Left, for ReasonMinAllocatable and ReasonNoFit: what was left on the
+	// first agent.
 	Left resources.Quantities
+	// Unfit, for ReasonNoFit in Explain of a framework: its pending tasks
+	// (what is left of its statement of demand now) that fit what was
+	// left on none of the agents; empty when each fits on some agent
+	// (and another pending task came first there), or nothing is pending.
+	Unfit []Pending
 	// Winner, WinnerRole, Share and WinnerShare, for ReasonFairness: the
 	// framework most often offered the agents instead (and its role), and
 	// the shares by which the sorter ordered them: the role's against the
@@ -207,7 +213,7 @@ type AgentReason struct {
 	Missing offer.Capabilities
 	// Offer: what the offer would have added of the resources quota
 	// governs (ReasonQuotaLimit, ReasonHeadroom), or what was left
-	// (ReasonMinAllocatable).
+	// (ReasonMinAllocatable, ReasonNoFit).
 	Offer resources.Quantities
 	// Winner and WinnerRole were offered the agent (ReasonFairness).
 	Winner, WinnerRole string
@@ -287,9 +293,28 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			}
 			b.add(reason, ar)
 		}
-		out.Roles = append(out.Roles, e.finish(&b, role, node, subject))
+		re := e.finish(&b, role, node, subject)
+		if pending, stated := fw.pendingIn(role); stated {
+			for i := range re.Reasons {
+				if re.Reasons[i].Reason == ReasonNoFit {
+					re.Reasons[i].Unfit = unfit(pending, b.left)
+				}
+			}
+		}
+		out.Roles = append(out.Roles, re)
 	}
 	return out, nil
+}
+
+// unfit returns the pending tasks of list that fit none of left.
+func unfit(list []Pending, left []resources.Quantities) []Pending {
+	var out []Pending
+	for _, p := range list {
+		if p.Count > 0 && !slices.ContainsFunc(left, func(q resources.Quantities) bool { return q.Contains(p.Resources) }) {
+			out = append(out, Pending{Resources: p.Resources.Clone(), Count: p.Count})
+		}
+	}
+	return out
 }
 
 // ExplainRole says why a role got what it got in the latest allocation
@@ -453,6 +478,9 @@ func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason,
 		return false, ReasonNothingLeft, ar
 	case fw.roles.has(node.path, suppressed):
 		return false, ReasonSuppressed, ar
+	case fw.waitsForNothing(node.path):
+		// Kept out of the role's sorter: nothing is pending.
+		return false, ReasonNoFit, ar
 	}
 	reason, ar := e.found(fw, node, ag, ar)
 	return false, reason, e.sharpen(fw, node, ag, &reason, ar)
@@ -530,7 +558,7 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 		if ar.Missing == 0 {
 			ar.Missing = e.a.agentMissing(fw, ag)
 		}
-	case ReasonQuotaLimit, ReasonHeadroom, ReasonMinAllocatable:
+	case ReasonQuotaLimit, ReasonHeadroom, ReasonMinAllocatable, ReasonNoFit:
 		ar.Offer = e.l.detailOf(p, kept).Clone()
 	}
 	return reason, ar
@@ -648,6 +676,8 @@ type groupBuilder struct {
 	offered int
 	groups  [numReasons]ReasonGroup
 	winners [numReasons]map[[2]string]int
+	// left is what was left on every agent of ReasonNoFit.
+	left []resources.Quantities
 }
 
 func (b *groupBuilder) add(reason Reason, ar AgentReason) {
@@ -664,8 +694,11 @@ func (b *groupBuilder) add(reason Reason, ar AgentReason) {
 	if !ar.Until.IsZero() && (g.Earliest.IsZero() || ar.Until.Before(g.Earliest)) {
 		g.Earliest = ar.Until
 	}
-	if reason == ReasonMinAllocatable && g.Count == 1 {
+	if (reason == ReasonMinAllocatable || reason == ReasonNoFit) && g.Count == 1 {
 		g.Left = ar.Offer
+	}
+	if reason == ReasonNoFit {
+		b.left = append(b.left, ar.Offer)
 	}
 	if reason == ReasonFairness {
 		if b.winners[reason] == nil {
@@ -837,7 +870,7 @@ func (x Explanation) Describe() string {
 					if !ar.Offer.IsEmpty() {
 						details = append(details, "would add "+ar.Offer.String())
 					}
-				case ReasonMinAllocatable:
+				case ReasonMinAllocatable, ReasonNoFit:
 					details = append(details, "left "+ar.Offer.String())
 				case ReasonFairness:
 					details = append(details, "to "+ar.Winner+" in "+ar.WinnerRole)
@@ -937,6 +970,16 @@ func (g ReasonGroup) phrase(role string, at time.Time) string {
 		return fmt.Sprintf("%d held back as headroom for the unmet guarantees of %s and %s", n, strings.Join(roles[:len(roles)-1], ", "), roles[len(roles)-1])
 	case ReasonMinAllocatable:
 		return fmt.Sprintf("%d below the minimum allocatable (%s left)", n, g.Left)
+	case ReasonNoFit:
+		switch {
+		case len(g.Unfit) == 1:
+			return fmt.Sprintf("%d where no pending task fits (%s fits on none)", n, g.Unfit[0].Resources)
+		case len(g.Unfit) > 1:
+			return fmt.Sprintf("%d where no pending task fits (%d shapes fit on none)", n, len(g.Unfit))
+		}
+		return fmt.Sprintf("%d where no pending task fits (%s left)", n, g.Left)
+	case ReasonDeclined:
+		return fmt.Sprintf("%d declined, offered to the others first", n)
 	case ReasonFairness:
 		to := "role " + g.WinnerRole
 		if g.WinnerRole == role {
