@@ -204,13 +204,16 @@
 // behind it; ExplainRole does the same for a role. The reasons, in order
 // of precedence (the most actionable first): the framework is inactive,
 // removed or joined after the run; it suppressed the role; it lacks a
-// capability (which); its offer constraints exclude the agent; a refusal
+// capability (which); its offer constraints exclude the agent; none of
+// the pending tasks it stated fits (which shapes fit on no agent), or
+// nothing is pending; a refusal
 // filter covered the agent (until when); the role is at a quota limit
 // (the limit, the consumption, what the offer would have added); what was
 // left was held back as headroom (for which roles' unmet guarantees, how
 // much); what was left was below the minimum allocatable (how much); it
-// lost to fairness (to which framework or role, with both shares); nothing
-// was left on the agent; the agent was left out of the run. An
+// lost to fairness (to which framework or role, with both shares); it
+// declined what the agent has and the others are offered it first (the
+// rotation after declines); nothing was left on the agent; the agent was left out of the run. An
 // explanation renders as a sentence: "web got nothing on 37 agents: 30 held
 // back as headroom for analytics's unmet guarantee (cpus:12), 7 refused
 // until 12:00:05".
@@ -250,6 +253,34 @@
 //     stand for Mesos's one recoverResources call with its isAllocated flag.
 //   - A run skipped while paused keeps its triggers for the next run.
 //   - Framework sorters are unweighted, as in Mesos; weights apply to roles.
+//   - The rotation after declines, on by default: a framework that
+//     declined (RecoverResources) an agent's resources, unchanged since,
+//     is offered them again only after every other framework that may be
+//     offered them has been offered them since. In Mesos a decliner that
+//     comes first in DRF order is offered the agent again as soon as its
+//     filter expires, so with refuse/interval decliners (or one decliner
+//     without a filter) a framework further down that could use the agent
+//     is never offered it (offer starvation; see rotation.go). A framework
+//     that can use an agent's leftover is offered it within as many runs
+//     as there are frameworks eligible for the agent. The round applies in
+//     the fair-share stage, counts a framework once across its roles, and
+//     is forgotten when the agent's resources change otherwise, or the
+//     framework revives, is deactivated or removed. Options.MesosOfferOrder
+//     gives Mesos's exact order; the tests that check Mesos's order after
+//     declines set it.
+//   - Demand (UpdateDemand): a framework may state the tasks it waits for
+//     in a role, as shapes with counts, which is Mesos's requestResources
+//     (REQUEST) with a count per request and no agent; Mesos's
+//     hierarchical allocator only logs those. A framework that states
+//     demand is offered an agent only where one of its pending tasks fits,
+//     each offer holds one task at a time and the agent is handed out task
+//     by task in DRF order, the DRF paper's progressive filling
+//     (Options.WholeOffers offers the whole leftover instead), and each
+//     task offered is counted off its statement, which the host states
+//     again after answering its offers. A statement with nothing pending
+//     keeps the framework out of the role's sorter, as suppression does. A
+//     framework that never states demand is offered as in Mesos. See
+//     demand.go.
 //
 // # Beyond Mesos (options, off by default)
 //
