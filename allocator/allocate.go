@@ -29,7 +29,9 @@ type RunStats struct {
 	Skips [numReasons]int
 	// Unchanged counts (agent, role) pairs skipped without looking at the
 	// role's frameworks, because every one of them was passed over there
-	// before and nothing that could change that has happened since.
+	// before and nothing that could change that has happened since, or
+	// because every framework that could be offered something there states
+	// demand and no pending task of theirs fits what the agent has.
 	Unchanged int
 	// Refused counts frameworks stepped over without a visit because their
 	// refusal filters were known to cover everything on the agent: each
@@ -148,9 +150,11 @@ type run struct {
 	// periodic: an AllocateAll (see filterInForce).
 	periodic bool
 	offers   []offerRecord
-	// stage1 indexes the offers that later ones may join: those of stage
-	// one, and those sized to a pending task (see record).
+	// stage1 indexes the offers of stage one, which stage two may add to.
 	stage1        map[offerKey]int
+	// agentOffers is where the fair-share stage's offers on the agent it
+	// is at begin in offers (see record).
+	agentOffers int
 	offeredShared map[string]resources.Resources
 	stats         *RunStats
 	// requiredHeadroom: the unmet guarantees of all roles.
@@ -177,6 +181,8 @@ type run struct {
 	// (demand.go), after which the agent's walk starts again.
 	deferred []deferredVisit
 	sized    bool
+	// floors are the roles' demand floors in this run (demandFloor).
+	floors map[*roleNode]floorEntry
 }
 
 type offerRecord struct {
@@ -678,6 +684,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 	a.cur = cursor{r: r, ag: ag}
+	r.agentOffers = len(r.offers)
 	for {
 		// An offer sized to a pending task (demand.go) stops the walk: the
 		// agent's next task goes to whoever is first in DRF order now.
@@ -713,6 +720,10 @@ func (a *Allocator) fairRole(role string) bool {
 		return true
 	}
 	if a.nobody(c.ag, node, fs, c.r, stageFairShare) {
+		return true
+	}
+	if !a.opts.CacheFree && a.fitsNoTask(c.r, c.ag, node) {
+		a.explain.visit(c.ag, node, stageFairShare, false)
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
@@ -984,7 +995,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st == stageGuarantees || sizedFor >= 0)
+	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
 	if ag.hasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -1023,23 +1034,33 @@ func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
 }
 
 // record adds an offer to the run. An offer to the same framework, role
-// and agent as an earlier one that may be added to (joins: one of stage
-// one, or one sized to a pending task, after which the agent's next task
-// may go to the same framework) joins it.
-func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, joins bool) {
+// and agent as one of stage one joins it (stage is the stage's offers, and
+// holds'), and so does one sized to a pending task (sized) with the
+// agent's earlier sized offers: those were made while the fair-share stage
+// was at the agent, so they are among the run's last offers, from
+// r.agentOffers on.
+func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, stage, sized bool) {
+	join := func(i int) {
+		merged := r.offers[i].res.Clone()
+		merged.Add(res)
+		r.offers[i].res = merged.Frozen()
+	}
 	if r.stage1 != nil {
 		if i, ok := r.stage1[key]; ok {
-			merged := r.offers[i].res.Clone()
-			merged.Add(res)
-			r.offers[i].res = merged.Frozen()
+			join(i)
 			return
 		}
-	}
-	if joins {
-		if r.stage1 == nil {
-			r.stage1 = map[offerKey]int{}
+		if stage {
+			r.stage1[key] = len(r.offers)
 		}
-		r.stage1[key] = len(r.offers)
+	}
+	if sized {
+		for i := r.agentOffers; i < len(r.offers); i++ {
+			if r.offers[i].key == key {
+				join(i)
+				return
+			}
+		}
 	}
 	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
 }

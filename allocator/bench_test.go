@@ -45,8 +45,13 @@ func portRanges(base, n int) string {
 // each running cpus:16;mem:2014;disk:1024 and 16 port ranges for a
 // round-robin framework.
 func declineSetup(tb testing.TB, agents, frameworks int, role string, extraUsed string) (*Allocator, *benchClock) {
-	return clusterSetup(tb, Options{}, agents, frameworks, func(int) string { return role }, extraUsed)
+	return clusterSetup(tb, Options{MesosOfferOrder: *declineMesosOrder}, agents, frameworks, func(int) string { return role }, extraUsed)
 }
+
+// declineMesosOrder runs the DeclineOffers benchmarks in Mesos's order,
+// without the rotation after declines: the two side by side give what the
+// rotation costs.
+var declineMesosOrder = flag.Bool("decline.mesos", false, "the DeclineOffers benchmarks run with Options.MesosOfferOrder")
 
 // declineSetupWith is declineSetup (role "r") on an allocator made with
 // opts.

@@ -186,3 +186,73 @@ func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Quan
 		a.syncActivation(fw, role)
 	}
 }
+
+// floorEntry is a role's demand floor in one run (see demandFloor).
+type floorEntry struct {
+	q  resources.Quantities
+	ok bool
+}
+
+// demandFloor returns, when every framework the role's walk could offer
+// something states demand in the role, the least of each resource that
+// all their pending tasks need: an agent whose leftover does not hold it
+// fits none of them, and the role's walk there would pass every framework
+// over one by one (ReasonNoFit). The walk is skipped instead (counted in
+// RunStats.Unchanged), so that a leftover nobody's task fits costs one
+// comparison an agent, not one a framework. It is worked out once a role
+// and run: offers within the run only use statements up, which can only
+// raise the floor, so the one found first stays a safe bound. A
+// cache-free allocator walks every role (see cachefree.go).
+func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool) {
+	if e, ok := r.floors[n]; ok {
+		return e.q, e.ok
+	}
+	var floor resources.Quantities
+	ok, first := true, true
+	n.frameworks.any(func(id string) bool {
+		fw := a.frameworks.Get(id)
+		if fw == nil || !fw.active || !fw.roles.has(n.path, subscribed) || fw.roles.has(n.path, suppressed) {
+			return false
+		}
+		list, stated := fw.pendingIn(n.path)
+		if !stated {
+			ok = false
+			return true
+		}
+		for _, p := range list {
+			if p.Count == 0 {
+				continue
+			}
+			if first {
+				floor, first = p.Resources.Clone(), false
+			} else {
+				floor = floor.Min(p.Resources)
+			}
+		}
+		return false
+	})
+	if r.floors == nil {
+		r.floors = map[*roleNode]floorEntry{}
+	}
+	r.floors[n] = floorEntry{floor, ok && !first}
+	return floor, ok && !first
+}
+
+// fitsNoTask reports whether the role's demand floor shows that none of
+// its frameworks' pending tasks fits what ag has for the role; such a
+// pair counts as unchanged.
+func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
+	floor, ok := a.demandFloor(r, n)
+	if !ok {
+		return false
+	}
+	available := ag.available
+	if ag.hasReserved {
+		available = available.AllocatableTo(n.path)
+	}
+	if available.ContainsQuantities(floor) {
+		return false
+	}
+	r.stats.Unchanged++
+	return true
+}

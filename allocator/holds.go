@@ -283,7 +283,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 						continue
 					}
 					a.heldToOffered(fw, ag, part)
-					a.record(r, ag, offerKey{fw.id, role, ag.id}, part.Frozen(), r.stage1 != nil)
+					a.record(r, ag, offerKey{fw.id, role, ag.id}, part.Frozen(), true, false)
 				}
 			}
 		}
