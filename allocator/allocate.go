@@ -151,10 +151,10 @@ type run struct {
 	periodic bool
 	offers   []offerRecord
 	// stage1 indexes the offers of stage one, which stage two may add to.
-	stage1        map[offerKey]int
+	stage1 map[offerKey]int
 	// agentOffers is where the fair-share stage's offers on the agent it
 	// is at begin in offers (see record).
-	agentOffers int
+	agentOffers   int
 	offeredShared map[string]resources.Resources
 	stats         *RunStats
 	// requiredHeadroom: the unmet guarantees of all roles.
@@ -633,7 +633,17 @@ type cursor struct {
 
 func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 	a.cur = cursor{r: r, ag: ag}
-	walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
+	for {
+		// As in the fair-share stage, an offer sized to a pending task
+		// starts the walk again, so that a role below its guarantee gets
+		// as many of its tasks as the agent holds.
+		r.sized = false
+		walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
+		if !r.sized || ag.available.IsEmpty() {
+			break
+		}
+	}
+	r.sized = false
 	a.cur = cursor{}
 }
 
@@ -664,7 +674,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	}
 	c.role, c.node, c.fs = role, node, fs
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
-	return true
+	return !c.r.sized
 }
 
 // guaranteeFramework is stage one's visit of a framework of the cursor's
@@ -679,7 +689,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 		return false
 	}
 	c.unsatisfied.Subtract(got)
-	return true
+	return !c.r.sized
 }
 
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {

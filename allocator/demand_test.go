@@ -151,3 +151,24 @@ func TestDemandJournalAndSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 }
+
+// A role below its guarantee gets as many of its tasks as the agent holds
+// in the guarantees stage, and nothing is held back as headroom once the
+// guarantee is met: g (guaranteed cpus:4;mem:4096) and o each get four
+// tasks of cpus:1;mem:1024 on one agent of cpus:8;mem:8192.
+func TestDemandMeetsGuaranteesTaskByTask(t *testing.T) {
+	a, err := allocator.New(allocator.Options{Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, a.AddAgent("n1", allocator.AgentInfo{}, resources.MustParse("cpus:8;mem:8192", "*"), nil))
+	require.NoError(t, a.UpdateQuota("g", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:4;mem:4096")}))
+	for _, id := range []string{"g", "o"} {
+		require.NoError(t, a.AddFramework(id, allocator.FrameworkInfo{Roles: []string{id}}, nil, allocator.Active))
+		require.NoError(t, a.UpdateDemand(id, id, []allocator.Pending{pending("cpus:1;mem:1024", 10)}))
+	}
+	res := a.AllocateAll()
+	require.Len(t, res.Offers, 2)
+	for _, o := range res.Offers {
+		require.Equal(t, "cpus:4; mem:4096", o.Resources.Quantities().String(), o.FrameworkID)
+	}
+	require.Zero(t, res.Stats.Skips[allocator.ReasonHeadroom])
+}

@@ -25,6 +25,9 @@
 //     on with its offers. A module of its own (go run . in its directory),
 //     so that the library does not depend on raft.
 //   - reclaim: Options.Reclaim ends other roles' tasks for a guarantee and for fair shares.
+//   - fairness: offer starvation behind declines and the rotation that
+//     ends it; greedy frameworks on blind offers and with demand
+//     (UpdateDemand), against DRF's progressive filling.
 //
 // The host loop of the README is Example_hostLoop in this package.
 package examples

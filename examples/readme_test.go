@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,11 +28,25 @@ func Example_hostLoop() {
 		check(a.AddAgent(id, allocator.AgentInfo{}, resources.MustParse("cpus:4;mem:8192", "*"), nil))
 	}
 	pending := map[string][]placement.Task{} // each framework's tasks waiting for offers
+	// What a framework waits for, as UpdateDemand takes it: its pending
+	// tasks, those that need the same resources counted together.
+	shapes := func(tasks []placement.Task) []allocator.Pending {
+		var out []allocator.Pending
+		for _, t := range tasks {
+			if i := slices.IndexFunc(out, func(p allocator.Pending) bool { return p.Resources.Equal(t.Resources) }); i >= 0 {
+				out[i].Count++
+			} else {
+				out = append(out, allocator.Pending{Resources: t.Resources, Count: 1})
+			}
+		}
+		return out
+	}
 	for _, fw := range []string{"batch", "web"} {
 		check(a.AddFramework(fw, allocator.FrameworkInfo{Roles: []string{fw}}, nil, allocator.Active))
 		for i := range 5 {
 			pending[fw] = append(pending[fw], placement.Task{ID: fmt.Sprintf("%s-%d", fw, i), Resources: resources.MustParseQuantities("cpus:1;mem:1024")})
 		}
+		check(a.UpdateDemand(fw, fw, shapes(pending[fw]))) // offers go where its tasks fit, sized to them
 	}
 	decline := &allocator.Filter{Refuse: 5 * time.Second}
 	for interval := range 3 { // every allocation interval; events arrive in between
@@ -48,15 +63,18 @@ func Example_hostLoop() {
 			for _, o := range placed.Unused {
 				check(a.RecoverResources(fw, o.AgentID, o.Resources, decline))
 			}
-			if pending[fw] = placed.Unplaced(pending[fw]); len(pending[fw]) == 0 {
-				check(a.SuppressOffers(fw)) // nothing left to run: no more offers until it revives
-			}
+			// Its offers answered, it states what still waits; with
+			// nothing left it is offered nothing until it states more.
+			pending[fw] = placed.Unplaced(pending[fw])
+			check(a.UpdateDemand(fw, fw, shapes(pending[fw])))
 		}
 		check(a.EndTask("web", fmt.Sprintf("web-%d", interval))) // a status update: a task finished
 	}
 	// Output:
-	// 0 batch launched 4 on agent-2
-	// 0 web launched 4 on agent-1
+	// 0 batch launched 2 on agent-1
+	// 0 batch launched 2 on agent-2
+	// 0 web launched 2 on agent-1
+	// 0 web launched 2 on agent-2
 	// 1 web launched 1 on agent-1
 	// 2 batch launched 1 on agent-1
 }
