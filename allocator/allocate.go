@@ -175,11 +175,11 @@ type run struct {
 	// indexed: the current walk stepped over frameworks through the
 	// refusal index.
 	indexed bool
-	// deferred are the frameworks the fair-share stage held back on the
-	// agent it is allocating, for the agent's round of declines
+	// heldBack counts the frameworks the fair-share stage's last walk of
+	// the agent it is at held back for the agent's round of declines
 	// (rotation.go); sized says an offer was sized to a pending task
 	// (demand.go), after which the agent's walk starts again.
-	deferred []deferredVisit
+	heldBack int
 	sized    bool
 	// floors are the roles' demand floors in this run (demandFloor).
 	floors map[*roleNode]floorEntry
@@ -695,19 +695,27 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 	a.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
+	a.walkAgent(r, ag)
+	if a.endRound(r, ag) {
+		// The frameworks the round held back are offered what is left,
+		// as any others would be.
+		a.walkAgent(r, ag)
+	}
+	a.cur = cursor{}
+}
+
+// walkAgent walks the roles on the cursor's agent in the fair-share stage.
+func (a *Allocator) walkAgent(r *run, ag *agent) {
 	for {
 		// An offer sized to a pending task (demand.go) stops the walk: the
 		// agent's next task goes to whoever is first in DRF order now.
 		r.sized = false
-		clear(r.deferred)
-		r.deferred = r.deferred[:0]
+		r.heldBack = 0
 		walk(a.roleSorter.Sorter, a.visitFairRole)
 		if !r.sized || ag.available.IsEmpty() {
 			break
 		}
 	}
-	a.cur = cursor{}
-	a.endRound(r, ag)
 }
 
 // fairRole is stage two's visit of a role on the cursor's agent.
@@ -986,11 +994,14 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
 		}
-		if cutByLimit || cutByHeadroom || cutByShare {
+		if cutByLimit || cutByHeadroom || cutByShare || sizedFor >= 0 {
 			// The filter covers an offer cut down, to a limit or the
 			// headroom (which events elsewhere, quota or other roles'
-			// consumption, can widen) or to an offer share (in an order
-			// drawn for this run): the verdict on the agent is not kept.
+			// consumption, can widen), to an offer share (in an order
+			// drawn for this run), or to the first pending task that fits
+			// (which, on a smaller leftover, may be another task the
+			// filter does not cover): the verdict on the agent is not
+			// kept.
 			r.stable = false
 		}
 		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
@@ -1000,7 +1011,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		// round ends in this run if nobody else takes the agent, so the
 		// verdict is not kept.
 		r.stable = false
-		r.deferred = append(r.deferred, deferredVisit{fw: fw, role: role, node: node, fs: fs})
+		r.heldBack++
 		return a.passOver(r, fw, ag, node, st, ReasonDeclined, resources.Quantities{})
 	}
 

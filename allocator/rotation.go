@@ -97,38 +97,19 @@ func (a *Allocator) leaveRounds(fw *framework) {
 	}
 }
 
-// deferredVisit is a framework the fair-share stage held back on the
-// agent it is allocating, for the agent's round.
-type deferredVisit struct {
-	fw   *framework
-	role string
-	node *roleNode
-	fs   *trackedSorter
-}
-
 // endRound is called when the fair-share stage has walked every role on
-// the cursor's agent: if it held frameworks back for the agent's round
-// and something is still left, the round ends and they are offered what
-// is left, in the order they were met (DRF order).
-func (a *Allocator) endRound(r *run, ag *agent) {
-	held := r.deferred
-	r.deferred = r.deferred[:0]
-	if len(held) == 0 || ag.available.IsEmpty() {
-		clear(held)
-		return
+// the agent: if it held frameworks back for the agent's round and
+// something is still left, the round ends (it is emptied) and endRound
+// says so: the stage then walks the agent again, and offers what is left
+// in DRF order to whoever can take it, the frameworks held back included.
+func (a *Allocator) endRound(r *run, ag *agent) bool {
+	if r.heldBack == 0 || ag.available.IsEmpty() {
+		return false
 	}
 	if round := roundOf(ag); round != nil {
 		round.declined.Reset()
 	}
-	for _, d := range held {
-		if ag.available.IsEmpty() {
-			break
-		}
-		if out, _ := a.offerTo(r, ag, d.fw, d.role, d.node, d.fs, stageFairShare, resources.Quantities{}); out == exhausted {
-			continue
-		}
-	}
-	clear(held)
+	return true
 }
 
 // roundMembers returns the ids of the frameworks in ag's round, for a
