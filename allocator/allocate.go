@@ -695,11 +695,14 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 	a.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
+	first := len(a.explain.passes)
 	a.walkAgent(r, ag)
 	if a.endRound(r, ag) {
 		// The frameworks the round held back are offered what is left,
 		// as any others would be.
+		second := len(a.explain.passes)
 		a.walkAgent(r, ag)
+		a.settleHeldBack(r, ag, first, second)
 	}
 	a.cur = cursor{}
 }
@@ -741,7 +744,7 @@ func (a *Allocator) fairRole(role string) bool {
 		return true
 	}
 	if !a.opts.CacheFree && a.fitsNoTask(c.r, c.ag, node) {
-		a.explain.visit(c.ag, node, stageFairShare, false)
+		a.explain.unfit(c.ag, node)
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
@@ -851,6 +854,16 @@ func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, s
 func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, fs *trackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
 		return passed, resources.Quantities{}
+	}
+	if st == stageFairShare && len(r.offers) > r.agentOffers && a.offeredHere(r, fw, role) {
+		// A walk after an offer sized to a pending task (demand.go) meets
+		// frameworks offered something here already: only one whose
+		// offers are sized to its tasks may be offered more, in the same
+		// offer; the others had what the stage gives them here.
+		if _, stated := fw.pendingIn(role); !stated || a.opts.WholeOffers {
+			r.stable = false // no pass of its own: not a verdict to keep
+			return passed, resources.Quantities{}
+		}
 	}
 	if fw.info.Constraints != nil {
 		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
@@ -974,13 +987,20 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if pending, stated := fw.pendingIn(role); stated {
 		i := pendingFit(pending, toOffer)
 		if i < 0 {
+			if cutByLimit || cutByHeadroom || cutByShare {
+				// Cut down: what is left may grow without the agent
+				// changing (see the filtered case below).
+				r.stable = false
+			}
 			return a.passOver(r, fw, ag, node, st, ReasonNoFit, toOffer.Quantities())
 		}
 		if !a.opts.WholeOffers {
 			// A disk that does not split (a MOUNT disk, a volume) may hold
 			// the task whole but not be cut to it: the offer is then not
 			// sized.
-			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) {
+			// Nor is one that would fall below the minimum allocatable
+			// resources: the whole leftover is offered instead.
+			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) && a.allocatable(sized, role, fw) {
 				toOffer, whole, sizedFor = sized, false, i
 				if st == stageGuarantees {
 					quota, _ := sized.QuotaPart()
@@ -1075,7 +1095,7 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 			r.stage1[key] = len(r.offers)
 		}
 	}
-	if sized {
+	if sized || !stage {
 		for i := r.agentOffers; i < len(r.offers); i++ {
 			if r.offers[i].key == key {
 				join(i)

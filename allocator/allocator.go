@@ -708,6 +708,9 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		a.forgetFilters(fw, role)
 		fw.roles.unmark(role, suppressed)
 		delete(fw.demand, role)
+		if len(fw.demand) == 0 {
+			fw.demand = nil
+		}
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)

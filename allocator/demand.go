@@ -215,7 +215,10 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 			return false
 		}
 		list, stated := fw.pendingIn(n.path)
-		if !stated {
+		if _, own := fw.info.MinAllocatable[n.path]; !stated || own {
+			// A framework without demand may take anything; one with
+			// minimum allocatable resources of its own may be passed over
+			// for them first.
 			ok = false
 			return true
 		}
@@ -240,8 +243,17 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 
 // fitsNoTask reports whether the role's demand floor shows that none of
 // its frameworks' pending tasks fits what ag has for the role; such a
-// pair counts as unchanged.
+// pair counts as unchanged. It is used only where the walk would pass
+// every framework over for that and nothing before it (see offerTo's
+// order): not with quota, which may cut an offer below the minimum
+// allocatable first, nor on agents whose shared, revocable or refined
+// resources a framework may be unable to take, nor where what is left is
+// below the minimum allocatable. (Constraints and capabilities for the
+// whole agent come first in the walk too: Explain finds those itself.)
 func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
+	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined {
+		return false
+	}
 	floor, ok := a.demandFloor(r, n)
 	if !ok {
 		return false
@@ -250,9 +262,24 @@ func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
 	if ag.hasReserved {
 		available = available.AllocatableTo(n.path)
 	}
-	if available.ContainsQuantities(floor) {
+	if available.ContainsQuantities(floor) || !a.allocatable(available, n.path, nobodyFramework) {
 		return false
 	}
 	r.stats.Unchanged++
 	return true
+}
+
+// nobodyFramework stands for a framework without minimum allocatable
+// resources of its own: allocatable then checks the global ones.
+var nobodyFramework = &framework{}
+
+// offeredHere reports whether the fair-share stage has offered fw
+// something in role on the agent it is at.
+func (a *Allocator) offeredHere(r *run, fw *framework, role string) bool {
+	for i := r.agentOffers; i < len(r.offers); i++ {
+		if k := r.offers[i].key; k.framework == fw.id && k.role == role {
+			return true
+		}
+	}
+	return false
 }

@@ -429,7 +429,9 @@ func (a *Allocator) explainer() *explainer {
 		e.offersOn[o.key.agent] = append(e.offersOn[o.key.agent], i)
 	}
 	for i, p := range l.passes {
-		e.passes[passKey{p.fw.id, p.node.path, p.ag.id, p.stage}] = i
+		if p.reason != ReasonNone { // dropped (see settleHeldBack)
+			e.passes[passKey{p.fw.id, p.node.path, p.ag.id, p.stage}] = i
+		}
 	}
 	for i, v := range l.visits {
 		e.visits[visitKey{v.node.path, v.ag.id, v.stage}] = i
@@ -567,6 +569,12 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 // fromVisit is the reason of a framework that a visit of its role on the
 // agent did not pass over one by one.
 func (e *explainer) fromVisit(fw *framework, node *roleNode, ag *agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
+	if v.kind == visitUnfit {
+		// Its walk would have passed every framework over for that (the
+		// floor is only used where nothing else would come first; see
+		// demandFloor).
+		return ReasonNoFit, ar
+	}
 	if v.kind == visitUnchanged && v.cached != nil {
 		for _, p := range v.cached.passes {
 			if p.fw.id == fw.id {

@@ -85,6 +85,7 @@ type visitKind uint8
 const (
 	visitWalked    visitKind = iota // the role's frameworks were walked, no offer made
 	visitUnchanged                  // skipped: nobody could take anything, nothing changed
+	visitUnfit                      // skipped: no pending task of the role's frameworks fits (demandFloor)
 )
 
 // visitRecord says that a run looked at a role on an agent.
@@ -158,6 +159,13 @@ func (l *explainLog) missing(before int, caps offer.Capabilities) {
 func (l *explainLog) visit(ag *agent, node *roleNode, st stage, indexed bool) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
+}
+
+// unfit logs an (agent, role) pair skipped through the role's demand
+// floor.
+func (l *explainLog) unfit(ag *agent, node *roleNode) {
+	l.grow()
+	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnfit, stage: stageFairShare})
 }
 
 // unchanged logs an (agent, role) pair skipped through its nobody entry.

@@ -18,9 +18,12 @@ const maxFuzzEvents = 64
 // use, an offer accepted after it was declined, a task ended twice, quota
 // guarantees at and past the bound, quota changed right after runs, a role
 // left and joined again, held resources beside a filter, an agent refused
-// by many frameworks of a role). No input may panic or break a property:
-// the checks include the cache-free twin and work conservation. The seeds are generated sequences of every configuration and
-// every corner; run it longer with
+// by many frameworks of a role). Every kind of event has values of the
+// first byte (statements of demand among them). No input may panic or
+// break a property: the checks include the cache-free twin and work
+// conservation. The seeds are generated sequences of every configuration,
+// every corner, and frameworks that state demand, launch their pending
+// tasks and state what is left again; run it longer with
 //
 //	go test -run XXX -fuzz FuzzAllocatorEvents -fuzztime 5m ./allocator
 func FuzzAllocatorEvents(f *testing.F) {
@@ -43,6 +46,7 @@ func FuzzAllocatorEvents(f *testing.F) {
 			}})
 			f.Add(append(append([]byte{byte(i)}, setup...), byte(224+int(corner)), byte(i), byte(corner), 3, 1))
 		}
+		f.Add(append([]byte{byte(i)}, allocatortest.EncodeBiased(demandSeed(int64(i)))...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := propertyConfigs[0]
@@ -59,4 +63,29 @@ func FuzzAllocatorEvents(f *testing.F) {
 			t.Fatalf("%v\nconfiguration %q, sequence:\n%s", err, c.Name, s)
 		}
 	})
+}
+
+// demandSeed is a sequence in which two frameworks state demand (one
+// valid statement each, of two shapes), are offered, launch their pending
+// tasks, decline and state what is left again.
+func demandSeed(seed int64) allocatortest.Sequence {
+	ev := func(k allocatortest.Kind, a, b, c, d uint8) allocatortest.Event {
+		return allocatortest.Event{Kind: k, Args: [4]uint8{a, b, c, d}}
+	}
+	return allocatortest.Sequence{Seed: seed, Events: []allocatortest.Event{
+		ev(allocatortest.AddAgent, 0, 15, 0, 0),
+		ev(allocatortest.AddAgent, 1, 14, 0, 0),
+		ev(allocatortest.AddFramework, 0, 0xff, 0xff, 0),
+		ev(allocatortest.AddFramework, 1, 0xff, 0x1f, 0),
+		ev(allocatortest.UpdateDemand, 0, 0, 9, 5),
+		ev(allocatortest.UpdateDemand, 1, 0, 17, 6),
+		ev(allocatortest.AllocateAll, 0, 0, 0, 0),
+		ev(allocatortest.AcceptOffer, 0, 0, 0, 0),
+		ev(allocatortest.DeclineOffer, 0, 1, 0, 0),
+		ev(allocatortest.UpdateDemand, 0, 0, 7, 5),
+		ev(allocatortest.UpdateDemand, 1, 0, 7, 6),
+		ev(allocatortest.AllocateAll, 0, 0, 0, 0),
+		ev(allocatortest.AcceptOffer, 0, 0, 0, 0),
+		ev(allocatortest.AllocateAll, 0, 0, 0, 0),
+	}}
 }

@@ -112,6 +112,34 @@ func (a *Allocator) endRound(r *run, ag *agent) bool {
 	return true
 }
 
+// settleHeldBack corrects Explain's record of the frameworks the round
+// held back on ag, once the round has ended and the agent was walked
+// again: passes[first:second] are the first walk's. A framework the second
+// walk passed over or offered something has that as its record, which
+// comes later. One it did not reach was not held back for the round in the
+// end: its role was capped in the meantime (the cap is its reason), or
+// skipped for what its frameworks wait for, or the agent was taken first;
+// its pass is dropped, and Explain finds those from the visits and offers.
+func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
+	passes := a.explain.passes
+	for i := first; i < second && i < len(passes); i++ {
+		p := &passes[i]
+		if p.reason != ReasonDeclined || p.ag != ag {
+			continue
+		}
+		if a.offeredHere(r, p.fw, p.node.path) || slices.ContainsFunc(passes[second:], func(q passRecord) bool {
+			return q.ag == ag && q.fw == p.fw && q.node == p.node
+		}) {
+			continue
+		}
+		if p.node.cappedRun == r.id {
+			p.reason = p.node.cappedBy
+			continue
+		}
+		p.reason = ReasonNone
+	}
+}
+
 // roundMembers returns the ids of the frameworks in ag's round, for a
 // snapshot.
 func (a *Allocator) roundMembers(ag *agent) []string {

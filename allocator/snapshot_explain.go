@@ -236,7 +236,7 @@ func kept(np *nobodyPasses) *nobodyPasses {
 func (sn *snapState) checkExplain() error {
 	l := &sn.a.explain
 	for _, v := range l.visits {
-		if v.kind > visitUnchanged || v.stage > stageFairShare {
+		if v.kind > visitUnfit || v.stage > stageFairShare {
 			return fmt.Errorf("a visit of kind %d in stage %d", v.kind, v.stage)
 		}
 		if v.cached != nil {

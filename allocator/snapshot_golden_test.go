@@ -56,19 +56,19 @@ var goldenStates = []goldenState{
 	}, sha256: "bdfe843ef84e479e496f5e6c8c3778837209545374354e801cc4c06128fbe1ed"},
 	{name: "all events seed 1", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "all events"), 1, 400)
-	}, sha256: "72d0de18461061325ab836ab52a8e3b5933fd419cbb0e9a677cb32511726ca96"},
+	}, sha256: "2ed9e5ad5bfae822ee53e142966c0df2c8d11e828e9095bdcf8ad3800660f6ae"},
 	{name: "beyond Mesos seed 2", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "beyond Mesos"), 2, 400)
-	}, sha256: "cfabc7fbb57f2dca9c423d613e549983aaa30db32a221f098bd83ba1e820d4e1"},
+	}, sha256: "ab1708531bb2903a6578418b505b533ac765c07de03968f23afa84eb2c01bdff"},
 	{name: "many frameworks seed 3", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "one role, many frameworks"), 3, 400)
-	}, sha256: "976be084f2fddad387b55006e74be3632fd25297f630762419777fdb3ca9d2cb"},
+	}, sha256: "229872d76fed122e63ab9d7248fc9244a5543b12233c9fe74bfb4ae293c0357a"},
 	{name: "reclaim", make: reclaimSnapshot,
 		sha256: "e64b514adfb56b9d7a20520f042ffb10caafcac77bd7c8e86eff49e5e9f04294"},
 	{name: "random sorter seed 4", make: func(tb testing.TB) []byte {
 		return snapshotOfSequence(tb, configNamed(tb, "random sorter"), 4, 400)
 	}, with: allocator.RestoreOptions{RoleSorter: randomSorter, FrameworkSorter: randomSorter},
-		sha256: "3ffc00bead9ed501fde1c9ef218abf791d9376ccb41c72296c2a9d641ed5d063"},
+		sha256: "9ef13eeb01666048715a0c1a3a3a2c82b67f1e1d38415e691c7564386ba8e9a1"},
 }
 
 // TestSnapshotGolden pins the snapshot format: the states above must save

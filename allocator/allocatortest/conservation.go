@@ -33,11 +33,17 @@ import (
 //     not split, as cuts otherwise decide what the offer would hold);
 //   - a capability: the agent has GPUs or is in another region, or all
 //     that is free needs a capability the framework lacks;
-//   - offer constraints that exclude the agent.
+//   - offer constraints that exclude the agent;
+//   - demand: the framework stated what it waits for in the role
+//     (UpdateDemand) and none of the tasks left of it fits what is free
+//     (or offers may be cut, which decides what they hold), or it waits
+//     for nothing.
 //
 // "Lost to fairness" and "nothing left" are no reasons while something the
 // role could take is free: the run goes on to the next framework and the
-// next role until the agent is empty.
+// next role until the agent is empty. Nor is the rotation after declines
+// ("declined"): a run that has walked every framework on an agent with
+// something still left offers it to those it held back.
 
 // checkConservation checks an AllocateAll that made res; before holds the
 // roles and the filters before it.
@@ -158,6 +164,8 @@ func (c conservationCase) check(found explained, ok bool) error {
 	case allocator.ReasonConstraints:
 		cs, has := c.h.fwInfo[c.f.ID].Constraints[c.role]
 		holds = has && !admits(cs, c.h.agentInfo[c.v.ID].Attributes)
+	case allocator.ReasonNoFit:
+		holds = c.noFit()
 	}
 	if !holds {
 		return fmt.Errorf("Explain says %s, which the views do not bear out", found.reason)
@@ -187,6 +195,23 @@ func (c conservationCase) incapable() bool {
 		return true
 	}
 	return c.usable().IsEmpty()
+}
+
+// noFit reports whether the framework stated demand in the role and none
+// of what is left of it fits what is free that it can take (or offers may
+// be cut). What is left after the run was pending when the run passed the
+// framework over, and what is free then was free at the pass too.
+func (c conservationCase) noFit() bool {
+	left, err := c.h.a.Demand(c.f.ID)
+	if err != nil {
+		return false
+	}
+	list, stated := left[c.role]
+	if !stated {
+		return false
+	}
+	usable := c.usable()
+	return c.cut || !slices.ContainsFunc(list, func(p allocator.Pending) bool { return usable.ContainsQuantities(p.Resources) })
 }
 
 // usable is what is free that the framework can take: revocable resources

@@ -1,6 +1,7 @@
 package allocatortest
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/allot-go/allot/allocator"
@@ -62,7 +63,8 @@ func (h *Harness) onPauseResume(ev Event, s Views, eff *effects) {
 }
 
 // onSnapshotRestore saves the harness's allocator and restores the
-// snapshot into a new one, which must hold the same state. The harness
+// snapshot into a new one, which must hold the same state and save the
+// same bytes. The harness
 // carries on with its own allocator (others may hold it: a Runner, a test
 // comparing it with a copy); that a restored allocator goes on as the
 // saved one is the allocator's own property test's concern.
@@ -82,6 +84,10 @@ func (h *Harness) onSnapshotRestore(ev Event, s Views, eff *effects) {
 	restored.Fingerprint(&after)
 	if !before.Equal(&after) {
 		eff.fail("the restored allocator's fingerprint differs from the saved one's")
+	} else if again, err := restored.Snapshot(); err != nil || !bytes.Equal(again, data) {
+		// What the fingerprint and Describe do not cover (statements of
+		// demand, rounds of declines, caches) is in the bytes.
+		eff.fail("the restored allocator saves other bytes (%d, was %d; %v)", len(again), len(data), err)
 	} else if want, got := h.a.Describe(), restored.Describe(); got != want {
 		eff.fail("the restored allocator differs from the saved one:\n%s\nwas:\n%s", got, want)
 	} else {

@@ -80,9 +80,12 @@
 // that the run changed nothing but what frameworks are offered, and the
 // rules that depend on what the harness told the allocator (GPUs,
 // regions, minimum allocatable resources, offer constraints, the
-// whitelist, pausing). Events check their own rules too: a task ended
-// twice or never launched, AcceptEach's dropped operations, quota
-// guarantees past resources.MaxTotal.
+// whitelist, pausing, and offers to a framework that stated demand only
+// where one of its pending tasks fits). Events check their own rules too:
+// a task ended twice or never launched, AcceptEach's dropped operations,
+// quota guarantees past resources.MaxTotal, Demand returning what was
+// just stated (and unchanged by a statement refused), a snapshot that
+// restores to an allocator saving the same bytes.
 //
 // Those checks prove that nothing is given out twice. Three more prove
 // that nothing is left idle that a framework could take:
@@ -90,10 +93,11 @@
 //   - the cache-free twin (twin.go): the harness feeds the allocator's
 //     journal to an allocator made with allocator.Options.CacheFree, which
 //     works every run out from the state; after every step the two states
-//     must be the same, and every run must make the same offers and leave
-//     the same roles' figures and shares. A cached answer that outlives
-//     the event that should have ended it shows at the first run that
-//     reads it;
+//     must be the same (with what is left of the statements of demand,
+//     which the fingerprint does not cover), and every run must make the
+//     same offers and leave the same roles' figures and shares. A cached
+//     answer that outlives the event that should have ended it shows at
+//     the first run that reads it;
 //   - the next run (nextrun.go): after every step (with Fast, every
 //     Options.OracleEvery steps), two copies restored from the allocator's
 //     snapshot, one with the caches it keeps and one without, must make
@@ -105,7 +109,8 @@
 //     framework that could take them was kept off by a rule that Explain
 //     names and the views bear out (a filter, a limit, headroom for a
 //     guarantee unmet at the run's start, the minimum allocatable
-//     resources, a capability, offer constraints, suppression).
+//     resources, a capability, offer constraints, suppression, a
+//     statement of demand none of whose tasks fits).
 //
 // A SnapshotRestore event keeps the restored allocator as a twin too: for
 // the rest of the sequence it must make the same offers, render the same

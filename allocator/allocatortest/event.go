@@ -68,11 +68,15 @@ const (
 	Allocate
 	AllocateAll
 	// DeclineOffer gives back an outstanding offer (Args[0]), whole or in part
-	// (Args[1]), with a refusal filter chosen by Args[2].
+	// (Args[1]), with a refusal filter chosen by Args[2]; or, now and then
+	// (Args[3]), the master rescinds an outstanding offer (Args[0]) with
+	// RescindOffer, as at its offer timeout.
 	DeclineOffer
 	// AcceptOffer launches a task on part of an outstanding offer (Args[0],
 	// amount Args[1], volumes by Args[2]) and gives back the rest with a
-	// filter (Args[3]).
+	// filter (Args[3]). A framework whose host waits to run tasks it
+	// stated in the offer's role (UpdateDemand) launches instead as many
+	// of them as the offer holds, in the statement's order.
 	AcceptOffer
 	// Operate applies a framework's operations to an outstanding offer
 	// (Args[0]) with UpdateAllocation: reserve, refine, unreserve, create
@@ -146,13 +150,27 @@ const (
 	Preempt
 	// SnapshotRestore saves the allocator with Snapshot and restores the
 	// snapshot into a new allocator, whose state must be the saved one's
-	// (fingerprint and Describe).
+	// (fingerprint and Describe) and which must save the same bytes.
 	SnapshotRestore
 	// Corners stands for a Corner (Args[0] picks it, the other arguments
 	// and Args[0]>>4 are its arguments): GenSequence, Decode and
 	// DecodeBiased expand it into the corner's events, so it never reaches
 	// a harness from them; a Harness steps over one as over nothing.
 	Corners
+	// UpdateDemand states what a framework (Args[0]) waits for in one of
+	// its roles (Args[1]) with UpdateDemand: by Args[2], nothing (the
+	// framework then waits for nothing in the role), what its host still
+	// waits to run of its last statement (the tasks stated less those it
+	// launched since, as a host states its demand again after answering
+	// its offers), or one to three new shapes of small cpus, mem, disk
+	// and gpus with counts from one to six, drawn from Args[1..3]. Now
+	// and then (Args[3] modulo 32) the statement is invalid: a count of
+	// zero, a shape of no resources, more than allocator.MaxPending
+	// shapes, a role the framework does not subscribe to, or an unknown
+	// framework, which must fail with the error it names and change
+	// nothing. A framework that stated demand launches its pending tasks
+	// on the offers it accepts (AcceptOffer).
+	UpdateDemand
 
 	// NumKinds is the number of event kinds.
 	NumKinds
@@ -182,6 +200,7 @@ var kindNames = [NumKinds]string{
 	Whitelist: "whitelist", PauseResume: "pause-resume", BadInput: "bad-input",
 	EndTask: "end-task", AcceptEach: "accept-each", Overflow: "overflow",
 	Preempt: "preempt", SnapshotRestore: "snapshot-restore", Corners: "corners",
+	UpdateDemand: "update-demand",
 }
 
 // String returns the kind's name in event text, such as "add-agent".

@@ -42,6 +42,7 @@ func (h *Harness) onAddFramework(ev Event, s Views, eff *effects) {
 	err := h.a.AddFramework(id, info, used, allocator.Activation(active))
 	if err == nil {
 		h.fwInfo[id], h.fwStale = info, true
+		h.forgetDemand(id, nil)
 	}
 	h.record(eff, err, "AddFramework(%s, roles %q, caps %s, principal %q, suppressed %q, used %v, active %v)", id, info.Roles, info.Capabilities, info.Principal, info.SuppressedRoles, used, active)
 }
@@ -52,6 +53,7 @@ func (h *Harness) onRemoveFramework(ev Event, s Views, eff *effects) {
 	if err == nil {
 		delete(h.fwInfo, id)
 		h.fwStale = true
+		h.forgetDemand(id, nil)
 	}
 	h.record(eff, err, "RemoveFramework(%s)", id)
 }
@@ -97,6 +99,7 @@ func (h *Harness) onUpdateFramework(ev Event, s Views, eff *effects) {
 	err := h.a.UpdateFramework(id, info)
 	if err == nil {
 		h.fwInfo[id] = info
+		h.forgetDemand(id, info.Roles)
 	}
 	h.record(eff, err, "UpdateFramework(%s, roles %q, caps %s, suppressed %q)", id, info.Roles, info.Capabilities, info.SuppressedRoles)
 }

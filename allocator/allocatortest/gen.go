@@ -25,9 +25,9 @@ type Mix [NumKinds]int
 // filters, accepted, operated on) about as often as they are made, the
 // cluster changes slowly, bad input appears now and then, and now and
 // then a Corner's events come in a row. The kinds added last (EndTask,
-// AcceptEach, Overflow, Preempt, SnapshotRestore, Corners) change what a
-// seed draws; with their weights set to zero, GenSequence draws from a
-// seed the sequences it drew before they were added.
+// AcceptEach, Overflow, Preempt, SnapshotRestore, Corners, UpdateDemand)
+// change what a seed draws; with their weights set to zero, GenSequence
+// draws from a seed the sequences it drew before they were added.
 func DefaultMix() Mix {
 	return Mix{
 		AddAgent: 5, RemoveAgent: 2, UpdateAgent: 3, ActivateAgent: 2, DeactivateAgent: 1,
@@ -39,7 +39,7 @@ func DefaultMix() Mix {
 		Suppress: 2, Revive: 3, SetQuota: 4, SetWeights: 2, Advance: 8,
 		Maintenance: 1, RespondInverse: 2, Whitelist: 1, PauseResume: 1, BadInput: 4,
 		EndTask: 6, AcceptEach: 6, Overflow: 1, Preempt: 3, SnapshotRestore: 1,
-		Corners: 3,
+		Corners: 3, UpdateDemand: 4,
 	}
 }
 
@@ -248,10 +248,12 @@ type Config struct {
 //   - "operations": mostly operations on offers (reservations,
 //     refinements, volumes and shared volumes, resizes); before a shared
 //     volume is destroyed, the harness rescinds the offers that hold it,
-//     as Mesos's master does;
+//     as Mesos's master does; offers to frameworks that state demand hold
+//     everything left for them (WholeOffers);
 //   - "random sorter": the random sorter, fairness exclusions, a region,
 //     GPUs offered to all, no minimum allocatable resources and a longer
-//     interval; quota on top-level roles only, as in Mesos;
+//     interval; quota on top-level roles only and offers in Mesos's order
+//     after declines (MesosOfferOrder), as in Mesos;
 //   - "nested roles": DRF with fairness exclusions and one deep family of
 //     roles, each with quota now and then;
 //   - "default role": frameworks in the default role "*" too, with quota
@@ -260,7 +262,8 @@ type Config struct {
 //     ReservedFirst, OfferShare), with holds and quota changes more often;
 //   - "one role, many frameworks": eight frameworks mostly in one role,
 //     declining often, so that agents are refused by enough frameworks of
-//     a role for the refusal index;
+//     a role for the refusal index, and stating demand often, so that
+//     agents are handed out task by task among them;
 //   - "reclaim": reclaim across roles for guarantees and fair shares
 //     (Options.Reclaim), with launches, quota changes and task ends often,
 //     chosen tasks among the ends.
@@ -273,12 +276,12 @@ func Configs() []Config {
 	beyond := DefaultMix()
 	beyond[Preempt], beyond[SetQuota], beyond[Corners] = 8, 8, 5
 	many := DefaultMix()
-	many[AddFramework], many[DeclineOffer], many[AllocateAll], many[Corners] = 8, 20, 10, 5
+	many[AddFramework], many[DeclineOffer], many[AllocateAll], many[Corners], many[UpdateDemand] = 8, 20, 10, 5, 10
 	reclaim := DefaultMix()
 	reclaim[AcceptOffer], reclaim[EndTask], reclaim[SetQuota], reclaim[AllocateAll] = 20, 12, 16, 10
 	return []Config{
 		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
-		{Name: "operations", Options: Options{RescindSharedVolumes: true}, Mix: operations},
+		{Name: "operations", Options: Options{RescindSharedVolumes: true, Allocator: allocator.Options{WholeOffers: true}}, Mix: operations},
 		{
 			Name: "random sorter",
 			Options: Options{
@@ -291,6 +294,7 @@ func Configs() []Config {
 					AllowGPUsToAll:            true,
 					MinAllocatable:            []resources.Quantities{},
 					AllocationInterval:        5 * time.Second,
+					MesosOfferOrder:           true,
 				},
 			},
 			Mix: DefaultMix(),

@@ -112,6 +112,11 @@ type Harness struct {
 	limits bool
 	// ended are task ids that ended, by framework, for repeated EndTasks.
 	ended map[string][]string
+	// stated is, by framework and role, what the frameworks' hosts wait
+	// to run: their last statements of demand, less the tasks launched
+	// since (demand.go); demanded: some statement was taken.
+	stated   map[string]map[string][]allocator.Pending
+	demanded bool
 
 	steps   int
 	ids     int
@@ -202,6 +207,7 @@ func New(opts Options) (*Harness, error) {
 		agentInfo:  map[string]allocator.AgentInfo{},
 		fwInfo:     map[string]allocator.FrameworkInfo{},
 		ended:      map[string][]string{},
+		stated:     map[string]map[string][]allocator.Pending{},
 		parsed:     map[string]resources.Resources{},
 		text:       !opts.Fast || opts.Log,
 		fast:       opts.Fast,
@@ -789,7 +795,7 @@ var named = []error{
 	allocator.ErrOperation, allocator.ErrInvalidStatus, allocator.ErrInvalidOptions,
 	allocator.ErrUnknownTask, allocator.ErrDuplicateTask, allocator.ErrOverflow,
 	allocator.ErrInvalidHold, allocator.ErrUnknownOffer, allocator.ErrSnapshotSorter,
-	allocator.ErrInvalidSnapshot,
+	allocator.ErrInvalidSnapshot, allocator.ErrInvalidDemand,
 }
 
 func isNamed(err error) bool {

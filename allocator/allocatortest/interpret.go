@@ -32,6 +32,8 @@ import (
 //   - quota.go: quota, weights, and sums taken past their bound;
 //   - control.go: what acts on the allocator as a whole: the virtual
 //     clock, the whitelist, pausing, snapshots;
+//   - demand.go: statements of demand, and the tasks the frameworks'
+//     hosts wait to run;
 //   - badinput.go: calls that must fail.
 //
 // This file keeps what several of them share: how an outcome is recorded,
@@ -80,6 +82,7 @@ var handlers = [NumKinds]handler{
 	Preempt:             (*Harness).onPreempt,
 	SnapshotRestore:     (*Harness).onSnapshotRestore,
 	Corners:             (*Harness).onCorners,
+	UpdateDemand:        (*Harness).onUpdateDemand,
 }
 
 // apply makes the calls ev stands for, through its kind's handler. A host

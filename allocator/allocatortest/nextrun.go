@@ -64,6 +64,9 @@ func (h *Harness) checkNextRun() []error {
 	if err := sameRoles(free.Roles(), cached.Roles()); err != nil {
 		return []error{fmt.Errorf("after the next AllocateAll the roles would differ with the caches and without: %w", err)}
 	}
+	if err := h.demandDiff(free, cached); err != nil {
+		return []error{fmt.Errorf("after the next AllocateAll the demand left would differ with the caches and without: %w", err)}
+	}
 	return nil
 }
 

@@ -14,11 +14,17 @@ import (
 // Recover and RespondInverse. Operations on offers are in operations.go.
 
 func (h *Harness) onAllocate(ev Event, s Views, eff *effects) {
-	h.recordRun(eff, "Allocate", h.a.Allocate())
+	pending := h.demandBeforeRun()
+	res := h.a.Allocate()
+	h.checkDemandOffers(pending, res, s, eff)
+	h.recordRun(eff, "Allocate", res)
 }
 
 func (h *Harness) onAllocateAll(ev Event, s Views, eff *effects) {
-	h.recordRun(eff, "AllocateAll", h.a.AllocateAll())
+	pending := h.demandBeforeRun()
+	res := h.a.AllocateAll()
+	h.checkDemandOffers(pending, res, s, eff)
+	h.recordRun(eff, "AllocateAll", res)
 }
 
 // recordRun records the run a step made, which the checks after the step
@@ -30,6 +36,10 @@ func (h *Harness) recordRun(eff *effects, name string, res allocator.Result) {
 
 func (h *Harness) onDeclineOffer(ev Event, s Views, eff *effects) {
 	x := ev.Args
+	if x[3]%8 == 7 {
+		h.rescind(x, eff)
+		return
+	}
 	i, o, ok := h.outstanding(s, x[0])
 	if !ok {
 		h.record(eff, nil, "no offer to decline")
@@ -48,6 +58,22 @@ func (h *Harness) onDeclineOffer(ev Event, s Views, eff *effects) {
 	h.record(eff, err, "RecoverResources(%s, %s, %s, %s) declining %s", o.FrameworkID, o.AgentID, give, filterText{filter}, o.ID)
 }
 
+// rescind has the master rescind an outstanding offer (x[0] picks it
+// among the allocator's), as at its offer timeout: what it holds goes back
+// without a filter, and it is not a decline.
+func (h *Harness) rescind(x [4]uint8, eff *effects) {
+	o, ok := pick(h.a.Offers(), x[0])
+	if !ok {
+		h.record(eff, nil, "no offer to rescind")
+		return
+	}
+	err := h.a.RescindOffer(o.ID)
+	if err == nil {
+		h.offers = slices.DeleteFunc(h.offers, func(held offer.Offer) bool { return held.ID == o.ID })
+	}
+	h.record(eff, err, "RescindOffer(%s) of %s on %s", o.ID, o.FrameworkID, o.AgentID)
+}
+
 func (h *Harness) onAcceptOffer(ev Event, s Views, eff *effects) {
 	x := ev.Args
 	i, o, ok := h.outstanding(s, x[0])
@@ -55,21 +81,28 @@ func (h *Harness) onAcceptOffer(ev Event, s Views, eff *effects) {
 		h.record(eff, nil, "no offer to accept")
 		return
 	}
-	task := part(o.Resources, x[1], isPlainScalar)
-	if x[2]&1 != 0 {
-		task.Add(part(o.Resources.PersistentVolumes(), 0x03, nil))
-	}
-	if x[2]&2 != 0 {
-		task.Add(part(o.Resources.Filter(func(r resources.Resource) bool { return r.Type == resources.RangesType }), 0, nil))
-	}
-	launch := offer.Launch{Tasks: []offer.Task{{ID: h.newID("t"), Resources: task}}}
-	if x[2]&4 != 0 {
-		launch.Executor = part(o.Resources.Minus(task), 0, func(r resources.Resource) bool { return r.Name == "cpus" && !r.Revocable })
+	// A framework that stated demand in the role launches the tasks its
+	// host waits to run, as many as the offer holds.
+	tasks, used := h.pendingLaunch(o)
+	launch := offer.Launch{Tasks: tasks}
+	if len(tasks) == 0 {
+		task := part(o.Resources, x[1], isPlainScalar)
+		if x[2]&1 != 0 {
+			task.Add(part(o.Resources.PersistentVolumes(), 0x03, nil))
+		}
+		if x[2]&2 != 0 {
+			task.Add(part(o.Resources.Filter(func(r resources.Resource) bool { return r.Type == resources.RangesType }), 0, nil))
+		}
+		launch.Tasks = []offer.Task{{ID: h.newID("t"), Resources: task}}
+		if x[2]&4 != 0 {
+			launch.Executor = part(o.Resources.Minus(task), 0, func(r resources.Resource) bool { return r.Name == "cpus" && !r.Revocable })
+		}
 	}
 	filter := refuse(x[3])
 	err := h.a.Accept(o.FrameworkID, o.AgentID, o.Resources, []offer.Operation{launch}, filter)
 	if err == nil {
 		h.replaceOffer(i, resources.Resources{})
+		h.launched(o, used)
 	}
 	h.record(eff, err, "Accept(%s, %s, %s, %s, %s)", o.FrameworkID, o.AgentID, o.ID, launch, filterText{filter})
 }

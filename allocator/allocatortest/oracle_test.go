@@ -71,7 +71,7 @@ func TestConservationRefusesFalseReasons(t *testing.T) {
 	}
 	for _, r := range []allocator.Reason{allocator.ReasonFairness, allocator.ReasonNothingLeft, allocator.ReasonFiltered,
 		allocator.ReasonQuotaLimit, allocator.ReasonHeadroom, allocator.ReasonMinAllocatable, allocator.ReasonIncapable,
-		allocator.ReasonConstraints} {
+		allocator.ReasonConstraints, allocator.ReasonNoFit, allocator.ReasonDeclined} {
 		if err := c.check(explained{reason: r}, true); err == nil {
 			t.Errorf("%s with nothing in the views to bear it out: taken", r)
 		}

@@ -19,8 +19,9 @@ import (
 //   - the cache-free twin, made with allocator.Options.CacheFree from the
 //     start: every run of the live allocator must make the same offers and
 //     inverse offers as the twin's run, and leave the same views (the
-//     fingerprint after every step, the roles' figures and shares after
-//     every run). A cache that outlives the event that should have ended
+//     fingerprint after every step, what is left of the frameworks'
+//     statements of demand, the roles' figures and shares after every
+//     run). A cache that outlives the event that should have ended
 //     it shows as a difference at the first run that reads it;
 //   - restored twins, made by SnapshotRestore events from the live
 //     allocator's snapshot: for the rest of the sequence they must give
@@ -148,6 +149,10 @@ func (h *Harness) checkTwins(run *allocator.Result, fp *allocator.Fingerprint) [
 		if !h.twinFP.Equal(fp) {
 			errs = append(errs, fmt.Errorf("the %s twin's state differs from the allocator's: %s:\n%s", t.name,
 				fingerprintDiff(fp, &h.twinFP), diff(h.a.Describe(), t.a.Describe())))
+			continue
+		}
+		if err := h.checkTwinDemand(t); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		if run == nil {
