@@ -1055,7 +1055,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 	if fw.demand != nil {
 		// Before trackOffer, which may change toOffer's storage.
-		a.consumeDemand(fw, role, toOffer.Quantities(), sizedFor)
+		a.consumeDemand(fw, role, toOffer, sizedFor)
 	}
 	a.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
 	if st == stageGuarantees {

@@ -166,7 +166,7 @@ func pendingFit(list []Pending, res resources.Resources) int {
 // the task it was sized for (sizedFor), or, for an offer not sized, as
 // many pending tasks as fit in it, in the statement's order. A statement
 // used up takes the framework out of the role's sorter.
-func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Quantities, sizedFor int) {
+func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Resources, sizedFor int) {
 	list, ok := fw.pendingIn(role)
 	if !ok {
 		return
@@ -174,7 +174,7 @@ func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Quan
 	if sizedFor >= 0 {
 		list[sizedFor].Count--
 	} else {
-		left := res.Clone()
+		left := res.Quantities()
 		for i := range list {
 			for list[i].Count > 0 && left.Contains(list[i].Resources) {
 				left.Subtract(list[i].Resources)

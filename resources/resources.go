@@ -705,25 +705,30 @@ func (rs Resources) AllocationRole() (string, bool) {
 // visited in order, or in an order drawn from rng when rng is not nil (Mesos
 // shuffles, so that no reservation is always cut first).
 func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
-	left := target.Clone()
+	// What is left of the target, and the order of the entries, live on
+	// the stack while they are small (an offer sized to a task shrinks
+	// an agent's leftover once an offer).
+	var leftBuf [8]quantity
+	var idxBuf [16]int
+	left := append(leftBuf[:0], target.items...)
 	var out Resources
-	idx := order(len(rs.entries), rng)
+	idx := orderInto(idxBuf[:0], len(rs.entries), rng)
 	for _, i := range idx {
 		e := rs.entries[i]
 		if e.m.typ != ScalarType {
 			continue
 		}
-		limit, ok := left.getID(e.m.id)
-		if !ok {
+		j := slices.IndexFunc(left, func(q quantity) bool { return q.id == e.m.id })
+		if j < 0 || left[j].v <= 0 {
 			continue
 		}
-		if e.scalar > limit {
+		if limit := left[j].v; e.scalar > limit {
 			if e.m.whole {
 				continue
 			}
 			e.scalar = limit
 		}
-		left.addID(e.m.id, -e.scalar)
+		left[j].v -= e.scalar
 		idx[len(out.entries)] = i
 		out.entries = append(out.entries, e)
 	}
@@ -735,7 +740,8 @@ func (rs Resources) Shrink(target Quantities, rng *rand.Rand) Resources {
 func (rs Resources) ShrinkToLimits(limits Limits, rng *rand.Rand) Resources {
 	left := limits.Clone()
 	var out Resources
-	idx := order(len(rs.entries), rng)
+	var idxBuf [16]int
+	idx := orderInto(idxBuf[:0], len(rs.entries), rng)
 	for _, i := range idx {
 		e := rs.entries[i]
 		limit, limited := left.get(e.m.id)
@@ -774,10 +780,11 @@ func (rs Resources) inOrder(idx []int) Resources {
 	return rs
 }
 
-func order(n int, rng *rand.Rand) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+// orderInto appends to idx (empty, from the caller's stack while small)
+// the indexes below n, in order or in an order drawn from rng.
+func orderInto(idx []int, n int, rng *rand.Rand) []int {
+	for i := range n {
+		idx = append(idx, i)
 	}
 	if rng != nil {
 		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
