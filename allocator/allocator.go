@@ -84,6 +84,9 @@ type Allocator struct {
 	batches   uint64
 	paused    bool
 	whitelist map[string]struct{} // nil: every agent
+	// declining: a decline is giving resources back, which keeps the
+	// agent's round of declines (rotation.go).
+	declining bool
 
 	// scratch, reservedScratch and ch are reused by computations on the
 	// hot path.
@@ -213,9 +216,10 @@ type agent struct {
 	ref      resources.Resources
 	refGen   uint64
 	refusals byRole[*refusalIndex]
-	// filtered holds the numbers of the frameworks with a refusal filter
-	// on the agent, in any role (filters.go).
-	filtered sorter.Bitset
+	// filtered marks the frameworks with a refusal filter on the agent, in
+	// any role (filters.go), and those in its round of declines
+	// (rotation.go).
+	filtered frameworkBits
 	// wholeRefused counts the compact refusal filters on the agent, in
 	// every framework and role (wholerefusals.go); num is the agent's
 	// dense number (numbering.go). Both are 32 bits, and the agent's place
@@ -325,9 +329,6 @@ type agentRare struct {
 	inverse map[string]*inverseState
 	// holds are resources held for frameworks (see holds.go).
 	holds holdList
-	// round is the agent's round of frameworks that declined what it has
-	// (see rotation.go); nil until one declines.
-	round *declineRound
 }
 
 // more returns ag.rare, made on first use.
@@ -1087,6 +1088,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 	}
 	a.availableGrew(ag)
 	ag.version++
+	a.agentChanged(ag)
 	a.refreshHeadroom(ag)
 }
 
@@ -1220,6 +1222,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	ag.info = info.clone()
 	if changed {
 		ag.version++
+		a.agentChanged(ag)
 	}
 	if total != nil {
 		if shaped := a.shape(*total); !shaped.Equal(ag.total) {
@@ -1495,6 +1498,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 	ag.available.AddUnallocated(res, false)
 	a.availableGrew(ag)
 	ag.version++
+	a.agentChanged(ag)
 	a.refreshHeadroom(ag)
 }
 

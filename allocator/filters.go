@@ -241,7 +241,7 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 			}
 		}
 		a.checkCoverage(fw, ag, role, &f)
-		ag.filtered.Set(a.filterNum(fw))
+		ag.filtered.setFiltered(a.filterNum(fw))
 		if !whole || !a.storeWhole(fw, role, ag, f) {
 			a.unpackWholeOf(fw, role, ag)
 			fw.filters.add(role, ag.id, f)
@@ -331,7 +331,7 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 // agent's reference (it comes from what is available): only then does a
 // filter known to cover the reference cover it without a look.
 func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
-	if fw.num != 0 && !ag.filtered.Has(fw.num) && !a.opts.CacheFree {
+	if fw.num != 0 && !ag.filtered.filtered(fw.num) && !a.opts.CacheFree {
 		return false, time.Time{}
 	}
 	list := fw.filters.on(role, ag.id)
@@ -484,7 +484,7 @@ func (a *Allocator) filterNum(fw *framework) int {
 	a.refusersByNum.set(fw.num, fw)
 	fw.filters.each(func(_, agentID string, _ *refusal) {
 		if ag := a.agents.Get(agentID); ag != nil {
-			ag.filtered.Set(fw.num)
+			ag.filtered.setFiltered(fw.num)
 		}
 	})
 	return fw.num
@@ -494,7 +494,7 @@ func (a *Allocator) filterNum(fw *framework) int {
 // some role.
 func (a *Allocator) unfiltered(fw *framework, ag *agent) {
 	if fw.num != 0 && !fw.filters.anyOn(ag.id) && !fw.whole.anyOn(int(ag.num)) {
-		ag.filtered.Clear(fw.num)
+		ag.filtered.clearFiltered(fw.num)
 	}
 }
 

@@ -407,7 +407,7 @@ func (c *invariantCheck) filters() {
 				ag, ok := a.agents.lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
-				} else if fw.num != 0 && !ag.filtered.Has(fw.num) {
+				} else if fw.num != 0 && !ag.filtered.filtered(fw.num) {
 					c.fail("framework %s: filter in %s on %s, which does not list it as filtered", fwID, role, agentID)
 				}
 			}
@@ -482,7 +482,7 @@ func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
 			case ag == nil:
 				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)
 				continue
-			case fw.num == 0 || !ag.filtered.Has(fw.num):
+			case fw.num == 0 || !ag.filtered.filtered(fw.num):
 				c.fail("framework %s: compact filter in %s on %s, which does not list it as filtered", fw.id, role, ag.id)
 			case len(fw.filters.on(role, ag.id)) > 0:
 				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.id, role, ag.id)

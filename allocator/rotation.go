@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/resources"
-	"github.com/allot-go/allot/sorter"
 )
 
 // The rotation after declines.
@@ -31,58 +30,34 @@ import (
 // them since, and a framework that can use an agent's leftover is offered
 // it within as many runs as there are frameworks eligible for the agent.
 //
-// The round holds while the agent's resources are unchanged: it is kept
-// with the agent's version (which grows whenever available resources grow,
-// or the agent's info changes), and any change other than a decline
-// starts a new, empty round. A framework leaves every round when it
+// The round holds while the agent's resources are unchanged: whenever its
+// available resources grow other than by a decline, or its info changes
+// (when its version grows), a new, empty round starts. The round is a bit
+// a framework beside its filter bit (frameworkBits). A framework leaves every round when it
 // revives (in any role), is deactivated or removed. The round counts a
 // framework once, whatever role it declined in, and applies in the
 // fair-share stage only: the guarantees stage offers what roles are owed
 // regardless. Options.MesosOfferOrder turns the rotation off.
 
-// declineRound is an agent's round of frameworks that declined.
-type declineRound struct {
-	// declined holds the frameworks' numbers (filterNum).
-	declined sorter.Bitset
-	// version is the agent's version the round holds at.
-	version uint64
-}
-
-// roundOf returns ag's round while it holds, else nil.
-func roundOf(ag *agent) *declineRound {
-	if ag.rare == nil || ag.rare.round == nil || ag.rare.round.version != ag.version {
-		return nil
-	}
-	return ag.rare.round
-}
-
 // noteDecline puts fw in ag's round after it declined resources there.
-// before is the agent's version before the resources came back: a round
-// that held then goes on, else fw starts a new one.
-func (a *Allocator) noteDecline(fw *framework, ag *agent, before uint64) {
-	if a.opts.MesosOfferOrder {
-		return
+func (a *Allocator) noteDecline(fw *framework, ag *agent) {
+	if !a.opts.MesosOfferOrder {
+		ag.filtered.setDeclined(a.filterNum(fw))
 	}
-	rare := ag.more()
-	if rare.round == nil {
-		rare.round = &declineRound{}
-	}
-	round := rare.round
-	if round.version != before {
-		round.declined.Reset()
-	}
-	round.declined.Set(a.filterNum(fw))
-	round.version = ag.version
 }
 
 // heldBack reports whether fw is in ag's round: it declined what the
 // agent has, and others are offered it first.
 func (a *Allocator) heldBack(fw *framework, ag *agent) bool {
-	if fw.num == 0 {
-		return false
+	return fw.num != 0 && ag.filtered.declined(fw.num)
+}
+
+// agentChanged starts a new round on ag, whose available resources grew
+// or whose info changed, unless a decline is what changed them.
+func (a *Allocator) agentChanged(ag *agent) {
+	if !a.declining {
+		ag.filtered.clearRound()
 	}
-	round := roundOf(ag)
-	return round != nil && round.declined.Has(fw.num)
 }
 
 // leaveRounds takes fw out of every agent's round.
@@ -91,9 +66,7 @@ func (a *Allocator) leaveRounds(fw *framework) {
 		return
 	}
 	for _, ag := range a.agentList {
-		if ag.rare != nil && ag.rare.round != nil {
-			ag.rare.round.declined.Clear(fw.num)
-		}
+		ag.filtered.clearDeclined(fw.num)
 	}
 }
 
@@ -106,9 +79,7 @@ func (a *Allocator) endRound(r *run, ag *agent) bool {
 	if r.heldBack == 0 || ag.available.IsEmpty() {
 		return false
 	}
-	if round := roundOf(ag); round != nil {
-		round.declined.Reset()
-	}
+	ag.filtered.clearRound()
 	return true
 }
 
@@ -143,12 +114,8 @@ func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
 // roundMembers returns the ids of the frameworks in ag's round, for a
 // snapshot.
 func (a *Allocator) roundMembers(ag *agent) []string {
-	round := roundOf(ag)
-	if round == nil {
-		return nil
-	}
 	var out []string
-	for num := range round.declined.All() {
+	for num := range ag.filtered.declinedAll() {
 		if fw := a.refusersByNum.at(num); fw != nil {
 			out = append(out, fw.id)
 		}
@@ -164,10 +131,12 @@ func (a *Allocator) decline(fwID, agentID string, res resources.Resources, filte
 	if err != nil {
 		return err
 	}
-	before := ag.version
-	if err := a.recover(fwID, agentID, res, filter, false); err != nil || res.IsEmpty() {
+	a.declining = true
+	err = a.recover(fwID, agentID, res, filter, false)
+	a.declining = false
+	if err != nil || res.IsEmpty() {
 		return err
 	}
-	a.noteDecline(fw, ag, before)
+	a.noteDecline(fw, ag)
 	return nil
 }

@@ -402,15 +402,13 @@ func (sn *snapState) placeFairness() error {
 		if a.opts.MesosOfferOrder {
 			return fmt.Errorf("agent %q: a round of declines without the rotation", agentID)
 		}
-		round := &declineRound{version: ag.version}
 		for _, fwID := range sn.rounds[agentID] {
 			fw := a.frameworks.Get(fwID)
 			if fw == nil {
 				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
 			}
-			round.declined.Set(a.filterNum(fw))
+			ag.filtered.setDeclined(a.filterNum(fw))
 		}
-		ag.more().round = round
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {
 		fw := a.frameworks.Get(fwID)

@@ -124,7 +124,7 @@ func (a *Allocator) unpackWhole(ag *agent) {
 	if ag.wholeRefused == 0 {
 		return
 	}
-	for num := range ag.filtered.All() {
+	for num := range ag.filtered.filteredAll() {
 		if fw := a.refusersByNum.at(num); fw != nil {
 			for role := range fw.whole {
 				a.unpackWholeOf(fw, role, ag)
