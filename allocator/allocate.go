@@ -743,7 +743,7 @@ func (a *Allocator) fairRole(role string) bool {
 	if a.nobody(c.ag, node, fs, c.r, stageFairShare) {
 		return true
 	}
-	if !a.opts.CacheFree && a.fitsNoTask(c.r, c.ag, node) {
+	if a.skipsWalks(fs) && a.fitsNoTask(c.r, c.ag, node) {
 		a.explain.unfit(c.ag, node)
 		return true
 	}

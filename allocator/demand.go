@@ -248,8 +248,11 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 // order): not with quota, which may cut an offer below the minimum
 // allocatable first, nor on agents whose shared, revocable or refined
 // resources a framework may be unable to take, nor where what is left is
-// below the minimum allocatable. (Constraints and capabilities for the
-// whole agent come first in the walk too: Explain finds those itself.)
+// below the minimum allocatable, nor with a framework sorter whose walks
+// change it (a random one draws numbers as it walks: a cache-free copy
+// walks, so this one must too; see skipsWalks). (Constraints and
+// capabilities for the whole agent come first in the walk too: Explain
+// finds those itself.)
 func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
 	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined {
 		return false
