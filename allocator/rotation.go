@@ -24,7 +24,9 @@ import (
 // (ReasonDeclined) while others that have not declined may be offered
 // it; only when a run has walked every framework on the agent and
 // something is still left does the round end: it is emptied, and the
-// frameworks it held back are offered what is left, in DRF order. So a
+// agent is walked again, so that the frameworks it held back are offered
+// what is left in DRF order (task by task, for those that state demand;
+// a pass-over is then counted in RunStats once a walk). So a
 // framework that declined an agent's resources is offered them again only
 // after every other framework that may be offered them has been offered
 // them since, and a framework that can use an agent's leftover is offered
@@ -33,8 +35,9 @@ import (
 // The round holds while the agent's resources are unchanged: whenever its
 // available resources grow other than by a decline, or its info changes
 // (when its version grows), a new, empty round starts. The round is a bit
-// a framework beside its filter bit (frameworkBits). A framework leaves every round when it
-// revives (in any role), is deactivated or removed. The round counts a
+// a framework beside its filter bit (frameworkBits), which a run reads
+// anyway. A framework leaves every round when it revives (in any role),
+// is deactivated or removed. The round counts a
 // framework once, whatever role it declined in, and applies in the
 // fair-share stage only: the guarantees stage offers what roles are owed
 // regardless. Options.MesosOfferOrder turns the rotation off.
