@@ -181,8 +181,10 @@ type run struct {
 	// (demand.go), after which the agent's walk starts again.
 	heldBack int
 	sized    bool
-	// floors are the roles' demand floors in this run (demandFloor).
+	// floors are the roles' demand floors in this run (demandFloor);
+	// demand says whether some framework states demand, once looked up.
 	floors map[*roleNode]floorEntry
+	demand demandKnown
 }
 
 type offerRecord struct {

@@ -254,7 +254,7 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 // capabilities for the whole agent come first in the walk too: Explain
 // finds those itself.)
 func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
-	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined {
+	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined || !a.anyDemand(r) {
 		return false
 	}
 	floor, ok := a.demandFloor(r, n)
@@ -285,4 +285,29 @@ func (a *Allocator) offeredHere(r *run, fw *framework, role string) bool {
 		}
 	}
 	return false
+}
+
+// demandKnown is whether some framework states demand, as a run found
+// out.
+type demandKnown uint8
+
+const (
+	demandUnknown demandKnown = iota
+	demandNone
+	demandSome
+)
+
+// anyDemand reports whether some framework states demand, looked up once
+// a run: a run without any spends nothing on demand floors.
+func (a *Allocator) anyDemand(r *run) bool {
+	if r.demand == demandUnknown {
+		r.demand = demandNone
+		for fw := range a.frameworks.All() {
+			if fw.demand != nil {
+				r.demand = demandSome
+				break
+			}
+		}
+	}
+	return r.demand == demandSome
 }
