@@ -468,9 +468,9 @@ func conserveCheck(spec conserveSpec, opts allocator.Options) error {
 // too; "declining, Mesos's order": the same without the rotation after
 // declines.
 //
-// With declines the property fails today, for two faults of the
-// allocator that TestDemandWorkConservationAfterRoundEnds and
-// TestDemandFilterCoversOnlyWhatWasRefused show on their own.
+// With declines it found two faults of the allocator, which
+// TestDemandWorkConservationAfterRoundEnds and
+// TestDemandFilterCoversOnlyWhatWasRefused pin on their own.
 func TestPropertyDemandWorkConservation(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -494,15 +494,16 @@ func TestPropertyDemandWorkConservation(t *testing.T) {
 }
 
 // TestDemandWorkConservationAfterRoundEnds is the smallest world the
-// "declining" conservation property fails on. One agent of 4 CPUs; f
+// "declining" conservation property failed on. One agent of 4 CPUs; f
 // waits for 100 tasks of 1 CPU. It is offered the 4 tasks, declines them
 // (no filter), and states its demand again. In the next run f is held
 // back for the agent's round (it declined), nobody else may be offered
 // the agent, so the round ends and f is offered what is left: all 4
 // tasks fit, and the offer should hold them, as offers sized to demand
-// hand an agent out task by task. endRound (rotation.go) makes one
-// offerTo per framework held back, sized to one task, and does not go
-// on: 3 CPUs stay idle while f waits for them, in every run f declines.
+// hand an agent out task by task. When the round's end offered each
+// framework held back one offer, sized to one task, 3 CPUs stayed idle
+// while f waited for them, in every run f declined; the agent is now
+// walked again (rotation.go, endRound).
 func TestDemandWorkConservationAfterRoundEnds(t *testing.T) {
 	clock := allocator.NewManualClock(fairnessEpoch)
 	a, err := allocator.New(allocator.Options{Clock: clock.Now})
@@ -538,7 +539,7 @@ func TestDemandWorkConservationAfterRoundEnds(t *testing.T) {
 }
 
 // TestDemandFilterCoversOnlyWhatWasRefused is the smallest world the
-// conservation property with declines fails on with Options{
+// conservation property with declines failed on with Options{
 // MesosOfferOrder: true} (world 452 there), where the rounds do not
 // apply. d refused {cpus:1; mem:2048} on a1 for 10 s, and now waits for
 // that task and five of {cpus:2; mem:1024}, which the filter does not
@@ -547,9 +548,10 @@ func TestDemandWorkConservationAfterRoundEnds(t *testing.T) {
 // which the run remembers (the nobody cache of allocate.go, for the
 // agent's version). t takes 3 GB of the agent, and the walk starts
 // again: the first task no longer fits, the second does and is not
-// refused, but the role is skipped as unchanged (RunStats.Unchanged), as
-// the agent's version did not change when it shrank. With
-// Options.CacheFree d is offered the second task.
+// refused, but the role was skipped as unchanged (RunStats.Unchanged), as
+// the agent's version did not change when it shrank, while with
+// Options.CacheFree d was offered the second task. A filter of an offer
+// sized to a task is no longer kept as the agent's verdict (offerTo).
 func TestDemandFilterCoversOnlyWhatWasRefused(t *testing.T) {
 	for _, cacheFree := range []bool{true, false} {
 		clock := allocator.NewManualClock(fairnessEpoch)
