@@ -348,7 +348,14 @@
 // the event that should have ended it is a difference at the first run
 // that reads it, and after every periodic run every agent with resources
 // free was offered, or every framework that could take them was kept off
-// by a rule Explain names and the views bear out.
+// by a rule Explain names and the views bear out (for a framework that
+// states demand, "no fit" only where none of its pending tasks fits).
+// Property tests of this package prove the fairness of the rotation and
+// of demand: a framework that can use an agent's leftover is offered it
+// within as many runs as there are frameworks eligible for the agent,
+// whatever the others decline; offers sized to demand give on one agent
+// exactly the DRF paper's progressive filling (worked out apart in the
+// test), on many within one task of it.
 //
 // # What lives here, and what around it
 //
