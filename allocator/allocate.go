@@ -1137,6 +1137,14 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *role
 	} else {
 		ag.available.Subtract(plain.NonShared())
 	}
+	partHeadroom := !allHeadroom && unreservedOnly && !ag.hasShared
+	if partHeadroom {
+		// Part of what the agent has (an offer sized to a pending task,
+		// or cut): what trackHeld counted is what leaves its headroom,
+		// as for a whole offer, without summing what is left again.
+		ag.headroom.Subtract(counted)
+		a.freeHeadroom.Subtract(counted)
+	}
 	if unreservedOnly && !ag.hasShared {
 		// Nothing shared either: the sorters' charge is what trackHeld
 		// counted, without reading the offer's resources again.
@@ -1149,7 +1157,7 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *role
 	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
 	sorterAllocated(fs.Sorter, fw.id, ag.id, offered, &a.ch)
-	if !allHeadroom {
+	if !allHeadroom && !partHeadroom {
 		a.refreshHeadroom(ag)
 	}
 }
