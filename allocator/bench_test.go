@@ -102,7 +102,7 @@ type cpuClock struct {
 func cpuNow() (time.Duration, int64) {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Minflt + ru.Majflt
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Minflt) + int64(ru.Majflt)
 }
 
 // measure runs f and adds its CPU time and page faults.

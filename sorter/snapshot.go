@@ -260,7 +260,7 @@ func (c *codec) clients() {
 	prev := ""
 	list(c, "clients", c.t.savedClients, func(i int, cl *savedClient) {
 		c.string(&cl.path)
-		c.int(&cl.number, 1<<31, "client number")
+		c.int(&cl.number, math.MaxInt32, "client number")
 		c.bool(&cl.active)
 		c.uvarint(&cl.count)
 		c.quantities(&cl.charged)
@@ -343,7 +343,7 @@ func (c *codec) innerNodes() {
 func (c *codec) numbers() {
 	slots, free := len(c.t.byIndex), c.t.free
 	n := len(free)
-	c.int(&slots, 1<<31, "client numbers")
+	c.int(&slots, math.MaxInt32, "client numbers")
 	c.count(&n, "free numbers")
 	if c.loading() {
 		c.check(c.number(slots, n))

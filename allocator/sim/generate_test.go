@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -83,7 +84,7 @@ func TestGenerators(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, alone, 50)
 	require.Equal(t, "x-1", alone[0].ID)
-	require.True(t, slices.IsSortedFunc(alone, func(a, b sim.Task) int { return int(a.Submit - b.Submit) }))
+	require.True(t, slices.IsSortedFunc(alone, func(a, b sim.Task) int { return cmp.Compare(a.Submit, b.Submit) }))
 	again, err := w.Expand(5)
 	require.NoError(t, err)
 	require.Equal(t, alone, again)

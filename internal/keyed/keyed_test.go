@@ -239,7 +239,7 @@ var sink int
 func TestHashSpreadsSimilarKeys(t *testing.T) {
 	families := map[string]func(int) string{
 		"agent ids":  func(i int) string { return fmt.Sprintf("agent-%05d", i) },
-		"uuids-ish":  func(i int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", i*2654435761, i) },
+		"uuids-ish":  func(i int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", uint64(i)*2654435761, i) },
 		"role paths": func(i int) string { return fmt.Sprintf("tenant%d/team%d/r%d", i%7, i%13, i) },
 		"short":      func(i int) string { return fmt.Sprint(i) },
 		"long":       func(i int) string { return fmt.Sprintf("%s/%d", strings.Repeat("x", 40), i) },

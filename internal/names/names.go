@@ -107,7 +107,9 @@ func Lookup(name string) (ID, bool) {
 // String returns the name behind id.
 func (id ID) String() string {
 	t := *table.Load()
-	if int(id) < len(t) {
+	// Compared as unsigned 64-bit numbers: on a 32-bit platform an id of
+	// 2^31 or more would be a negative int, below any length.
+	if uint64(id) < uint64(len(t)) {
 		return t[id]
 	}
 	return "?"

@@ -78,3 +78,14 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	}
 }
+
+// An id past the table, however large, names nothing: on a 32-bit
+// platform one of 2^31 or more converted to int would be negative, and
+// indexed the table out of range.
+func TestStringOfLargeIDs(t *testing.T) {
+	for _, id := range []ID{1 << 20, 1<<31 - 1, 1 << 31, 1<<31 + 5, 1<<32 - 1} {
+		if got := id.String(); got != "?" {
+			t.Fatalf("ID(%d).String() = %q, want ?", uint32(id), got)
+		}
+	}
+}
