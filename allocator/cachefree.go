@@ -21,6 +21,9 @@ import (
 //     take anything on this agent", until the agent's available resources
 //     grow, its info changes, the role's frameworks change or a filter
 //     behind it expires;
+//   - demand floors (demandFloor): "no pending task of this role's
+//     frameworks fits what this agent has left", worked out once a run
+//     and role, skipping the role's walk on such agents;
 //   - refusal indexes and a filter's coverage of an agent's reference
 //     (filters.go): "this filter covers everything the agent can offer",
 //     until the agent's available resources grow past the reference;

@@ -202,7 +202,8 @@ type floorEntry struct {
 // comparison an agent, not one a framework. It is worked out once a role
 // and run: offers within the run only use statements up, which can only
 // raise the floor, so the one found first stays a safe bound. A
-// cache-free allocator walks every role (see cachefree.go).
+// cache-free allocator walks every role (see cachefree.go), and so the
+// checks compare each skip with the walk it saves.
 func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool) {
 	if e, ok := r.floors[n]; ok {
 		return e.q, e.ok
@@ -265,16 +266,17 @@ func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
 	if ag.hasReserved {
 		available = available.AllocatableTo(n.path)
 	}
-	if available.ContainsQuantities(floor) || !a.allocatable(available, n.path, nobodyFramework) {
+	if available.ContainsQuantities(floor) || !a.allocatable(available, n.path, plainFramework) {
 		return false
 	}
 	r.stats.Unchanged++
 	return true
 }
 
-// nobodyFramework stands for a framework without minimum allocatable
-// resources of its own: allocatable then checks the global ones.
-var nobodyFramework = &framework{}
+// plainFramework stands for any framework without minimum allocatable
+// resources of its own (demandFloor leaves out roles with one): allocatable
+// then checks the global ones.
+var plainFramework = &framework{}
 
 // offeredHere reports whether the fair-share stage has offered fw
 // something in role on the agent it is at.

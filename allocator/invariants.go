@@ -69,7 +69,13 @@ func (a *Allocator) CheckInvariants() error {
 			c.fail("agent %s: number %d is not its own", id, ag.num)
 		}
 		totals.Add(ag.total.Quantities())
-		headroom.Add(headroomOf(ag.available))
+		mine := headroomOf(ag.available)
+		if !ag.headroom.Equal(mine) {
+			// Offers of part of an agent take what they counted off its
+			// share (trackOffer): it must be what a sum gives.
+			c.fail("agent %s: headroom %s, recomputed %s", id, ag.headroom, mine)
+		}
+		headroom.Add(mine)
 		c.agent(id, ag)
 	}
 	if !totals.Equal(a.totals) {

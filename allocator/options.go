@@ -99,8 +99,9 @@ type Options struct {
 	Stopwatch func() time.Duration
 	// CacheFree makes an allocator that keeps none of the answers that
 	// let runs skip work (roles parked as capped, agents where nobody
-	// could take anything, refusal indexes, filters known to cover an
-	// agent; see cachefree.go): every run works everything out from the
+	// could take anything, roles whose pending tasks fit nothing on an
+	// agent, refusal indexes, filters known to cover an agent; see
+	// cachefree.go): every run works everything out from the
 	// state, at Mesos's cost. It is for tests, which compare a cache-free
 	// copy's runs with the allocator's own (allocatortest does); the
 	// offers and views are the same with or without it.
