@@ -6,6 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -118,7 +122,7 @@ func (a *Allocator) allocateTriggered() Result {
 	if a.pendingAll {
 		all = a.agentList
 	} else {
-		candidates = a.pending.keys()
+		candidates = a.pending.Keys()
 	}
 	a.pendingAll = false
 	a.pending.Clear()
@@ -183,7 +187,7 @@ type run struct {
 	sized    bool
 	// floors are the roles' demand floors in this run (demandFloor);
 	// demand says whether some framework states demand, once looked up.
-	floors map[*roleNode]floorEntry
+	floors map[*roles.Node]floorEntry
 	demand demandKnown
 }
 
@@ -287,14 +291,14 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	}
 
 	guarantees := false
-	for n := range a.roles.nodes.All() {
-		if !n.q().IsZero() {
+	for n := range a.roles.Nodes.All() {
+		if !n.Q().IsZero() {
 			r.quota = true
-			guarantees = guarantees || !n.q().Guarantees.IsEmpty()
+			guarantees = guarantees || !n.Q().Guarantees.IsEmpty()
 		}
 	}
 	if r.quota {
-		r.requiredHeadroom = a.roles.requiredHeadroom()
+		r.requiredHeadroom = a.roles.RequiredHeadroom()
 		r.names = a.totals.Names()
 	}
 	if r.quota && len(agents) > 0 && a.parksRoles() {
@@ -331,15 +335,15 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	// headroom held for them, which may uncap roles parked with the
 	// headroom the run started with: the next run looks at them again.
 	if r.quota && !r.requiredHeadroom.IsEmpty() {
-		a.roles.requiredHeadroomInto(&a.roles.requiredBuf)
-		if !a.roles.requiredBuf.Equal(r.requiredHeadroom) {
+		a.roles.RequiredHeadroomInto(&a.roles.RequiredBuf)
+		if !a.roles.RequiredBuf.Equal(r.requiredHeadroom) {
 			a.uncapped()
 		}
 	}
 	// Roles capped during the run stay parked with those capped from its
 	// start, unless a guarantee is unmet in their ancestry.
 	for _, role := range r.hidden {
-		if node := a.roles.get(role); node != nil && a.roles.unsatisfiedGuarantees(node).IsEmpty() {
+		if node := a.roles.Get(role); node != nil && a.roles.UnsatisfiedGuarantees(node).IsEmpty() {
 			a.parked = append(a.parked, role)
 			continue
 		}
@@ -379,20 +383,20 @@ func (a *Allocator) whitelisted(ag *agent) bool {
 func (a *Allocator) refreshSorterTotals() {
 	var total resources.Quantities
 	copied := false
-	refresh := func(s *trackedSorter) {
-		if s.totalsVersion == a.totalsVersion {
+	refresh := func(s *roles.TrackedSorter) {
+		if s.TotalsVersion == a.totalsVersion {
 			return
 		}
 		if !copied {
 			total, copied = a.totals.Clone(), true
 		}
 		s.AddAgent(poolAgent, total)
-		s.totalsVersion = a.totalsVersion
+		s.TotalsVersion = a.totalsVersion
 	}
 	refresh(a.roleSorter)
-	for n := range a.roles.nodes.All() {
-		if n.fs != nil {
-			refresh(n.fs)
+	for n := range a.roles.Nodes.All() {
+		if n.FrameworkSorter != nil {
+			refresh(n.FrameworkSorter)
 		}
 	}
 }
@@ -402,7 +406,7 @@ func (a *Allocator) countSuppressed(r *run) {
 		if !fw.active {
 			continue
 		}
-		for range fw.roles.count(suppressed) {
+		for range fw.roles.Count(tables.Suppressed) {
 			a.skip(r, fw, ReasonSuppressed)
 		}
 	}
@@ -425,15 +429,15 @@ func (a *Allocator) skip(r *run, fw *framework, reason Reason) {
 // Within a run consumption and spare headroom only move one way, so a
 // capped role stays capped until the run ends. Its active frameworks are
 // counted as passed over once, for the limit or the headroom.
-func (a *Allocator) capped(r *run, n *roleNode) bool {
+func (a *Allocator) capped(r *run, n *roles.Node) bool {
 	if !r.quota {
 		return false
 	}
-	if n.cappedRun == r.id && !a.opts.CacheFree {
+	if n.CappedRun == r.id && !a.opts.CacheFree {
 		return true
 	}
 	capped, byLimit := a.cappedNow(n, r.requiredHeadroom, r.names)
-	if !capped || n.cappedRun == r.id {
+	if !capped || n.CappedRun == r.id {
 		return capped
 	}
 	r.stats.Capped++
@@ -452,25 +456,25 @@ func (a *Allocator) capped(r *run, n *roleNode) bool {
 		reason = ReasonMinAllocatable
 	}
 	if reason != ReasonMinAllocatable {
-		for _, fwID := range n.frameworks.sorted() {
+		for _, fwID := range n.Frameworks.Sorted() {
 			if fw := a.frameworks.Get(fwID); fw.active {
 				a.skip(r, fw, reason)
 			}
 		}
 	}
-	n.cappedRun, n.cappedBy = r.id, reason
+	n.CappedRun, n.CappedBy = r.id, uint8(reason)
 	return true
 }
 
 // cappedNow is capped's test, with the run's required headroom and the
 // cluster's scalar names: whether the role can take nothing more, and
 // whether a quota limit is why.
-func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities, names []string) (capped, byLimit bool) {
+func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantities, names []string) (capped, byLimit bool) {
 	top := n
-	for top.parent != a.roles.root {
-		top = top.parent
+	for top.Parent != a.roles.Root {
+		top = top.Parent
 	}
-	if !top.allocatedReserved.Contains(top.reserved) || a.revocableOrSharedAgents > 0 {
+	if !top.AllocatedReserved.Contains(top.Reserved) || a.revocableOrSharedAgents > 0 {
 		return false, false
 	}
 	// What the role may take of unreserved scalars is at most what is free
@@ -481,9 +485,9 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 	const headroom = true
 	for _, name := range names {
 		left, limited := max(a.freeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
-		for q := range n.quotaAncestry {
-			if lim, ok := q.q().Limits.Get(name); ok {
-				left2 := max(lim-q.consumed().Scalar(name), 0)
+		for q := range n.QuotaAncestry {
+			if lim, ok := q.Q().Limits.Get(name); ok {
+				left2 := max(lim-q.Consumed().Scalar(name), 0)
 				if !limited || left2 < left {
 					left, limited = left2, true
 				}
@@ -502,8 +506,8 @@ func (a *Allocator) cappedNow(n *roleNode, requiredHeadroom resources.Quantities
 			return false, false
 		}
 	}
-	if n.frameworks.any(func(fwID string) bool {
-		_, ok := a.frameworks.Get(fwID).info.MinAllocatable[n.path]
+	if n.Frameworks.Any(func(fwID string) bool {
+		_, ok := a.frameworks.Get(fwID).info.MinAllocatable[n.Path]
 		return ok
 	}) {
 		return false, false
@@ -525,7 +529,7 @@ func (a *Allocator) parkCapped(r *run) {
 	a.unpark()
 	a.parkedEpoch = a.capEpoch
 	for _, role := range a.rolesWithSorters() {
-		if node := a.roles.get(role); a.roles.unsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
+		if node := a.roles.Get(role); a.roles.UnsatisfiedGuarantees(node).IsEmpty() && a.capped(r, node) {
 			_ = a.roleSorter.Deactivate(role)
 			a.parked = append(a.parked, role)
 		}
@@ -542,11 +546,11 @@ func (a *Allocator) parkCapped(r *run) {
 func (a *Allocator) parkedReasonsHold(r *run) bool {
 	held := !r.requiredHeadroom.IsEmpty()
 	for _, role := range a.parked {
-		n := a.roles.get(role)
+		n := a.roles.Get(role)
 		if n == nil {
 			continue
 		}
-		if (n.cappedBy == ReasonHeadroom && !held) || (n.cappedBy == ReasonMinAllocatable && held) {
+		if (Reason(n.CappedBy) == ReasonHeadroom && !held) || (Reason(n.CappedBy) == ReasonMinAllocatable && held) {
 			return false
 		}
 	}
@@ -561,10 +565,10 @@ func (a *Allocator) parkedReasonsHold(r *run) bool {
 func (a *Allocator) reconsiderParked(r *run) {
 	kept := a.parked[:0]
 	for _, role := range a.parked {
-		if n := a.roles.get(role); n != nil {
+		if n := a.roles.Get(role); n != nil {
 			if capped, _ := a.cappedNow(n, r.requiredHeadroom, r.names); !capped {
 				_ = a.roleSorter.Activate(role)
-				n.cappedRun = 0
+				n.CappedRun = 0
 				r.stats.Capped--
 				continue
 			}
@@ -625,8 +629,8 @@ type cursor struct {
 	role string
 	// node and fs are the role's node and framework sorter, looked up once
 	// for the walk of its frameworks.
-	node        *roleNode
-	fs          *trackedSorter
+	node        *roles.Node
+	fs          *roles.TrackedSorter
 	unsatisfied resources.Quantities
 	// complete: every framework of the role was visited; madeOffer: one of
 	// them was offered something.
@@ -655,11 +659,11 @@ func (a *Allocator) guaranteeRole(role string) bool {
 	if c.ag.available.IsEmpty() {
 		return false
 	}
-	node := a.roles.get(role)
+	node := a.roles.Get(role)
 	if node == nil {
 		return true
 	}
-	a.roles.unsatisfiedInto(node, &a.unsatBuf)
+	a.roles.UnsatisfiedInto(node, &a.unsatBuf)
 	c.unsatisfied = a.unsatBuf
 	if c.unsatisfied.IsEmpty() {
 		// Guarantees only get met within a run: hide the role from the
@@ -670,7 +674,7 @@ func (a *Allocator) guaranteeRole(role string) bool {
 		}
 		return true
 	}
-	fs := node.fs
+	fs := node.FrameworkSorter
 	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
 		return true
 	}
@@ -729,11 +733,11 @@ func (a *Allocator) fairRole(role string) bool {
 	if c.ag.available.IsEmpty() {
 		return false
 	}
-	node := a.roles.get(role)
-	if node == nil || node.fs == nil {
+	node := a.roles.Get(role)
+	if node == nil || node.FrameworkSorter == nil {
 		return true
 	}
-	fs := node.fs
+	fs := node.FrameworkSorter
 	if a.capped(c.r, node) {
 		// Hide the role from the role sorter for the rest of the run.
 		if a.parksRoles() {
@@ -785,7 +789,7 @@ func (a *Allocator) fairFramework(fwID string) bool {
 // Frameworks whose refusal filters are known to cover everything on the
 // agent are stepped over without a visit when there are enough of them and
 // the sorter can (see filters.go); they are counted in RunStats.Refused.
-func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
+func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
 	r.indexed = false
 	if idx := ag.refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
@@ -805,16 +809,16 @@ func (a *Allocator) walkFrameworks(fs *trackedSorter, ag *agent, role string, r 
 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
-func (a *Allocator) nobody(ag *agent, n *roleNode, fs *trackedSorter, r *run, st stage) bool {
+func (a *Allocator) nobody(ag *agent, n *roles.Node, fs *roles.TrackedSorter, r *run, st stage) bool {
 	if !a.skipsWalks(fs) {
 		return false
 	}
-	e, ok := ag.nobody.get(n.path)
+	e, ok := ag.nobody.Get(n.Path)
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.epoch || (e.until != noExpiry && !r.now.Before(e.until.time())) {
-		ag.nobody.drop(n.path)
+	if e.version != ag.version || e.epoch != n.Epoch || (e.until != noExpiry && !r.now.Before(e.until.time())) {
+		ag.nobody.Drop(n.Path)
 		return false
 	}
 	r.stats.Unchanged++
@@ -822,7 +826,7 @@ func (a *Allocator) nobody(ag *agent, n *roleNode, fs *trackedSorter, r *run, st
 	return true
 }
 
-func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, passes *nobodyPasses) {
+func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, passes *nobodyPasses) {
 	if ag.hasShared {
 		// Shared volumes offered earlier in a run are hidden from later
 		// frameworks only for that run.
@@ -832,7 +836,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, pass
 	if !ok {
 		return // the cache could not say when the result ends
 	}
-	ag.nobody.set(n.path, nobodyEntry{version: ag.version, epoch: n.epoch, until: e, passes: passes})
+	ag.nobody.Set(n.Path, nobodyEntry{version: ag.version, epoch: n.Epoch, until: e, passes: passes})
 }
 
 // passOver records that fw was passed over on ag in node's role for
@@ -841,7 +845,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roleNode, until time.Time, pass
 // that can change while neither the agent nor the role's frameworks change
 // (quota, headroom) make the run's verdict on the agent unstable, so it is
 // not cached.
-func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, st stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
+func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roles.Node, st stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
 	a.skip(r, fw, reason)
 	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
 		r.stable = false
@@ -853,7 +857,7 @@ func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roleNode, s
 // offerTo makes fw an offer on ag in role (its node and framework sorter
 // fs) if it can take one. It returns what it did and, for an offer, the
 // unreserved non-revocable quantities offered.
-func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roleNode, fs *trackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
+func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roles.Node, fs *roles.TrackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
 		return passed, resources.Quantities{}
 	}
@@ -915,7 +919,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	cutByLimit, cutByHeadroom, cutByShare := false, false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
-		limits, limited = a.roles.limitHeadroom(node)
+		limits, limited = a.roles.LimitHeadroom(node)
 	}
 	split := st == stageFairShare && a.opts.OfferShare > 0 && a.opts.OfferShare < 1
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
@@ -1111,13 +1115,13 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 // trackOffer is trackAllocation for one offer of a run: offered is tagged
 // with role (its node and framework sorter fs), plain is the same without
 // the tag, and whole says it is all of the agent's available resources.
-func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *roleNode, fs *trackedSorter, offered, plain resources.Resources, whole bool) {
+func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
-	if held := ag.offered.get(fw.id); held.IsEmpty() {
-		ag.offered.set(fw.id, offered)
+	if held := ag.offered.Get(fw.id); held.IsEmpty() {
+		ag.offered.Set(fw.id, offered)
 	} else {
-		ag.offered.set(fw.id, held.Plus(offered))
+		ag.offered.Set(fw.id, held.Plus(offered))
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.

@@ -10,6 +10,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/internal/prefetch"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
@@ -47,8 +51,8 @@ type Allocator struct {
 	// clusters have a few machine shapes, and a total is 128 bytes or more.
 	shapes resources.Interner
 
-	roles      *roleTree
-	roleSorter *trackedSorter
+	roles      *roles.Tree
+	roleSorter *roles.TrackedSorter
 	// sorterRoles counts the roles with a framework sorter (in their
 	// role tree node), for the salt of the next one.
 	sorterRoles int
@@ -96,9 +100,9 @@ type Allocator struct {
 	// a number; filterNums numbers the frameworks that refuse something,
 	// for the agents' filtered sets, and refusersByNum says which holds a
 	// number (filters.go).
-	agentNums, filterNums numbering
-	agentsByNum           numbered[agent]
-	refusersByNum         numbered[framework]
+	agentNums, filterNums tables.Numbering
+	agentsByNum           tables.Numbered[agent]
+	refusersByNum         tables.Numbered[framework]
 	// anchor is the instant compact refusal filters count their expiries
 	// from, set by the first of them (wholerefusals.go).
 	anchor   time.Time
@@ -152,13 +156,6 @@ type Allocator struct {
 	entry Entry
 }
 
-// trackedSorter is a sorter and the version of the cluster totals it knows.
-type trackedSorter struct {
-	sorter.Sorter
-	totalsVersion uint64
-	salt          uint64 // the sorter was made with sorterConfig(salt)
-}
-
 type framework struct {
 	id     string
 	info   FrameworkInfo
@@ -166,7 +163,7 @@ type framework struct {
 	// roles are the framework's roles: subscribed, tracked in the sorters
 	// (subscribed, or still holding resources allocated to the role),
 	// suppressed (roletable.go).
-	roles   roleTable
+	roles   tables.RoleTable
 	filters refusalFilters
 	// whole holds, compactly, the refusal filters that refused all of
 	// their agent's reference (wholerefusals.go); a role and agent have
@@ -202,8 +199,8 @@ type agent struct {
 	// their allocation role: offered and not yet used, and in use. Their
 	// values are never changed in place (they are shared with the sorters):
 	// every change stores a new value.
-	offered   perFramework
-	allocated perFramework
+	offered   tables.PerFramework
+	allocated tables.PerFramework
 	// available is what is neither offered nor allocated (shared volumes
 	// always stay here), without allocation roles.
 	available resources.Resources
@@ -215,7 +212,7 @@ type agent struct {
 	// filters.go).
 	ref      resources.Resources
 	refGen   uint64
-	refusals byRole[*refusalIndex]
+	refusals tables.ByRole[*refusalIndex]
 	// filtered marks the frameworks with a refusal filter on the agent, in
 	// any role (filters.go), and those in its round of declines
 	// (rotation.go).
@@ -242,7 +239,7 @@ type agent struct {
 	version uint64
 	// nobody caches, per role, that no framework of the role could take
 	// anything here; see Allocator.nobody.
-	nobody byRole[nobodyEntry]
+	nobody tables.ByRole[nobodyEntry]
 
 	// outstanding are the offers made on the agent and not yet given back
 	// in full, in the order they were made (see outstanding.go).
@@ -279,14 +276,14 @@ func prefetchAhead(agents []*agent, i int) {
 		if ag := agents[i+4]; !ag.likelyNobody() {
 			ag.prefetch()
 			ag.available.Prefetch()
-			if idx := ag.refusals.first; idx != nil {
+			if idx := ag.refusals.First; idx != nil {
 				prefetch.Lines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
 			}
 		}
 	}
 	if i+2 < len(agents) {
 		if ag := agents[i+2]; !ag.likelyNobody() {
-			if idx := ag.refusals.first; idx != nil && len(idx.skip) > 0 {
+			if idx := ag.refusals.First; idx != nil && len(idx.skip) > 0 {
 				prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
 			}
 		}
@@ -308,7 +305,7 @@ func (ag *agent) prefetchFirst() {
 // entry, reading nothing else. A hint only (the role's epoch and the
 // entry's expiry are not looked at).
 func (ag *agent) likelyNobody() bool {
-	return ag.nobody.role != "" && ag.nobody.first.version == ag.version
+	return ag.nobody.Role != "" && ag.nobody.First.version == ag.version
 }
 
 // agentRare holds the parts of an agent's record that few agents ever use,
@@ -378,52 +375,6 @@ type nobodyEntry struct {
 	passes *nobodyPasses
 }
 
-// byRole holds an agent's entries by role (its nobody entries, its refusal
-// indexes). Most agents are looked at for one role or few, and a run reads
-// the entries of every (agent, role) pair it visits: the first role's
-// entry is kept in the agent itself, which spares a map (and its memory)
-// and a lookup in it; other roles' go to a map.
-type byRole[V any] struct {
-	role  string // the role of first; "" when first is unused
-	first V
-	more  map[string]V
-}
-
-func (c *byRole[V]) get(role string) (V, bool) {
-	if c.role == role && role != "" {
-		return c.first, true
-	}
-	v, ok := c.more[role]
-	return v, ok
-}
-
-func (c *byRole[V]) set(role string, v V) {
-	if c.role == role {
-		c.first = v
-		return
-	}
-	if _, inMap := c.more[role]; c.role == "" && !inMap {
-		c.role, c.first = role, v
-		return
-	}
-	if c.more == nil {
-		c.more = map[string]V{}
-	}
-	c.more[role] = v
-}
-
-func (c *byRole[V]) drop(role string) {
-	if c.role == role {
-		var zero V
-		c.role, c.first = "", zero
-		return
-	}
-	delete(c.more, role)
-}
-
-// roles returns the roles with an entry, sorted.
-func (c *byRole[V]) roles() []string { return appendSortedKeys(nil, c.role, c.more) }
-
 type inverseState struct {
 	outstanding bool
 	status      InverseOfferStatus
@@ -474,12 +425,12 @@ func (a *Allocator) init(opts Options) {
 		preempting:      map[taskRef]*pendingPreemption{},
 		ledgerBuilt:     true,
 		tookAt:          map[string]uint64{},
-		roles:           newRoleTree(),
+		roles:           roles.NewTree(),
 		capEpoch:        1,
 		offerIDs:        offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
 	}
-	a.roleSorter = &trackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	a.roleSorter = &roles.TrackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {
 		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
 	}
@@ -530,7 +481,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	if err := validID("framework", id); err != nil {
 		return err
 	}
-	if _, ok := a.frameworks.lookup(id); ok {
+	if _, ok := a.frameworks.Lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateFramework, id)
 	}
 	if err := info.validate(); err != nil {
@@ -542,7 +493,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	var changes []agentChange
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		ag, ok := a.agents.lookup(agentID)
+		ag, ok := a.agents.Lookup(agentID)
 		if !ok || claims[agentID] {
 			continue
 		}
@@ -564,14 +515,14 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 		info:   info.clone(),
 		active: active,
 	}
-	fw.roles.markOnly(subscribed, info.Roles)
-	fw.roles.markOnly(suppressed, info.SuppressedRoles)
+	fw.roles.MarkOnly(tables.Subscribed, info.Roles)
+	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	a.frameworks.Put(fw)
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
 	}
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		if ag, ok := a.agents.lookup(agentID); ok && !claims[agentID] {
+		if ag, ok := a.agents.Lookup(agentID); ok && !claims[agentID] {
 			a.trackAllocation(fw, ag, used[agentID], true)
 		}
 	}
@@ -619,7 +570,7 @@ func (a *Allocator) removeFramework(id string) error {
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
 	for _, ag := range a.agentList {
-		if ag.offered.has(id) || ag.allocated.has(id) || ag.holds().has(id) {
+		if ag.offered.Has(id) || ag.allocated.Has(id) || ag.holds().has(id) {
 			a.holdsToOffered(ag, id)
 			a.untrackAllocation(fw, ag, ag.held(id), false)
 		}
@@ -628,7 +579,7 @@ func (a *Allocator) removeFramework(id string) error {
 		delete(ag.inverse(), id)
 		ag.dropOffers(id)
 	}
-	for _, role := range fw.roles.list(tracked) {
+	for _, role := range fw.roles.List(tables.Tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	for _, t := range fw.tasks {
@@ -653,7 +604,7 @@ func (a *Allocator) activateFramework(id string) error {
 		return err
 	}
 	fw.active = true
-	for role := range fw.roles.all(subscribed) {
+	for role := range fw.roles.All(tables.Subscribed) {
 		a.syncActivation(fw, role)
 	}
 	a.allWantRun()
@@ -674,7 +625,7 @@ func (a *Allocator) deactivateFramework(id string) error {
 		return err
 	}
 	fw.active = false
-	for role := range fw.roles.all(tracked) {
+	for role := range fw.roles.All(tables.Tracked) {
 		a.syncActivation(fw, role)
 	}
 	a.forgetFilters(fw, "")
@@ -701,13 +652,13 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	a.uncapped() // minimum allocatable resources may have changed
-	for _, role := range fw.roles.list(subscribed) {
+	for _, role := range fw.roles.List(tables.Subscribed) {
 		if slices.Contains(info.Roles, role) {
 			continue
 		}
-		fw.roles.unmark(role, subscribed)
+		fw.roles.Unmark(role, tables.Subscribed)
 		a.forgetFilters(fw, role)
-		fw.roles.unmark(role, suppressed)
+		fw.roles.Unmark(role, tables.Suppressed)
 		delete(fw.demand, role)
 		if len(fw.demand) == 0 {
 			fw.demand = nil
@@ -718,12 +669,12 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		}
 	}
 	fw.info = info.clone()
-	fw.roles.markOnly(suppressed, info.SuppressedRoles)
+	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	for _, role := range info.Roles {
-		fw.roles.mark(role, subscribed)
+		fw.roles.Mark(role, tables.Subscribed)
 		a.trackFrameworkUnderRole(fw, role)
 	}
-	for _, role := range fw.roles.list(subscribed) {
+	for _, role := range fw.roles.List(tables.Subscribed) {
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -742,7 +693,7 @@ func (a *Allocator) suppressOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.roles.mark(role, suppressed)
+		fw.roles.Mark(role, tables.Suppressed)
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -762,7 +713,7 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.roles.unmark(role, suppressed)
+		fw.roles.Unmark(role, tables.Suppressed)
 		a.forgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
@@ -785,10 +736,10 @@ func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []str
 
 func (fw *framework) pickRoles(roles []string) ([]string, error) {
 	if len(roles) == 0 {
-		return fw.roles.list(subscribed), nil
+		return fw.roles.List(tables.Subscribed), nil
 	}
 	for _, role := range roles {
-		if !fw.roles.has(role, subscribed) {
+		if !fw.roles.Has(role, tables.Subscribed) {
 			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
 		}
 	}
@@ -800,14 +751,14 @@ func (fw *framework) pickRoles(roles []string) ([]string, error) {
 // demand.go), and marks the role changed (its
 // epoch), since the framework's filters, info or state may have changed.
 func (a *Allocator) syncActivation(fw *framework, role string) {
-	n := a.roles.get(role)
-	if n == nil || n.fs == nil {
+	n := a.roles.Get(role)
+	if n == nil || n.FrameworkSorter == nil {
 		return
 	}
-	s := n.fs
-	n.epoch = a.roles.newEpoch()
+	s := n.FrameworkSorter
+	n.Epoch = a.roles.NewEpoch()
 	a.observeFramework(fw, role)
-	if fw.active && fw.roles.has(role, subscribed) && !fw.roles.has(role, suppressed) && !fw.waitsForNothing(role) {
+	if fw.active && fw.roles.Has(role, tables.Subscribed) && !fw.roles.Has(role, tables.Suppressed) && !fw.waitsForNothing(role) {
 		_ = s.Activate(fw.id)
 	} else {
 		_ = s.Deactivate(fw.id)
@@ -817,9 +768,9 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 // frameworkSorter returns the framework sorter of role, nil while no
 // framework is tracked under it. It lives in the role's node: one lookup
 // finds both, and no map of sorters by role is kept beside the tree.
-func (a *Allocator) frameworkSorter(role string) *trackedSorter {
-	if n := a.roles.get(role); n != nil {
-		return n.fs
+func (a *Allocator) frameworkSorter(role string) *roles.TrackedSorter {
+	if n := a.roles.Get(role); n != nil {
+		return n.FrameworkSorter
 	}
 	return nil
 }
@@ -828,9 +779,9 @@ func (a *Allocator) frameworkSorter(role string) *trackedSorter {
 // order.
 func (a *Allocator) rolesWithSorters() []string {
 	roles := make([]string, 0, a.sorterRoles)
-	for n := range a.roles.nodes.All() {
-		path := n.path
-		if n.fs != nil {
+	for n := range a.roles.Nodes.All() {
+		path := n.Path
+		if n.FrameworkSorter != nil {
 			roles = append(roles, path)
 		}
 	}
@@ -839,51 +790,51 @@ func (a *Allocator) rolesWithSorters() []string {
 }
 
 func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.roles.mark(role, tracked) {
+	if !fw.roles.Mark(role, tables.Tracked) {
 		return
 	}
 	a.uncapped()
-	node := a.roles.ensure(role)
-	node.frameworks.add(fw.id)
+	node := a.roles.Ensure(role)
+	node.Frameworks.Add(fw.id)
 	if !a.roleSorter.Contains(role) {
 		_ = a.roleSorter.Add(role)
 		_ = a.roleSorter.Activate(role)
 	}
-	s := node.fs
+	s := node.FrameworkSorter
 	if s == nil {
 		a.sorterRoles++
 		salt := uint64(a.sorterRoles)
-		s = &trackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), salt: salt}
-		node.fs = s
+		s = &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
+		node.FrameworkSorter = s
 	}
 	_ = s.Add(fw.id)
 	a.syncActivation(fw, role)
 }
 
 func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.roles.unmark(role, tracked) {
+	if !fw.roles.Unmark(role, tables.Tracked) {
 		return
 	}
 	a.uncapped()
 	a.observeFramework(fw, role)
-	node := a.roles.get(role)
-	s := node.fs
+	node := a.roles.Get(role)
+	s := node.FrameworkSorter
 	a.clearRefusalBits(fw, role)
 	_ = s.Remove(fw.id)
 	if s.Count() == 0 {
-		node.fs = nil
+		node.FrameworkSorter = nil
 		a.sorterRoles--
 		_ = a.roleSorter.Remove(role)
 		// A role that leaves the sorter leaves the parked roles too, so
 		// that they name only roles the sorter has.
 		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
-	node.frameworks.remove(fw.id)
-	a.roles.prune(role)
+	node.Frameworks.Remove(fw.id)
+	a.roles.Prune(role)
 }
 
 func (a *Allocator) framework(id string) (*framework, error) {
-	fw, ok := a.frameworks.lookup(id)
+	fw, ok := a.frameworks.Lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
 	}
@@ -913,7 +864,7 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 		return out
 	}
 	for _, ag := range a.agentList {
-		if ag.offered.has(fwID) || ag.allocated.has(fwID) || ag.holds().has(fwID) {
+		if ag.offered.Has(fwID) || ag.allocated.Has(fwID) || ag.holds().has(fwID) {
 			out.Add(ag.held(fwID).AllocatedTo(role))
 		}
 	}
@@ -936,7 +887,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	if err := validID("agent", id); err != nil {
 		return err
 	}
-	if _, ok := a.agents.lookup(id); ok {
+	if _, ok := a.agents.Lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateAgent, id)
 	}
 	totalQ, err := checkTotal(total)
@@ -969,7 +920,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	a.agentList = slices.Insert(a.agentList, i, ag)
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks.lookup(fwID); ok {
+		if fw, ok := a.frameworks.Lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
@@ -1037,7 +988,7 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 	if !res.IsEmpty() {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
-				a.roles.trackReserved(r.Role(), quantityOf(r), add)
+				a.roles.TrackReserved(r.Role(), quantityOf(r), add)
 				a.syncAllowance(r.Role())
 				a.observeRole(r.Role())
 			}
@@ -1104,9 +1055,9 @@ func (a *Allocator) measureUse(ag *agent) resources.Resources {
 			shared.AddUnallocated(res.Shared(), true)
 		}
 	}
-	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
-		for _, fwID := range held.ids() {
-			add(held.get(fwID))
+	for _, held := range []*tables.PerFramework{&ag.offered, &ag.allocated} {
+		for _, fwID := range held.IDs() {
+			add(held.Get(fwID))
 		}
 	}
 	for _, h := range ag.holds() {
@@ -1169,7 +1120,7 @@ func (a *Allocator) removeAgent(id string) error {
 	}
 	a.holdsToOffered(ag, "")
 	for _, fwID := range ag.frameworkIDs() {
-		if fw, ok := a.frameworks.lookup(fwID); ok {
+		if fw, ok := a.frameworks.Lookup(fwID); ok {
 			a.untrackAllocation(fw, ag, ag.held(fwID), false)
 		}
 	}
@@ -1280,7 +1231,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks.lookup(fwID); ok {
+		if fw, ok := a.frameworks.Lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
@@ -1337,7 +1288,7 @@ func (a *Allocator) updateWhitelist(hostnames []string) {
 }
 
 func (a *Allocator) agent(id string) (*agent, error) {
-	ag, ok := a.agents.lookup(id)
+	ag, ok := a.agents.Lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownAgent, id)
 	}
@@ -1348,13 +1299,13 @@ func (a *Allocator) agent(id string) (*agent, error) {
 // what it may operate on or give back (what is held for it, RecoverHeld,
 // is neither until it is offered).
 func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
-	return ag.offered.get(fwID).Plus(ag.allocated.get(fwID))
+	return ag.offered.Get(fwID).Plus(ag.allocated.Get(fwID))
 }
 
 // held returns what a framework holds on the agent: offered, allocated or
 // held for it.
 func (ag *agent) held(fwID string) resources.Resources {
-	held := ag.offered.get(fwID).Plus(ag.allocated.get(fwID))
+	held := ag.offered.Get(fwID).Plus(ag.allocated.Get(fwID))
 	if len(ag.holds()) > 0 {
 		held.Add(ag.holds().of(fwID))
 	}
@@ -1363,16 +1314,16 @@ func (ag *agent) held(fwID string) resources.Resources {
 
 func (ag *agent) frameworkIDs() []string {
 	if len(ag.holds()) == 0 {
-		if ag.allocated.len() == 0 {
-			return ag.offered.ids()
+		if ag.allocated.Len() == 0 {
+			return ag.offered.IDs()
 		}
-		if ag.offered.len() == 0 {
-			return ag.allocated.ids()
+		if ag.offered.Len() == 0 {
+			return ag.allocated.IDs()
 		}
 	}
-	ids := ag.offered.ids()
-	for id := range ag.allocated.all() {
-		if !ag.offered.has(id) {
+	ids := ag.offered.IDs()
+	for id := range ag.allocated.All() {
+		if !ag.offered.Has(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -1415,7 +1366,7 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 		}
 		// The sorters and the agent's records share part; none changes it
 		// in place.
-		held.add(fw.id, part)
+		held.Add(fw.id, part)
 		plain := part.Unallocate()
 		if fromAvailable {
 			if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
@@ -1464,7 +1415,7 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		// When part is all the framework holds there, hand the sorters the
 		// value they were given (they find it by identity, in O(1)).
 		given := part
-		if whole := first.get(fw.id); whole.Len() == part.Len() && whole.Equal(part) {
+		if whole := first.Get(fw.id); whole.Len() == part.Len() && whole.Equal(part) {
 			given = whole
 		}
 		fromFirst, fromSecond := takeFrom(first, second, fw.id, part)
@@ -1486,10 +1437,10 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		a.trackHeld(role, part, false)
 	}
 	for _, role := range roles {
-		if !fw.roles.has(role, subscribed) && a.heldInRole(fw.id, role).IsEmpty() {
+		if !fw.roles.Has(role, tables.Subscribed) && a.heldInRole(fw.id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
-		a.roles.prune(role)
+		a.roles.Prune(role)
 	}
 	if ag.overAllocated {
 		a.recomputeAvailable(ag)
@@ -1512,14 +1463,14 @@ func (a *Allocator) trackHeld(role string, plain resources.Resources, add bool) 
 }
 
 // trackHeldAt is trackHeld with role's node at hand (nil: looked up).
-func (a *Allocator) trackHeldAt(node *roleNode, role string, plain resources.Resources, add bool) resources.Quantities {
+func (a *Allocator) trackHeldAt(node *roles.Node, role string, plain resources.Resources, add bool) resources.Quantities {
 	q := &a.scratch
 	q.Reset()
 	reserved := plain.AddUnreservedQuantitiesTo(q)
 	if node != nil {
-		a.roles.trackAllocatedUnreservedAt(node, *q, add)
+		a.roles.TrackAllocatedUnreservedAt(node, *q, add)
 	} else {
-		a.roles.trackAllocatedUnreserved(role, *q, add)
+		a.roles.TrackAllocatedUnreserved(role, *q, add)
 	}
 	if !reserved {
 		return *q
@@ -1531,7 +1482,7 @@ func (a *Allocator) trackHeldAt(node *roleNode, role string, plain resources.Res
 		if r.IsReserved() && r.Type == resources.ScalarType && !r.Shared {
 			one.Reset()
 			one.AddScalar(r.Name, r.Scalar)
-			a.roles.trackAllocatedReserved(r.Role(), *one, add)
+			a.roles.TrackAllocatedReserved(r.Role(), *one, add)
 		}
 	}
 	return *q
@@ -1539,21 +1490,21 @@ func (a *Allocator) trackHeldAt(node *roleNode, role string, plain resources.Res
 
 // takeFrom removes part from first[key] as far as it holds it, and the rest
 // from second[key]; it returns what it took from each.
-func takeFrom(first, second *perFramework, key string, part resources.Resources) (fromFirst, fromSecond resources.Resources) {
-	held := first.get(key)
+func takeFrom(first, second *tables.PerFramework, key string, part resources.Resources) (fromFirst, fromSecond resources.Resources) {
+	held := first.Get(key)
 	if held.Contains(part) {
 		if held.Identical(part) || held.Equal(part) {
-			first.remove(key)
+			first.Remove(key)
 		} else {
-			first.set(key, held.Minus(part))
+			first.Set(key, held.Minus(part))
 		}
 		return part, resources.Resources{}
 	}
 	// part ∩ held, with Mesos's subtraction: part − (part − held).
 	fromFirst = part.Minus(part.Minus(held))
-	first.set(key, held.Minus(fromFirst))
+	first.Set(key, held.Minus(fromFirst))
 	if rest := part.Minus(fromFirst); !rest.IsEmpty() {
-		second.set(key, second.get(key).Minus(rest))
+		second.Set(key, second.Get(key).Minus(rest))
 		fromSecond = rest
 	}
 	return fromFirst, fromSecond
@@ -1604,7 +1555,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	} else if !single && slices.Contains(res.AllocationRoles(), "") {
 		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 	}
-	if !ag.offered.get(fwID).Contains(res) && !ag.allocated.get(fwID).Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
+	if !ag.offered.Get(fwID).Contains(res) && !ag.allocated.Get(fwID).Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)
@@ -1640,11 +1591,11 @@ func (a *Allocator) updateWeights(weights map[string]float64) error {
 		a.observeRole(role)
 		_ = a.roleSorter.UpdateWeight(role, w)
 		if w == 1 {
-			delete(a.roles.weights, role)
-			a.roles.prune(role)
+			delete(a.roles.Weights, role)
+			a.roles.Prune(role)
 		} else {
-			a.roles.weights[role] = w
-			a.roles.ensure(role)
+			a.roles.Weights[role] = w
+			a.roles.Ensure(role)
 		}
 	}
 	return nil
@@ -1675,14 +1626,14 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 		return fmt.Errorf("quota for %q: %w", role, err)
 	}
 	for _, anc := range reservation.Ancestors(role) {
-		if n := a.roles.get(anc); n != nil && !n.q().Limits.Contains(q.Guarantees) {
-			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.q().Limits, anc)
+		if n := a.roles.Get(anc); n != nil && !n.Q().Limits.Contains(q.Guarantees) {
+			return fmt.Errorf("%w: %q: guarantees %s exceed the limits %s of %q", ErrInvalidQuota, role, q.Guarantees, n.Q().Limits, anc)
 		}
 	}
-	for _, path := range a.roles.nodes.keys() {
-		n := a.roles.nodes.Get(path)
-		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.q().Guarantees) {
-			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.q().Guarantees, path)
+	for _, path := range a.roles.Nodes.Keys() {
+		n := a.roles.Nodes.Get(path)
+		if reservation.IsStrictSubrole(path, role) && !q.Limits.Contains(n.Q().Guarantees) {
+			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.Q().Guarantees, path)
 		}
 	}
 	a.uncapped()
@@ -1690,13 +1641,13 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 	defer a.syncAllowance(role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
-		if n := a.roles.get(role); n != nil {
-			n.setQuota(Quota{})
-			a.roles.prune(role)
+		if n := a.roles.Get(role); n != nil {
+			n.SetQuota(roles.Quota{})
+			a.roles.Prune(role)
 		}
 		return nil
 	}
-	a.roles.ensure(role).setQuota(q)
+	a.roles.Ensure(role).SetQuota(roles.Quota(q))
 	return nil
 }
 

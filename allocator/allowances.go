@@ -22,9 +22,9 @@ import (
 // when the role tree has no such role.
 func (a *Allocator) allowanceOf(path string) resources.Quantities {
 	var q resources.Quantities
-	if n := a.roles.get(path); n != nil {
-		q.Add(n.q().Guarantees)
-		q.Max(n.reserved)
+	if n := a.roles.Get(path); n != nil {
+		q.Add(n.Q().Guarantees)
+		q.Max(n.Reserved)
 	}
 	return q
 }
@@ -69,7 +69,7 @@ func (a *Allocator) resyncAllowances() {
 		return
 	}
 	clear(a.allowances)
-	for _, path := range a.roles.nodes.keys() {
+	for _, path := range a.roles.Nodes.Keys() {
 		want := a.allowanceOf(path)
 		_ = s.SetAllowance(path, want)
 		if !want.IsEmpty() {

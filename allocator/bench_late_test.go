@@ -17,7 +17,7 @@ import (
 // and a walk meets an agent's refusers anywhere in the sorted order.
 func refuseRounds(tb testing.TB, a *Allocator, k int) {
 	tb.Helper()
-	ids := a.frameworks.keys()
+	ids := a.frameworks.Keys()
 	if k > len(ids) {
 		tb.Fatalf("%d rounds of refusals with %d frameworks", k, len(ids))
 	}

@@ -3,6 +3,10 @@ package allocator
 import (
 	"math/rand/v2"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/sorter"
 )
 
@@ -63,7 +67,7 @@ func (a *Allocator) parksRoles() bool {
 // skipped or shortened by what is known: (agent, role) pairs where no
 // framework of the role could take anything, and frameworks known to
 // refuse an agent.
-func (a *Allocator) skipsWalks(fs *trackedSorter) bool {
+func (a *Allocator) skipsWalks(fs *roles.TrackedSorter) bool {
 	if a.opts.CacheFree {
 		return false
 	}
@@ -97,8 +101,8 @@ func (a *Allocator) cutOrder(r *run, st stage, agentID, fwID, role string) *rand
 func (a *Allocator) dropCaches() {
 	a.unpark()
 	for ag := range a.agents.All() {
-		ag.nobody = byRole[nobodyEntry]{}
-		ag.refusals = byRole[*refusalIndex]{}
+		ag.nobody = tables.ByRole[nobodyEntry]{}
+		ag.refusals = tables.ByRole[*refusalIndex]{}
 	}
 	for fw := range a.frameworks.All() {
 		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -204,19 +208,19 @@ type floorEntry struct {
 // raise the floor, so the one found first stays a safe bound. A
 // cache-free allocator walks every role (see cachefree.go), and so the
 // checks compare each skip with the walk it saves.
-func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool) {
+func (a *Allocator) demandFloor(r *run, n *roles.Node) (resources.Quantities, bool) {
 	if e, ok := r.floors[n]; ok {
 		return e.q, e.ok
 	}
 	var floor resources.Quantities
 	ok, first := true, true
-	n.frameworks.any(func(id string) bool {
+	n.Frameworks.Any(func(id string) bool {
 		fw := a.frameworks.Get(id)
-		if fw == nil || !fw.active || !fw.roles.has(n.path, subscribed) || fw.roles.has(n.path, suppressed) {
+		if fw == nil || !fw.active || !fw.roles.Has(n.Path, tables.Subscribed) || fw.roles.Has(n.Path, tables.Suppressed) {
 			return false
 		}
-		list, stated := fw.pendingIn(n.path)
-		if _, own := fw.info.MinAllocatable[n.path]; !stated || own {
+		list, stated := fw.pendingIn(n.Path)
+		if _, own := fw.info.MinAllocatable[n.Path]; !stated || own {
 			// A framework without demand may take anything; one with
 			// minimum allocatable resources of its own may be passed over
 			// for them first.
@@ -236,7 +240,7 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 		return false
 	})
 	if r.floors == nil {
-		r.floors = map[*roleNode]floorEntry{}
+		r.floors = map[*roles.Node]floorEntry{}
 	}
 	r.floors[n] = floorEntry{floor, ok && !first}
 	return floor, ok && !first
@@ -254,7 +258,7 @@ func (a *Allocator) demandFloor(r *run, n *roleNode) (resources.Quantities, bool
 // walks, so this one must too; see skipsWalks). (Constraints and
 // capabilities for the whole agent come first in the walk too: Explain
 // finds those itself.)
-func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
+func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roles.Node) bool {
 	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined || !a.anyDemand(r) {
 		return false
 	}
@@ -264,9 +268,9 @@ func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roleNode) bool {
 	}
 	available := ag.available
 	if ag.hasReserved {
-		available = available.AllocatableTo(n.path)
+		available = available.AllocatableTo(n.Path)
 	}
-	if available.ContainsQuantities(floor) || !a.allocatable(available, n.path, plainFramework) {
+	if available.ContainsQuantities(floor) || !a.allocatable(available, n.Path, plainFramework) {
 		return false
 	}
 	r.stats.Unchanged++

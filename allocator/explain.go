@@ -7,6 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -254,7 +258,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			out.Preemptions = append(out.Preemptions, p)
 		}
 	}
-	fw, ok := a.frameworks.lookup(frameworkID)
+	fw, ok := a.frameworks.Lookup(frameworkID)
 	if !ok {
 		rm, ok := a.explain.removedOne(frameworkID)
 		if !ok {
@@ -277,9 +281,9 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 		}
 		return out, nil
 	}
-	several := fw.roles.count(subscribed) > 1
-	for role := range fw.roles.all(subscribed) {
-		node := a.roles.get(role)
+	several := fw.roles.Count(tables.Subscribed) > 1
+	for role := range fw.roles.All(tables.Subscribed) {
+		node := a.roles.Get(role)
 		subject := fw.id
 		if several {
 			subject = fw.id + " in role " + role
@@ -332,7 +336,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	if a.explain.run == 0 {
 		return Explanation{}, ErrNoRun
 	}
-	node := a.roles.get(role)
+	node := a.roles.Get(role)
 	if node == nil {
 		return Explanation{}, fmt.Errorf("%w: %q", ErrUnknownRole, role)
 	}
@@ -344,7 +348,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 		}
 	}
 	var fws []*framework
-	for _, id := range node.frameworks.sorted() {
+	for _, id := range node.Frameworks.Sorted() {
 		fws = append(fws, a.frameworks.Get(id))
 	}
 	var b groupBuilder
@@ -418,7 +422,7 @@ func (a *Allocator) explainer() *explainer {
 		parked:   map[string]bool{},
 	}
 	for _, id := range l.candidates {
-		if ag, ok := a.agents.lookup(id); ok {
+		if ag, ok := a.agents.Lookup(id); ok {
 			e.agents = append(e.agents, ag)
 		}
 	}
@@ -430,11 +434,11 @@ func (a *Allocator) explainer() *explainer {
 	}
 	for i, p := range l.passes {
 		if p.reason != ReasonNone { // dropped (see settleHeldBack)
-			e.passes[passKey{p.fw.id, p.node.path, p.ag.id, p.stage}] = i
+			e.passes[passKey{p.fw.id, p.node.Path, p.ag.id, p.stage}] = i
 		}
 	}
 	for i, v := range l.visits {
-		e.visits[visitKey{v.node.path, v.ag.id, v.stage}] = i
+		e.visits[visitKey{v.node.Path, v.ag.id, v.stage}] = i
 	}
 	for _, role := range a.parked {
 		e.parked[role] = true
@@ -456,9 +460,9 @@ func (e *explainer) offered(fwID, role, agentID string) bool {
 
 // offeredInRole reports whether the run offered a framework of the role
 // something on the agent.
-func (e *explainer) offeredInRole(node *roleNode, ag *agent) bool {
+func (e *explainer) offeredInRole(node *roles.Node, ag *agent) bool {
 	for _, i := range e.offersOn[ag.id] {
-		if e.l.offers[i].key.role == node.path {
+		if e.l.offers[i].key.role == node.Path {
 			return true
 		}
 	}
@@ -467,20 +471,20 @@ func (e *explainer) offeredInRole(node *roleNode, ag *agent) bool {
 
 // why says what happened to fw in node's role on ag: offered, or the
 // reason it was not and what was found.
-func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason, AgentReason) {
+func (e *explainer) why(fw *framework, node *roles.Node, ag *agent) (bool, Reason, AgentReason) {
 	ar := AgentReason{Agent: ag.id, Framework: fw.id}
 	switch {
 	case e.skipped[ag.id]:
 		return false, ReasonAgentInactive, ar
-	case node != nil && e.offered(fw.id, node.path, ag.id):
+	case node != nil && e.offered(fw.id, node.Path, ag.id):
 		return true, ReasonNone, ar
 	case !fw.active, fw.joined >= e.l.run:
 		return false, ReasonInactive, ar
 	case node == nil:
 		return false, ReasonNothingLeft, ar
-	case fw.roles.has(node.path, suppressed):
+	case fw.roles.Has(node.Path, tables.Suppressed):
 		return false, ReasonSuppressed, ar
-	case fw.waitsForNothing(node.path):
+	case fw.waitsForNothing(node.Path):
 		// Kept out of the role's sorter: nothing is pending.
 		return false, ReasonNoFit, ar
 	}
@@ -489,33 +493,33 @@ func (e *explainer) why(fw *framework, node *roleNode, ag *agent) (bool, Reason,
 }
 
 // found is the reason the run found, or that follows from what it did.
-func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) found(fw *framework, node *roles.Node, ag *agent, ar AgentReason) (Reason, AgentReason) {
 	// The fair-share stage first: it is what the run did last.
-	if i, ok := e.passes[passKey{fw.id, node.path, ag.id, stageFairShare}]; ok {
+	if i, ok := e.passes[passKey{fw.id, node.Path, ag.id, stageFairShare}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node.path, ag.id, stageFairShare}]; ok {
+	if i, ok := e.visits[visitKey{node.Path, ag.id, stageFairShare}]; ok {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	// A role capped in the run (or parked since an earlier one) was not
 	// looked at on agents that still had something for it, even where
 	// one of its frameworks was offered something before the cap.
-	if (node.cappedRun == e.l.run || e.parked[node.path]) && !ag.available.AllocatableTo(node.path).IsEmpty() {
-		if node.cappedBy == ReasonMinAllocatable {
-			ar.Offer = ag.available.AllocatableTo(node.path).Quantities()
+	if (node.CappedRun == e.l.run || e.parked[node.Path]) && !ag.available.AllocatableTo(node.Path).IsEmpty() {
+		if Reason(node.CappedBy) == ReasonMinAllocatable {
+			ar.Offer = ag.available.AllocatableTo(node.Path).Quantities()
 		} else {
 			ar.Offer = headroomOf(ag.available)
 		}
-		return node.cappedBy, ar
+		return Reason(node.CappedBy), ar
 	}
 	if e.offeredInRole(node, ag) {
 		// The walk of the role made an offer there.
 		return e.fromVisit(fw, node, ag, visitRecord{kind: visitWalked}, ar)
 	}
-	if i, ok := e.passes[passKey{fw.id, node.path, ag.id, stageGuarantees}]; ok {
+	if i, ok := e.passes[passKey{fw.id, node.Path, ag.id, stageGuarantees}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node.path, ag.id, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
+	if i, ok := e.visits[visitKey{node.Path, ag.id, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	return e.elsewhere(fw, node, ag, ar)
@@ -526,7 +530,7 @@ func (e *explainer) found(fw *framework, node *roleNode, ag *agent, ar AgentReas
 // region), its offer constraints, or a refusal filter covering the agent. The run stops at the first reason it
 // meets, in the order cheapest to check; Explain reports the most
 // actionable.
-func (e *explainer) sharpen(fw *framework, node *roleNode, ag *agent, reason *Reason, ar AgentReason) AgentReason {
+func (e *explainer) sharpen(fw *framework, node *roles.Node, ag *agent, reason *Reason, ar AgentReason) AgentReason {
 	if *reason > ReasonIncapable {
 		if m := e.a.agentMissing(fw, ag); m != 0 {
 			*reason = ReasonIncapable
@@ -534,13 +538,13 @@ func (e *explainer) sharpen(fw *framework, node *roleNode, ag *agent, reason *Re
 		}
 	}
 	if *reason > ReasonConstraints {
-		if cs, ok := fw.info.Constraints[node.path]; ok && !cs.admits(ag.info.Attributes) {
+		if cs, ok := fw.info.Constraints[node.Path]; ok && !cs.admits(ag.info.Attributes) {
 			*reason = ReasonConstraints
 			return AgentReason{Agent: ar.Agent, Framework: ar.Framework}
 		}
 	}
 	if *reason > ReasonFiltered {
-		if until, ok := e.filterUntil(fw, node.path, ag, resources.Resources{}, false); ok {
+		if until, ok := e.filterUntil(fw, node.Path, ag, resources.Resources{}, false); ok {
 			*reason = ReasonFiltered
 			return AgentReason{Agent: ar.Agent, Framework: ar.Framework, Until: until}
 		}
@@ -554,7 +558,7 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 	reason := p.reason
 	switch reason {
 	case ReasonFiltered:
-		ar.Until, _ = e.filterUntil(fw, p.node.path, ag, resources.Resources{}, true)
+		ar.Until, _ = e.filterUntil(fw, p.node.Path, ag, resources.Resources{}, true)
 	case ReasonIncapable:
 		ar.Missing = offer.Capabilities(p.missing)
 		if ar.Missing == 0 {
@@ -568,7 +572,7 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 
 // fromVisit is the reason of a framework that a visit of its role on the
 // agent did not pass over one by one.
-func (e *explainer) fromVisit(fw *framework, node *roleNode, ag *agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) fromVisit(fw *framework, node *roles.Node, ag *agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
 	if v.kind == visitUnfit {
 		// Its walk would have passed every framework over for that (the
 		// floor is only used where nothing else would come first; see
@@ -589,7 +593,7 @@ func (e *explainer) fromVisit(fw *framework, node *roleNode, ag *agent, v visitR
 	if w, ok := e.winner(fw, node, ag); ok {
 		offered = e.l.offers[w].res.Unallocate()
 	}
-	if until, ok := e.filterUntil(fw, node.path, ag, offered, false); ok {
+	if until, ok := e.filterUntil(fw, node.Path, ag, offered, false); ok {
 		ar.Until = until
 		return ReasonFiltered, ar
 	}
@@ -598,7 +602,7 @@ func (e *explainer) fromVisit(fw *framework, node *roleNode, ag *agent, v visitR
 
 // elsewhere is the reason of a framework the run did not look at on the
 // agent: someone else was offered it first, or nothing was left there.
-func (e *explainer) elsewhere(fw *framework, node *roleNode, ag *agent, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) elsewhere(fw *framework, node *roles.Node, ag *agent, ar AgentReason) (Reason, AgentReason) {
 	if w, ok := e.winner(fw, node, ag); ok {
 		k := e.l.offers[w].key
 		ar.Winner, ar.WinnerRole = k.framework, k.role
@@ -609,14 +613,14 @@ func (e *explainer) elsewhere(fw *framework, node *roleNode, ag *agent, ar Agent
 
 // winner returns the offer that took the agent instead of fw: the first
 // made there to another framework of the role, else the first made there.
-func (e *explainer) winner(fw *framework, node *roleNode, ag *agent) (int, bool) {
+func (e *explainer) winner(fw *framework, node *roles.Node, ag *agent) (int, bool) {
 	first := -1
 	for _, i := range e.offersOn[ag.id] {
 		k := e.l.offers[i].key
-		if k.framework == fw.id && k.role == node.path {
+		if k.framework == fw.id && k.role == node.Path {
 			continue
 		}
-		if k.role == node.path {
+		if k.role == node.Path {
 			return i, true
 		}
 		if first < 0 {
@@ -748,7 +752,7 @@ func (b *groupBuilder) build(role, subject string, agents int, at time.Time) Rol
 }
 
 // finish builds a role explanation and adds the figures the state holds.
-func (e *explainer) finish(b *groupBuilder, role string, node *roleNode, subject string) RoleExplanation {
+func (e *explainer) finish(b *groupBuilder, role string, node *roles.Node, subject string) RoleExplanation {
 	re := b.build(role, subject, len(e.agents), e.l.now)
 	for i := range re.Reasons {
 		g := &re.Reasons[i]
@@ -801,39 +805,39 @@ func (e *explainer) shares(role string, agents []AgentReason, winner, winnerRole
 // bindingLimit returns the role among node and its ancestors whose limit
 // leaves least (the nearest one at its limit in some resource), its limit
 // and its consumption.
-func (a *Allocator) bindingLimit(node *roleNode) (string, resources.Limits, resources.Quantities) {
-	var pick *roleNode
-	for q := range node.quotaAncestry {
-		if q.q().Limits.IsEmpty() {
+func (a *Allocator) bindingLimit(node *roles.Node) (string, resources.Limits, resources.Quantities) {
+	var pick *roles.Node
+	for q := range node.QuotaAncestry {
+		if q.Q().Limits.IsEmpty() {
 			continue
 		}
 		if pick == nil {
 			pick = q
 		}
-		consumed := q.consumed()
-		for _, name := range q.q().Limits.Names() {
-			if lim, _ := q.q().Limits.Get(name); consumed.Scalar(name) >= lim {
-				return q.path, q.q().Limits.Clone(), consumed
+		consumed := q.Consumed()
+		for _, name := range q.Q().Limits.Names() {
+			if lim, _ := q.Q().Limits.Get(name); consumed.Scalar(name) >= lim {
+				return q.Path, q.Q().Limits.Clone(), consumed
 			}
 		}
 	}
 	if pick == nil {
 		return "", resources.Limits{}, resources.Quantities{}
 	}
-	return pick.path, pick.q().Limits.Clone(), pick.consumed()
+	return pick.Path, pick.Q().Limits.Clone(), pick.Consumed()
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees
 // are unmet, and by how much, by path.
 func (a *Allocator) unmetGuarantees(role string) []RoleQuantities {
 	var out []RoleQuantities
-	for _, path := range a.roles.nodes.keys() {
-		n := a.roles.nodes.Get(path)
-		if path == role || n.q().Guarantees.IsEmpty() {
+	for _, path := range a.roles.Nodes.Keys() {
+		n := a.roles.Nodes.Get(path)
+		if path == role || n.Q().Guarantees.IsEmpty() {
 			continue
 		}
 		var q resources.Quantities
-		n.unmetInto(&q)
+		n.UnmetInto(&q)
 		if !q.IsEmpty() {
 			out = append(out, RoleQuantities{Role: path, Quantities: q})
 		}

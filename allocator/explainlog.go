@@ -4,6 +4,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -68,7 +72,7 @@ type removedFramework struct {
 // passRecord says that a run passed fw over on ag in a role, and why.
 type passRecord struct {
 	fw     *framework
-	node   *roleNode
+	node   *roles.Node
 	ag     *agent
 	reason Reason
 	stage  stage
@@ -91,7 +95,7 @@ const (
 // visitRecord says that a run looked at a role on an agent.
 type visitRecord struct {
 	ag   *agent
-	node *roleNode
+	node *roles.Node
 	// cached is, for an unchanged pair, the nobody entry that skipped it.
 	cached *nobodyPasses
 	kind   visitKind
@@ -133,7 +137,7 @@ func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uin
 }
 
 // pass logs that fw was passed over; detail, when not empty, is kept.
-func (l *explainLog) pass(fw *framework, ag *agent, node *roleNode, st stage, reason Reason, detail resources.Quantities) {
+func (l *explainLog) pass(fw *framework, ag *agent, node *roles.Node, st stage, reason Reason, detail resources.Quantities) {
 	if len(l.passes) >= maxPasses {
 		return
 	}
@@ -156,20 +160,20 @@ func (l *explainLog) missing(before int, caps offer.Capabilities) {
 // visit logs a walk of a role's frameworks on an agent in the fair-share
 // stage that made no offer (one that did shows in the offers); walks of
 // the guarantee stage are not logged.
-func (l *explainLog) visit(ag *agent, node *roleNode, st stage, indexed bool) {
+func (l *explainLog) visit(ag *agent, node *roles.Node, st stage, indexed bool) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
 }
 
 // unfit logs an (agent, role) pair skipped through the role's demand
 // floor.
-func (l *explainLog) unfit(ag *agent, node *roleNode) {
+func (l *explainLog) unfit(ag *agent, node *roles.Node) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnfit, stage: stageFairShare})
 }
 
 // unchanged logs an (agent, role) pair skipped through its nobody entry.
-func (l *explainLog) unchanged(ag *agent, node *roleNode, st stage, cached *nobodyPasses) {
+func (l *explainLog) unchanged(ag *agent, node *roles.Node, st stage, cached *nobodyPasses) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnchanged, stage: st, cached: cached})
 }
@@ -228,7 +232,7 @@ func (l *explainLog) forget(fw *framework, runs uint64) {
 	if len(l.removed) == maxRemembered {
 		l.removed = slices.Delete(l.removed, 0, 1)
 	}
-	l.removed = append(l.removed, removedFramework{id: fw.id, roles: fw.roles.list(subscribed), run: runs})
+	l.removed = append(l.removed, removedFramework{id: fw.id, roles: fw.roles.List(tables.Subscribed), run: runs})
 }
 
 // removedFramework returns what is remembered of a removed framework.

@@ -3,6 +3,8 @@ package allocator
 import (
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -263,10 +265,10 @@ func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refu
 	if !ok {
 		return
 	}
-	idx, _ := ag.refusals.get(role)
+	idx, _ := ag.refusals.Get(role)
 	if idx == nil {
 		idx = &refusalIndex{}
-		ag.refusals.set(role, idx)
+		ag.refusals.Set(role, idx)
 	}
 	idx.mark(i, ag.refGen, f.expires)
 }
@@ -312,12 +314,12 @@ func (ag *agent) refIsAvailable() {
 // refusers returns the index of the frameworks of role known to refuse
 // everything on ag at now, or nil when there is none worth using.
 func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
-	idx, _ := ag.refusals.get(role)
+	idx, _ := ag.refusals.Get(role)
 	if idx == nil {
 		return nil
 	}
 	if !idx.validAt(ag.refGen, now) {
-		ag.refusals.drop(role)
+		ag.refusals.Drop(role)
 		return nil
 	}
 	return idx
@@ -415,7 +417,7 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 		return
 	}
 	clearOn := func(ag *agent) {
-		if idx, _ := ag.refusals.get(role); idx != nil {
+		if idx, _ := ag.refusals.Get(role); idx != nil {
 			idx.skip.Clear(i)
 		}
 	}
@@ -426,7 +428,7 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 	}
 	if s, ok := fw.whole[role]; ok {
 		for num := range s.all() {
-			clearOn(a.agentsByNum.at(num))
+			clearOn(a.agentsByNum.At(num))
 		}
 	}
 }
@@ -442,7 +444,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		if i, ok := a.sorterNum(r, fw.id); ok {
 			for agentID := range byAgent {
 				if ag := a.agents.Get(agentID); ag != nil {
-					if idx, _ := ag.refusals.get(r); idx != nil {
+					if idx, _ := ag.refusals.Get(r); idx != nil {
 						idx.skip.Clear(i)
 					}
 				}
@@ -480,8 +482,8 @@ func (a *Allocator) filterNum(fw *framework) int {
 	if fw.num != 0 {
 		return fw.num
 	}
-	fw.num = a.filterNums.take()
-	a.refusersByNum.set(fw.num, fw)
+	fw.num = a.filterNums.Take()
+	a.refusersByNum.Set(fw.num, fw)
 	fw.filters.each(func(_, agentID string, _ *refusal) {
 		if ag := a.agents.Get(agentID); ag != nil {
 			ag.filtered.setFiltered(fw.num)
@@ -504,8 +506,8 @@ func (a *Allocator) releaseNum(fw *framework) {
 	if fw.num == 0 {
 		return
 	}
-	a.refusersByNum.set(fw.num, nil)
-	a.filterNums.give(fw.num)
+	a.refusersByNum.Set(fw.num, nil)
+	a.filterNums.Give(fw.num)
 	fw.num = 0
 }
 
@@ -522,6 +524,6 @@ func (a *Allocator) forgetAgentFilters(ag *agent) {
 		a.dropWholeOn(fw, ag, gone)
 		delete(fw.inverseFilters, ag.id)
 	}
-	ag.refusals = byRole[*refusalIndex]{}
+	ag.refusals = tables.ByRole[*refusalIndex]{}
 	ag.filtered = nil
 }

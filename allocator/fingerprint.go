@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )
@@ -227,8 +229,8 @@ func (ag *agent) fingerprint() uint64 {
 	h.b(ag.overAllocated)
 	h.resources(ag.total)
 	h.resources(ag.available)
-	h.held(ag.offered.all(), 1)
-	h.held(ag.allocated.all(), 2)
+	h.held(ag.offered.All(), 1)
+	h.held(ag.allocated.All(), 2)
 	h.held(maps.All(ag.unclaimed()), 3)
 	// Holds are kept in order of creation; that order is part of the state
 	// (an expired hold is given back before a later one).
@@ -256,10 +258,10 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for n := range a.roles.nodes.All() {
-		path := n.path
-		w, ok := a.roles.weights[path]
-		if !ok && n.q().IsZero() {
+	for n := range a.roles.Nodes.All() {
+		path := n.Path
+		w, ok := a.roles.Weights[path]
+		if !ok && n.Q().IsZero() {
 			continue
 		}
 		if !ok {
@@ -268,9 +270,9 @@ func (a *Allocator) restFingerprint() uint64 {
 		var x fpHash
 		x.s(path)
 		x.u(math.Float64bits(w))
-		if !n.q().IsZero() {
-			x.s(n.q().Guarantees.String())
-			x.s(n.q().Limits.String())
+		if !n.Q().IsZero() {
+			x.s(n.Q().Guarantees.String())
+			x.s(n.Q().Limits.String())
 		}
 		sum += uint64(x)
 	}
@@ -282,12 +284,12 @@ func (a *Allocator) restFingerprint() uint64 {
 		x := fpHash(5)
 		x.s(fwID)
 		x.b(fw.active)
-		x.u(uint64(fw.roles.count(subscribed)))
-		for r := range fw.roles.all(subscribed) {
+		x.u(uint64(fw.roles.Count(tables.Subscribed)))
+		for r := range fw.roles.All(tables.Subscribed) {
 			x.s(r)
 		}
-		x.u(uint64(fw.roles.count(suppressed)))
-		for r := range fw.roles.all(suppressed) {
+		x.u(uint64(fw.roles.Count(tables.Suppressed)))
+		for r := range fw.roles.All(tables.Suppressed) {
 			x.s(r)
 		}
 		x.u(uint64(fw.info.Capabilities))
@@ -355,7 +357,7 @@ func (a *Allocator) filtersFingerprint() uint64 {
 		}
 		for role, s := range fw.whole {
 			for num, w := range s.all() {
-				ag := a.agentsByNum.at(num)
+				ag := a.agentsByNum.At(num)
 				one := [1]refusal{a.refusalOf(w, ag)}
 				add(fwID, role, ag.id, one[:])
 			}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -94,7 +96,7 @@ func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d
 	if err := checkHold(res, d); err != nil {
 		return err
 	}
-	if !ag.allocated.get(fwID).Contains(res) {
+	if !ag.allocated.Get(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q does not use %s on agent %q", ErrNotHeld, fwID, res, agentID)
 	}
 	a.holdFor(fw, ag, res, d)
@@ -119,7 +121,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 		return err
 	}
 	ag := a.agents.Get(t.agent)
-	if !ag.allocated.get(fwID).Contains(held) {
+	if !ag.allocated.Get(fwID).Contains(held) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, held)
 	}
 	if shared := t.owns.Shared(); !shared.IsEmpty() {
@@ -158,7 +160,7 @@ func checkHold(res resources.Resources, d time.Duration) error {
 // holdFor moves res (checked) from what fw uses on ag to a hold for it.
 // Nothing else changes: held resources count as they did in use.
 func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
-	ag.allocated.set(fw.id, ag.allocated.get(fw.id).Minus(res))
+	ag.allocated.Set(fw.id, ag.allocated.Get(fw.id).Minus(res))
 	ag.more().holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
 	a.wantsRun(ag)
 }
@@ -171,8 +173,8 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 // subscribes to the role.
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
 	fw := a.frameworks.Get(p.forFramework)
-	node := a.roles.get(p.heldIn)
-	if fw == nil || !fw.roles.has(p.heldIn, subscribed) || node == nil || node.fs == nil || ag.overAllocated {
+	node := a.roles.Get(p.heldIn)
+	if fw == nil || !fw.roles.Has(p.heldIn, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.overAllocated {
 		return
 	}
 	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
@@ -182,8 +184,8 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 		return
 	}
 	held := plain.Allocate(p.heldIn).Frozen()
-	a.trackOffer(fw, ag, p.heldIn, node, node.fs, held, plain, false)
-	ag.offered.set(fw.id, ag.offered.get(fw.id).Minus(held))
+	a.trackOffer(fw, ag, p.heldIn, node, node.FrameworkSorter, held, plain, false)
+	ag.offered.Set(fw.id, ag.offered.Get(fw.id).Minus(held))
 	ag.more().holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
@@ -209,7 +211,7 @@ func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
 // The Observer counts held resources as allocated (they are charged as
 // they were in use), so it is told they moved.
 func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resources) {
-	ag.offered.set(fw.id, ag.offered.get(fw.id).Plus(res))
+	ag.offered.Set(fw.id, ag.offered.Get(fw.id).Plus(res))
 	if a.obs == nil {
 		return
 	}
@@ -252,7 +254,7 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 			default:
 				for _, role := range h.res.AllocationRoles() {
 					part := h.res.AllocatedTo(role)
-					if fw.roles.has(role, suppressed) || !fw.roles.has(role, subscribed) {
+					if fw.roles.Has(role, tables.Suppressed) || !fw.roles.Has(role, tables.Subscribed) {
 						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
 						continue
 					}

@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )
@@ -53,7 +57,7 @@ func (a *Allocator) CheckInvariants() error {
 	if numbered != a.agents.Len() {
 		c.fail("%d agents numbered, %d agents", numbered, a.agents.Len())
 	}
-	for _, id := range a.pending.keys() {
+	for _, id := range a.pending.Keys() {
 		if a.agents.Get(id) != a.pending.Get(id) {
 			c.fail("agent %s waits for a run, but is not the agent of that id", id)
 		}
@@ -65,7 +69,7 @@ func (a *Allocator) CheckInvariants() error {
 			c.fail("agent %s is not listed at its place among the ids", id)
 			continue
 		}
-		if a.agentsByNum.at(int(ag.num)) != ag {
+		if a.agentsByNum.At(int(ag.num)) != ag {
 			c.fail("agent %s: number %d is not its own", id, ag.num)
 		}
 		totals.Add(ag.total.Quantities())
@@ -131,8 +135,8 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 	var sharedByRole map[string]resources.Resources
 	sharedOutside := false
 	for _, fwID := range ag.frameworkIDs() {
-		held := ag.offered.get(fwID)
-		if more := ag.allocated.get(fwID); held.IsEmpty() {
+		held := ag.offered.Get(fwID)
+		if more := ag.allocated.Get(fwID); held.IsEmpty() {
 			held = more
 		} else if !more.IsEmpty() {
 			held = held.Plus(more)
@@ -140,7 +144,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		if len(ag.holds()) > 0 {
 			held = held.Plus(ag.holds().of(fwID))
 		}
-		fw, ok := a.frameworks.lookup(fwID)
+		fw, ok := a.frameworks.Lookup(fwID)
 		if !ok {
 			c.fail("agent %s: resources held by unknown framework %s", id, fwID)
 			continue
@@ -152,7 +156,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 			}
 		}
 		for r := range held.All() {
-			if !fw.roles.has(r.AllocationRole, tracked) {
+			if !fw.roles.Has(r.AllocationRole, tables.Tracked) {
 				c.fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
 			}
 			if !r.Reservations.AllocatableTo(r.AllocationRole) {
@@ -168,7 +172,7 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		c.roleHeld[role] = q
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
-		if _, known := a.frameworks.lookup(fwID); known {
+		if _, known := a.frameworks.Lookup(fwID); known {
 			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
 		}
 		res := ag.unclaimed()[fwID]
@@ -241,8 +245,8 @@ func (c *invariantCheck) held(agentID, fwID string, held resources.Resources, sh
 // sorters checks the sorters' charges against the agents.
 func (c *invariantCheck) sorters() {
 	a := c.a
-	if !noQuota.IsZero() {
-		c.fail("the quota of roles without one was changed to %v", noQuota)
+	if !roles.NoQuota.IsZero() {
+		c.fail("the quota of roles without one was changed to %v", roles.NoQuota)
 	}
 	withSorters := a.rolesWithSorters()
 	if len(withSorters) != a.sorterRoles {
@@ -255,10 +259,10 @@ func (c *invariantCheck) sorters() {
 		if got := a.roleSorter.AllocationQuantities(role); !got.Equal(c.roleHeld[role]) {
 			c.fail("role sorter: %s holds %s, agents say %s", role, got, c.roleHeld[role])
 		}
-		node := a.roles.get(role)
-		s := node.fs
-		if s.Count() != node.frameworks.len() {
-			c.fail("framework sorter %s: %d frameworks, its node %d", role, s.Count(), node.frameworks.len())
+		node := a.roles.Get(role)
+		s := node.FrameworkSorter
+		if s.Count() != node.Frameworks.Len() {
+			c.fail("framework sorter %s: %d frameworks, its node %d", role, s.Count(), node.Frameworks.Len())
 		}
 		for fwID, want := range c.fwHeld[role] {
 			if got := s.AllocationQuantities(fwID); !got.Equal(want) {
@@ -268,7 +272,7 @@ func (c *invariantCheck) sorters() {
 		c.sharedHoldings("role sorter", a.roleSorter.Allocation(role), role, func(agentID string) resources.Resources {
 			return c.roleShared[[2]string{role, agentID}]
 		})
-		for _, fwID := range node.frameworks.sorted() {
+		for _, fwID := range node.Frameworks.Sorted() {
 			c.sharedHoldings("framework sorter "+role, s.Allocation(fwID), fwID, func(agentID string) resources.Resources {
 				return c.fwShared[[3]string{role, fwID, agentID}]
 			})
@@ -349,43 +353,43 @@ func subtreeSum(byRole map[string]resources.Quantities, path string) resources.Q
 // roleTree checks the role tree's aggregates.
 func (c *invariantCheck) roleTree() {
 	a := c.a
-	for _, path := range a.roles.nodes.keys() {
-		n := a.roles.nodes.Get(path)
-		if want := subtreeSum(c.allocatedReserved, path); !n.allocatedReserved.Equal(want) {
-			c.fail("role %s: allocated reservations %s, recomputed %s", path, n.allocatedReserved, want)
+	for _, path := range a.roles.Nodes.Keys() {
+		n := a.roles.Nodes.Get(path)
+		if want := subtreeSum(c.allocatedReserved, path); !n.AllocatedReserved.Equal(want) {
+			c.fail("role %s: allocated reservations %s, recomputed %s", path, n.AllocatedReserved, want)
 		}
-		if want := subtreeSum(c.reserved, path); !n.reserved.Equal(want) {
-			c.fail("role %s: reserved %s, recomputed %s", path, n.reserved, want)
+		if want := subtreeSum(c.reserved, path); !n.Reserved.Equal(want) {
+			c.fail("role %s: reserved %s, recomputed %s", path, n.Reserved, want)
 		}
-		if want := subtreeSum(c.allocated, path); !n.allocatedUnreserved.Equal(want) {
-			c.fail("role %s: allocated %s, recomputed %s", path, n.allocatedUnreserved, want)
+		if want := subtreeSum(c.allocated, path); !n.AllocatedUnreserved.Equal(want) {
+			c.fail("role %s: allocated %s, recomputed %s", path, n.AllocatedUnreserved, want)
 		}
 	}
 	for role, q := range c.reserved {
-		if a.roles.get(role) == nil && !q.IsEmpty() {
+		if a.roles.Get(role) == nil && !q.IsEmpty() {
 			c.fail("reservations for %s but no role node", role)
 		}
 	}
-	c.roleChildren(a.roles.root, "the root")
-	for _, path := range a.roles.nodes.keys() {
-		n := a.roles.nodes.Get(path)
+	c.roleChildren(a.roles.Root, "the root")
+	for _, path := range a.roles.Nodes.Keys() {
+		n := a.roles.Nodes.Get(path)
 		c.roleChildren(n, path)
-		if i, ok := slices.BinarySearchFunc(n.parent.children, path, byPath); !ok || n.parent.children[i] != n {
+		if i, ok := slices.BinarySearchFunc(n.Parent.Children, path, roles.ByPath); !ok || n.Parent.Children[i] != n {
 			c.fail("role %s: not among its parent's children", path)
 		}
 	}
 }
 
 // roleChildren checks that n's children are its nodes, in path order.
-func (c *invariantCheck) roleChildren(n *roleNode, name string) {
-	for i, child := range n.children {
+func (c *invariantCheck) roleChildren(n *roles.Node, name string) {
+	for i, child := range n.Children {
 		switch {
-		case child.parent != n:
-			c.fail("%s: child %s has another parent", name, child.path)
-		case c.a.roles.nodes.Get(child.path) != child:
-			c.fail("%s: child %s is not the tree's node of its path", name, child.path)
-		case i > 0 && n.children[i-1].path >= child.path:
-			c.fail("%s: children %s and %s out of order", name, n.children[i-1].path, child.path)
+		case child.Parent != n:
+			c.fail("%s: child %s has another parent", name, child.Path)
+		case c.a.roles.Nodes.Get(child.Path) != child:
+			c.fail("%s: child %s is not the tree's node of its path", name, child.Path)
+		case i > 0 && n.Children[i-1].Path >= child.Path:
+			c.fail("%s: children %s and %s out of order", name, n.Children[i-1].Path, child.Path)
 		}
 	}
 }
@@ -402,15 +406,15 @@ func (c *invariantCheck) filters() {
 			}
 		}
 	}()
-	for _, fwID := range a.frameworks.keys() {
+	for _, fwID := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(fwID)
-		if fw.num != 0 && a.refusersByNum.at(fw.num) != fw {
+		if fw.num != 0 && a.refusersByNum.At(fw.num) != fw {
 			c.fail("framework %s: number %d is not its own", fwID, fw.num)
 		}
 		c.wholeFilters(fw, wholeOn)
 		for role, byAgent := range fw.filters {
 			for agentID := range byAgent {
-				ag, ok := a.agents.lookup(agentID)
+				ag, ok := a.agents.Lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
 				} else if fw.num != 0 && !ag.filtered.filtered(fw.num) {
@@ -419,7 +423,7 @@ func (c *invariantCheck) filters() {
 			}
 		}
 		for agentID := range fw.inverseFilters {
-			if _, ok := a.agents.lookup(agentID); !ok {
+			if _, ok := a.agents.Lookup(agentID); !ok {
 				c.fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
 			}
 		}
@@ -433,7 +437,7 @@ func (c *invariantCheck) outstanding() {
 		id := ag.id
 		sums := map[string]resources.Resources{}
 		for _, o := range ag.outstanding {
-			if _, ok := a.frameworks.lookup(o.framework); !ok {
+			if _, ok := a.frameworks.Lookup(o.framework); !ok {
 				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
 			}
 			if role, ok := o.res.AllocationRole(); !ok || role != o.role {
@@ -444,8 +448,8 @@ func (c *invariantCheck) outstanding() {
 			sums[o.framework] = s
 		}
 		for fwID, s := range sums {
-			if !ag.offered.get(fwID).Contains(s) {
-				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered.get(fwID))
+			if !ag.offered.Get(fwID).Contains(s) {
+				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered.Get(fwID))
 			}
 		}
 	}
@@ -458,10 +462,10 @@ func (c *invariantCheck) parked() {
 	if a.parkedEpoch != a.capEpoch || len(a.parked) == 0 {
 		return
 	}
-	required, names := a.roles.requiredHeadroom(), a.totals.Names()
+	required, names := a.roles.RequiredHeadroom(), a.totals.Names()
 	for _, role := range a.parked {
-		n := a.roles.get(role)
-		if n == nil || !a.roles.unsatisfiedGuarantees(n).IsEmpty() {
+		n := a.roles.Get(role)
+		if n == nil || !a.roles.UnsatisfiedGuarantees(n).IsEmpty() {
 			c.fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
 			continue
 		}
@@ -483,7 +487,7 @@ func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
 		n := 0
 		for num := range s.all() {
 			n++
-			ag := a.agentsByNum.at(num)
+			ag := a.agentsByNum.At(num)
 			switch {
 			case ag == nil:
 				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)

@@ -53,14 +53,14 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			require.NoError(t, a.frameworkSorter("web").Add("stray"))
 		}, "framework sorter web: 2 frameworks, its node 1"},
 		{"count of framework sorters", func(a *Allocator) { a.sorterRoles++ }, "2 roles have a framework sorter, counted 3"},
-		{"role tree reserved", func(a *Allocator) { a.roles.get("web").reserved.Add(cpu) }, "role web: reserved"},
-		{"role tree allocated", func(a *Allocator) { a.roles.get("batch").allocatedUnreserved.Add(cpu) }, "role batch: allocated"},
+		{"role tree reserved", func(a *Allocator) { a.roles.Get("web").Reserved.Add(cpu) }, "role web: reserved"},
+		{"role tree allocated", func(a *Allocator) { a.roles.Get("batch").AllocatedUnreserved.Add(cpu) }, "role batch: allocated"},
 		{"role children order", func(a *Allocator) {
-			c := a.roles.root.children
+			c := a.roles.Root.Children
 			c[0], c[1] = c[1], c[0]
 		}, "out of order"},
 		{"role missing from its parent", func(a *Allocator) {
-			a.roles.root.children = a.roles.root.children[1:]
+			a.roles.Root.Children = a.roles.Root.Children[1:]
 		}, "not among its parent's children"},
 		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
 		{"agent listed twice", func(a *Allocator) { a.agentList[1] = a.agentList[0] }, "is not listed at its place"},

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -294,14 +298,14 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 	fr := s.frameworkRole(fw.id, role)
 	r := s.markRole(role)
 	if !offered.IsEmpty() {
-		adjust(&fr.offered, offered, add)
-		adjust(&r.offered, offered, add)
-		adjust(&s.cluster.Offered, offered, add)
+		roles.Adjust(&fr.offered, offered, add)
+		roles.Adjust(&r.offered, offered, add)
+		roles.Adjust(&s.cluster.Offered, offered, add)
 	}
 	if !allocated.IsEmpty() {
-		adjust(&fr.allocated, allocated, add)
-		adjust(&r.allocated, allocated, add)
-		adjust(&s.cluster.Allocated, allocated, add)
+		roles.Adjust(&fr.allocated, allocated, add)
+		roles.Adjust(&r.allocated, allocated, add)
+		roles.Adjust(&s.cluster.Allocated, allocated, add)
 	}
 	s.clusterDirty = true
 }
@@ -326,7 +330,7 @@ func (a *Allocator) observeFramework(fw *framework, role string) {
 		return
 	}
 	r := a.obs.markRole(role)
-	if fw.roles.has(role, tracked) && fw.roles.has(role, suppressed) {
+	if fw.roles.Has(role, tables.Tracked) && fw.roles.Has(role, tables.Suppressed) {
 		if r.suppressed == nil {
 			r.suppressed = map[string]struct{}{}
 		}
@@ -379,8 +383,8 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	if s.totalsVersion != a.totalsVersion {
 		// Every share moved with the cluster's totals.
 		s.totalsVersion = a.totalsVersion
-		for n := range a.roles.nodes.All() {
-			path := n.path
+		for n := range a.roles.Nodes.All() {
+			path := n.Path
 			s.markRole(path)
 		}
 		for fw := range a.frameworks.All() {
@@ -414,7 +418,7 @@ func (a *Allocator) report(run *RunReport) {
 		r.dirty = false
 		// A role with a framework sorter has a node; one without either
 		// is gone.
-		node := a.roles.get(r.role)
+		node := a.roles.Get(r.role)
 		if node == nil {
 			if _, ok := s.reported[r.role]; ok {
 				delete(s.reported, r.role)
@@ -437,7 +441,7 @@ func (a *Allocator) report(run *RunReport) {
 		}
 	}
 	for _, id := range s.removedFrameworks {
-		if _, back := a.frameworks.lookup(id); !back && !slices.Contains(rep.RemovedFrameworks, id) {
+		if _, back := a.frameworks.Lookup(id); !back && !slices.Contains(rep.RemovedFrameworks, id) {
 			rep.RemovedFrameworks = append(rep.RemovedFrameworks, id)
 		}
 	}
@@ -451,9 +455,9 @@ func (a *Allocator) report(run *RunReport) {
 	s.obs.Observe(rep)
 }
 
-func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
+func (a *Allocator) roleMetrics(r *roleLedger, node *roles.Node) RoleMetrics {
 	m := RoleMetrics{Role: r.role, Weight: 1, Share: -1}
-	if w, ok := a.roles.weights[r.role]; ok {
+	if w, ok := a.roles.Weights[r.role]; ok {
 		m.Weight = w
 	}
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
@@ -463,17 +467,17 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roleNode) RoleMetrics {
 	m.Suppressed = len(r.suppressed)
 	m.PreemptedFrom, m.PreemptedFor = r.preemptedFrom, r.preemptedFor
 	if node != nil {
-		m.Guarantee, m.Limit = node.q().Guarantees.Clone(), node.q().Limits.Clone()
-		m.Consumed, m.OfferedOrAllocated = node.consumed(), node.allocatedUnreserved.Clone()
-		m.Frameworks = node.frameworks.len()
+		m.Guarantee, m.Limit = node.Q().Guarantees.Clone(), node.Q().Limits.Clone()
+		m.Consumed, m.OfferedOrAllocated = node.Consumed(), node.AllocatedUnreserved.Clone()
+		m.Frameworks = node.Frameworks.Len()
 	}
 	return m
 }
 
 func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) FrameworkMetrics {
 	m := FrameworkMetrics{Framework: fw.id, Active: fw.active, Offers: l.offers, InverseOffers: l.inverseOffers}
-	for role := range fw.roles.all(tracked) {
-		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.roles.has(role, suppressed)}
+	for role := range fw.roles.All(tables.Tracked) {
+		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.roles.Has(role, tables.Suppressed)}
 		if fs := a.frameworkSorter(role); fs != nil {
 			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
 				rm.Share = sr.ShareOf(fw.id)

@@ -22,8 +22,8 @@ func (ag *agent) capabilities() offer.Capabilities {
 // inUse returns the persistent volumes that tasks use on the agent.
 func (ag *agent) inUse() resources.Resources {
 	var out resources.Resources
-	for _, fwID := range ag.allocated.ids() {
-		out.Add(ag.allocated.get(fwID).PersistentVolumes().Unallocate())
+	for _, fwID := range ag.allocated.IDs() {
+		out.Add(ag.allocated.Get(fwID).PersistentVolumes().Unallocate())
 	}
 	return out
 }
@@ -214,7 +214,7 @@ func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources,
 	// what it leaves unused is offered); the volumes other frameworks'
 	// tasks use stay.
 	ctx, seen, left := a.operationContext(fw, ag), map[string]bool{}, offered.Clone()
-	offeredToFw, used := ag.offered.get(fwID).Clone(), ag.allocated.get(fwID).Clone()
+	offeredToFw, used := ag.offered.Get(fwID).Clone(), ag.allocated.Get(fwID).Clone()
 	others := ctx.InUse.Minus(used.PersistentVolumes().Unallocate())
 	for i, op := range ops {
 		ctx.InUse = others.Plus(used.PersistentVolumes().Unallocate())
@@ -280,10 +280,10 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		a.observeUpdated(fw, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
-		ag.offered.set(fwID, ag.offered.get(fwID).Plus(accepted.Unused))
+		ag.offered.Set(fwID, ag.offered.Get(fwID).Plus(accepted.Unused))
 	}
 	if !accepted.Launched.IsEmpty() {
-		ag.allocated.set(fwID, ag.allocated.get(fwID).Plus(accepted.Launched))
+		ag.allocated.Set(fwID, ag.allocated.Get(fwID).Plus(accepted.Launched))
 	}
 	// Every task launched joins the ledger, one with no resources too: its
 	// id is taken until it ends.

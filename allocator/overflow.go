@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -98,8 +100,8 @@ func usedQuantities(used map[string]resources.Resources, what string) (resources
 // not added yet.
 func (ag *agent) heldQuantities() resources.Quantities {
 	var q resources.Quantities
-	for _, held := range []*perFramework{&ag.offered, &ag.allocated} {
-		for _, r := range held.all() {
+	for _, held := range []*tables.PerFramework{&ag.offered, &ag.allocated} {
+		for _, r := range held.All() {
 			if r.HasShared() {
 				r = r.NonShared()
 			}
@@ -120,10 +122,10 @@ func (a *Allocator) checkGuarantees(role string, g resources.Quantities) error {
 	if !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the quota guarantees of all roles hold more than %s of one resource", ErrOverflow, resources.MaxTotal)
 	}
-	for n := range a.roles.nodes.All() {
-		path := n.path
+	for n := range a.roles.Nodes.All() {
+		path := n.Path
 		if path != role {
-			if err := addWithin(&sum, n.q().Guarantees, "the quota guarantees of all roles"); err != nil {
+			if err := addWithin(&sum, n.Q().Guarantees, "the quota guarantees of all roles"); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -150,8 +154,8 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 	if a.opts.Reclaim == ReclaimOff {
 		return nil
 	}
-	rc := &reclaimer{a: a, r: r, taken: map[*roleNode]resources.Quantities{}, pendingFor: map[string]resources.Quantities{},
-		gained: map[*roleNode]resources.Quantities{}}
+	rc := &reclaimer{a: a, r: r, taken: map[*roles.Node]resources.Quantities{}, pendingFor: map[string]resources.Quantities{},
+		gained: map[*roles.Node]resources.Quantities{}}
 	rc.lapse()
 	if a.opts.Reclaim == ReclaimFairShare {
 		rc.offeredRoles = map[string]bool{}
@@ -159,16 +163,16 @@ func (a *Allocator) reclaim(r *run) []Preemption {
 			rc.offeredRoles[r.offers[i].key.role] = true
 		}
 	}
-	for _, path := range a.roles.nodes.keys() {
-		n := a.roles.nodes.Get(path)
-		if n.q().Guarantees.IsEmpty() {
+	for _, path := range a.roles.Nodes.Keys() {
+		n := a.roles.Nodes.Get(path)
+		if n.Q().Guarantees.IsEmpty() {
 			continue
 		}
 		rc.forGuarantee(n)
 	}
 	if a.opts.Reclaim == ReclaimFairShare {
-		for _, path := range a.roles.nodes.keys() {
-			rc.forFairShare(a.roles.nodes.Get(path))
+		for _, path := range a.roles.Nodes.Keys() {
+			rc.forFairShare(a.roles.Nodes.Get(path))
 		}
 	}
 	return rc.out
@@ -205,23 +209,23 @@ func compareTaskRefs(x, y taskRef) int {
 // suppress offers in it; else, when subtree is set (a guarantee covers
 // n's subtree), the first found so in n's sub-roles, depth first in path
 // order. Nil if none.
-func (a *Allocator) beneficiary(n *roleNode, subtree bool) (*framework, string) {
-	if fs := n.fs; fs != nil {
+func (a *Allocator) beneficiary(n *roles.Node, subtree bool) (*framework, string) {
+	if fs := n.FrameworkSorter; fs != nil {
 		var found *framework
 		walk(fs.Sorter, func(id string) bool {
 			fw := a.frameworks.Get(id)
-			if fw != nil && fw.active && fw.roles.has(n.path, subscribed) && !fw.roles.has(n.path, suppressed) {
+			if fw != nil && fw.active && fw.roles.Has(n.Path, tables.Subscribed) && !fw.roles.Has(n.Path, tables.Suppressed) {
 				found = fw
 				return false
 			}
 			return true
 		})
 		if found != nil {
-			return found, n.path
+			return found, n.Path
 		}
 	}
 	if subtree {
-		for _, c := range n.children {
+		for _, c := range n.Children {
 			if fw, role := a.beneficiary(c, true); fw != nil {
 				return fw, role
 			}
@@ -242,10 +246,10 @@ func (a *Allocator) usableBy(fw *framework, role string, ag *agent) bool {
 }
 
 // forGuarantee chooses tasks to end for a role below its guarantee.
-func (rc *reclaimer) forGuarantee(n *roleNode) {
+func (rc *reclaimer) forGuarantee(n *roles.Node) {
 	a := rc.a
 	var need resources.Quantities
-	n.unmetInto(&need)
+	n.UnmetInto(&need)
 	if need.IsEmpty() {
 		return
 	}
@@ -253,7 +257,7 @@ func (rc *reclaimer) forGuarantee(n *roleNode) {
 	if fw == nil {
 		return
 	}
-	need.Subtract(rc.pendingFor[n.path])
+	need.Subtract(rc.pendingFor[n.Path])
 	need.Subtract(rc.freeFor(fw, in))
 	if need.IsEmpty() {
 		return
@@ -274,16 +278,16 @@ func (rc *reclaimer) forGuarantee(n *roleNode) {
 // is above the role's, the task that frees the least (by its dominant
 // share), then the youngest, whose end leaves the role at or below the
 // victim.
-func (rc *reclaimer) forFairShare(n *roleNode) {
+func (rc *reclaimer) forFairShare(n *roles.Node) {
 	a := rc.a
-	if _, pending := rc.pendingFor[n.path]; pending || rc.offeredRoles[n.path] {
+	if _, pending := rc.pendingFor[n.Path]; pending || rc.offeredRoles[n.Path] {
 		return
 	}
 	fw, _ := a.beneficiary(n, false)
 	if fw == nil {
 		return
 	}
-	if free := rc.freeFor(fw, n.path); !free.IsEmpty() && containsAnyMin(free, a.minsOf(fw, n.path)) {
+	if free := rc.freeFor(fw, n.Path); !free.IsEmpty() && containsAnyMin(free, a.minsOf(fw, n.Path)) {
 		return
 	}
 	none := resources.Quantities{}
@@ -295,14 +299,14 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 	rc.sortVictims()
 	var best *reclaimCandidate
 	for _, v := range rc.victims {
-		if v.share <= share || rc.tookRecently(v.node.path) {
+		if v.share <= share || rc.tookRecently(v.node.Path) {
 			continue
 		}
 		for _, c := range v.tasks {
 			if best != nil && !fairBefore(c, best) {
 				break // the rest of v's free more, or are older
 			}
-			if !rc.eligible(c, n, fw, n.path) {
+			if !rc.eligible(c, n, fw, n.Path) {
 				continue
 			}
 			if rc.share(n, c.frees, none) > rc.share(c.node, none, c.frees) {
@@ -313,7 +317,7 @@ func (rc *reclaimer) forFairShare(n *roleNode) {
 		}
 	}
 	if best != nil {
-		rc.choose(best, n, fw, n.path, PreemptForFairShare)
+		rc.choose(best, n, fw, n.Path, PreemptForFairShare)
 	}
 }
 
@@ -364,17 +368,17 @@ func containsAnyMin(q resources.Quantities, mins []resources.Quantities) bool {
 }
 
 // choose records c as chosen for n, to be held for fw in role in.
-func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, in string, reason PreemptReason) {
+func (rc *reclaimer) choose(c *reclaimCandidate, n *roles.Node, fw *framework, in string, reason PreemptReason) {
 	a := rc.a
 	none := resources.Quantities{}
 	p := Preemption{
-		FrameworkID: c.fw.id, TaskID: c.t.id, AgentID: c.ag.id, Role: c.node.path,
-		For: n.path, ForFramework: fw.id, HeldIn: in, Reason: reason, Frees: c.frees.Clone(),
+		FrameworkID: c.fw.id, TaskID: c.t.id, AgentID: c.ag.id, Role: c.node.Path,
+		For: n.Path, ForFramework: fw.id, HeldIn: in, Reason: reason, Frees: c.frees.Clone(),
 		ForShare:  [2]float64{rc.share(n, none, none), rc.share(n, c.frees, none)},
 		RoleShare: [2]float64{rc.share(c.node, none, none), rc.share(c.node, none, c.frees)},
 	}
 	rc.out = append(rc.out, p)
-	for q := c.node; q != nil && q.path != ""; q = q.parent {
+	for q := c.node; q != nil && q.Path != ""; q = q.Parent {
 		t := rc.taken[q]
 		t.Add(c.frees)
 		rc.taken[q] = t
@@ -385,12 +389,12 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, in 
 	if v := rc.victimOf[c.node]; v != nil {
 		v.share = rc.share(c.node, none, none)
 	}
-	pf := rc.pendingFor[n.path]
+	pf := rc.pendingFor[n.Path]
 	pf.Add(c.frees)
-	rc.pendingFor[n.path] = pf
-	a.tookAt[n.path] = rc.r.id
+	rc.pendingFor[n.Path] = pf
+	a.tookAt[n.Path] = rc.r.id
 	a.preempting[taskRef{c.fw.id, c.t.id}] = &pendingPreemption{
-		forRole: n.path, forFramework: fw.id, heldIn: in, reason: reason, frees: c.frees.Clone(),
+		forRole: n.Path, forFramework: fw.id, heldIn: in, reason: reason, frees: c.frees.Clone(),
 		until: rc.r.now.Add(a.reclaimTimeout()),
 	}
 	c.chosen = true
@@ -400,15 +404,15 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roleNode, fw *framework, in 
 // cluster (what the role sorter charges it, by the cluster's totals,
 // divided by its weight) with plus added to its holdings and minus taken
 // from them.
-func (a *Allocator) weightedShareWith(n *roleNode, plus, minus resources.Quantities) float64 {
+func (a *Allocator) weightedShareWith(n *roles.Node, plus, minus resources.Quantities) float64 {
 	var q resources.Quantities
-	if a.roleSorter.Contains(n.path) {
-		q = a.roleSorter.AllocationQuantities(n.path).Clone()
+	if a.roleSorter.Contains(n.Path) {
+		q = a.roleSorter.AllocationQuantities(n.Path).Clone()
 	}
 	q.Add(plus)
 	q.Subtract(minus)
 	w := 1.0
-	if x, ok := a.roles.weights[n.path]; ok {
+	if x, ok := a.roles.Weights[n.Path]; ok {
 		w = x
 	}
 	share, _ := q.DominantShare(a.totals, a.excluded)

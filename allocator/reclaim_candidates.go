@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -28,14 +30,14 @@ type reclaimer struct {
 	// victims group them by role, each in fair-share order; victimOf
 	// finds a role's.
 	victims  []*reclaimVictim
-	victimOf map[*roleNode]*reclaimVictim
+	victimOf map[*roles.Node]*reclaimVictim
 	// taken is what tasks chosen in this run free, by the node of their
 	// role and by each of its ancestors.
-	taken map[*roleNode]resources.Quantities
+	taken map[*roles.Node]resources.Quantities
 	// pendingFor is what chosen tasks not ended yet will free, by the role
 	// they were chosen for; gained is the part chosen in this run, by node.
 	pendingFor map[string]resources.Quantities
-	gained     map[*roleNode]resources.Quantities
+	gained     map[*roles.Node]resources.Quantities
 	// offeredRoles are the roles the run offered something (for fair
 	// shares).
 	offeredRoles map[string]bool
@@ -58,7 +60,7 @@ type reclaimCandidate struct {
 	chosen bool
 	fw     *framework
 	ag     *agent
-	node   *roleNode
+	node   *roles.Node
 	frees  resources.Quantities
 	// dominant is frees' dominant share of the cluster, for the order of
 	// fair-share choices.
@@ -73,7 +75,7 @@ type reclaimShape struct {
 
 // reclaimVictim is the candidates of one role.
 type reclaimVictim struct {
-	node  *roleNode
+	node  *roles.Node
 	share float64
 	tasks []*reclaimCandidate
 }
@@ -89,11 +91,11 @@ func (rc *reclaimer) gather() {
 	}
 	rc.gathered = true
 	a := rc.a
-	rc.victimOf = map[*roleNode]*reclaimVictim{}
+	rc.victimOf = map[*roles.Node]*reclaimVictim{}
 	byRole := rc.victimOf
 	byShape := map[uint64][]*reclaimShape{}
 	var h maphash.Hash
-	var lastNode *roleNode
+	var lastNode *roles.Node
 	var lastAgent *agent
 	ledger := a.liveLedger()
 	slab := make([]reclaimCandidate, 0, len(ledger))
@@ -111,8 +113,8 @@ func (rc *reclaimer) gather() {
 		if frees.IsEmpty() {
 			continue
 		}
-		if lastNode == nil || lastNode.path != t.role {
-			lastNode = a.roles.get(t.role)
+		if lastNode == nil || lastNode.Path != t.role {
+			lastNode = a.roles.Get(t.role)
 		}
 		if lastAgent == nil || lastAgent.id != t.agent {
 			lastAgent = a.agents.Get(t.agent)
@@ -168,7 +170,7 @@ func (rc *reclaimer) sortVictims() {
 // minus taken from them, counting the tasks chosen in this run as ended:
 // what they free as the role's it was chosen for, and no longer their
 // own role's.
-func (rc *reclaimer) share(n *roleNode, plus, minus resources.Quantities) float64 {
+func (rc *reclaimer) share(n *roles.Node, plus, minus resources.Quantities) float64 {
 	if t, ok := rc.taken[n]; ok {
 		minus = minus.Plus(t)
 	}
@@ -184,7 +186,7 @@ func (rc *reclaimer) highestShare() float64 {
 	if !rc.highestKnown {
 		rc.highestKnown = true
 		none := resources.Quantities{}
-		for n := range rc.a.roles.nodes.All() {
+		for n := range rc.a.roles.Nodes.All() {
 			rc.highest = max(rc.highest, rc.a.weightedShareWith(n, none, none))
 		}
 	}
@@ -270,20 +272,20 @@ func (rc *reclaimer) anyGPUs() bool {
 // a role outside n's subtree (whose consumption counts as n's already),
 // on an agent fw could use in role in, and without taking its role or an
 // ancestor below its guarantee.
-func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework, in string) bool {
-	if c.chosen || c.node == n || reservation.IsStrictSubrole(c.node.path, n.path) {
+func (rc *reclaimer) eligible(c *reclaimCandidate, n *roles.Node, fw *framework, in string) bool {
+	if c.chosen || c.node == n || reservation.IsStrictSubrole(c.node.Path, n.Path) {
 		return false
 	}
 	if !rc.a.usableBy(fw, in, c.ag) {
 		return false
 	}
-	for q := range c.node.quotaAncestry {
-		if q.q().Guarantees.IsEmpty() {
+	for q := range c.node.QuotaAncestry {
+		if q.Q().Guarantees.IsEmpty() {
 			continue
 		}
-		left := q.consumed()
+		left := q.Consumed()
 		left.Subtract(rc.taken[q])
-		for name, g := range q.q().Guarantees.All() {
+		for name, g := range q.Q().Guarantees.All() {
 			if f := c.frees.Scalar(name); f > 0 && left.Scalar(name)-f < g {
 				return false
 			}
@@ -298,7 +300,7 @@ func (rc *reclaimer) eligible(c *reclaimCandidate, n *roleNode, fw *framework, i
 // frees the least beyond the need (each resource by the cluster's total),
 // then the youngest; nil when none covers anything. Tasks of one shape
 // cover alike, so shapes are ranked and each searched youngest first.
-func (rc *reclaimer) chooseVictim(n *roleNode, fw *framework, in string, need resources.Quantities) *reclaimCandidate {
+func (rc *reclaimer) chooseVictim(n *roles.Node, fw *framework, in string, need resources.Quantities) *reclaimCandidate {
 	var best *reclaimCandidate
 	var bestCover, bestExcess float64
 	for _, s := range rc.shapes {

@@ -101,13 +101,13 @@ func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
 		if p.reason != ReasonDeclined || p.ag != ag {
 			continue
 		}
-		if a.offeredHere(r, p.fw, p.node.path) || slices.ContainsFunc(passes[second:], func(q passRecord) bool {
+		if a.offeredHere(r, p.fw, p.node.Path) || slices.ContainsFunc(passes[second:], func(q passRecord) bool {
 			return q.ag == ag && q.fw == p.fw && q.node == p.node
 		}) {
 			continue
 		}
-		if p.node.cappedRun == r.id {
-			p.reason = p.node.cappedBy
+		if p.node.CappedRun == r.id {
+			p.reason = Reason(p.node.CappedBy)
 			continue
 		}
 		p.reason = ReasonNone
@@ -119,7 +119,7 @@ func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
 func (a *Allocator) roundMembers(ag *agent) []string {
 	var out []string
 	for num := range ag.filtered.declinedAll() {
-		if fw := a.refusersByNum.at(num); fw != nil {
+		if fw := a.refusersByNum.At(num); fw != nil {
 			out = append(out, fw.id)
 		}
 	}

@@ -167,7 +167,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-agent":
 		id := mustArg(t, d, "id")
-		cur, ok := s.a.agents.lookup(id)
+		cur, ok := s.a.agents.Lookup(id)
 		info := AgentInfo{}
 		if ok {
 			info = cur.info.clone()
@@ -231,7 +231,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-framework":
 		id := mustArg(t, d, "id")
-		fw, ok := s.a.frameworks.lookup(id)
+		fw, ok := s.a.frameworks.Lookup(id)
 		info := FrameworkInfo{}
 		if ok {
 			info = fw.info.clone()
@@ -301,11 +301,11 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if v, ok := arg(d, "refuse"); ok {
 			filter = &Filter{Refuse: parseDuration(t, d, v)}
 		}
-		ag, ok := s.a.agents.lookup(agentID)
+		ag, ok := s.a.agents.Lookup(agentID)
 		if !ok {
 			return errText(s.a.RecoverResources(fwID, agentID, resources.Resources{}, filter))
 		}
-		held := ag.offered.get(fwID)
+		held := ag.offered.Get(fwID)
 		if role, ok := arg(d, "role"); ok {
 			held = held.AllocatedTo(role)
 		}
@@ -335,8 +335,8 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			return errText(err)
 		}
 		offered := resources.Resources{}
-		if ag, ok := s.a.agents.lookup(agentID); ok {
-			offered = ag.offered.get(fwID).AllocatedTo(role)
+		if ag, ok := s.a.agents.Lookup(agentID); ok {
+			offered = ag.offered.Get(fwID).AllocatedTo(role)
 		}
 		if d.Cmd == "update-allocation" {
 			return errText(s.a.UpdateAllocation(fwID, agentID, offered, ops))
@@ -626,11 +626,11 @@ func checkConservation(a *Allocator) error {
 			continue
 		}
 		sum := ag.available.Clone()
-		for _, fw := range ag.offered.ids() {
-			sum.Add(ag.offered.get(fw).NonShared().Unallocate())
+		for _, fw := range ag.offered.IDs() {
+			sum.Add(ag.offered.Get(fw).NonShared().Unallocate())
 		}
-		for _, fw := range ag.allocated.ids() {
-			sum.Add(ag.allocated.get(fw).NonShared().Unallocate())
+		for _, fw := range ag.allocated.IDs() {
+			sum.Add(ag.allocated.Get(fw).NonShared().Unallocate())
 		}
 		if !sum.Equal(ag.total) {
 			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.total)

@@ -8,6 +8,10 @@ import (
 	"hash/crc32"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/codec"
+
 	"github.com/allot-go/allot/internal/wire"
 	"github.com/allot-go/allot/sorter"
 )
@@ -130,12 +134,12 @@ type RestoreOptions struct {
 // does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
 	a.ready()
-	c := newSnapshotWriter(1024 + 512*a.agents.Len() + 128*a.frameworks.Len())
+	c := codec.NewWriter(1024 + 512*a.agents.Len() + 128*a.frameworks.Len())
 	snapStateOf(a).walk(c)
-	if err := c.err(); err != nil {
+	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return binary.LittleEndian.AppendUint32(c.w.B, crc32.Checksum(c.w.B, castagnoli)), nil
+	return binary.LittleEndian.AppendUint32(c.Out.B, crc32.Checksum(c.Out.B, castagnoli)), nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -170,13 +174,13 @@ func Restore(snapshot []byte, with RestoreOptions) (*Allocator, error) {
 
 // restoreBody reads a snapshot without its checksum.
 func restoreBody(body []byte, with RestoreOptions) (*Allocator, error) {
-	c := newSnapshotReader(body)
-	sn := &snapState{with: with, nodes: &roleNodes{}}
+	c := codec.NewReader(body)
+	sn := &snapState{with: with, nodes: &roles.Nodes{}}
 	sn.walk(c)
-	if c.err() == nil && c.r.Left() > 0 {
-		c.failf("%d bytes after the end", c.r.Left())
+	if c.Err() == nil && c.In.Left() > 0 {
+		c.Failf("%d bytes after the end", c.In.Left())
 	}
-	err := c.err()
+	err := c.Err()
 	if err == nil {
 		err = sn.restore(c)
 	}

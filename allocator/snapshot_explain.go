@@ -3,6 +3,10 @@ package allocator
 import (
 	"fmt"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/codec"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -25,48 +29,48 @@ import (
 //	             order
 
 // explainLogFields walks the latest run's log.
-func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
-	c.uvarint(&l.run)
-	c.time(&l.now)
-	c.bool(&l.periodic)
-	c.uvarint(&l.batches)
-	walkStrings(c, &l.candidates, "run candidates")
-	walkList(c, &l.skipped, "skipped agents", func(ag **agent) { sn.agentRef(c, ag) })
-	walkList(c, &l.offers, "run offers", func(o *offerRecord) {
-		c.string(&o.key.framework)
-		c.string(&o.key.role)
-		c.string(&o.key.agent)
-		c.resources(&o.res)
+func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
+	c.Uvarint(&l.run)
+	c.Time(&l.now)
+	c.Bool(&l.periodic)
+	c.Uvarint(&l.batches)
+	codec.WalkStrings(c, &l.candidates, "run candidates")
+	codec.WalkList(c, &l.skipped, "skipped agents", func(ag **agent) { sn.agentRef(c, ag) })
+	codec.WalkList(c, &l.offers, "run offers", func(o *offerRecord) {
+		c.String(&o.key.framework)
+		c.String(&o.key.role)
+		c.String(&o.key.agent)
+		c.Resources(&o.res)
 	})
-	walkList(c, &l.visits, "run visits", func(v *visitRecord) {
+	codec.WalkList(c, &l.visits, "run visits", func(v *visitRecord) {
 		sn.agentRef(c, &v.ag)
 		sn.nodeRef(c, &v.node)
-		walkByte(c, &v.kind)
-		walkByte(c, &v.stage)
-		c.bool(&v.indexed)
-		walkOptional(c, &v.cached, func(np *nobodyPasses) { sn.passesFields(c, np) })
+		codec.WalkByte(c, &v.kind)
+		codec.WalkByte(c, &v.stage)
+		c.Bool(&v.indexed)
+		codec.WalkOptional(c, &v.cached, func(np *nobodyPasses) { sn.passesFields(c, np) })
 	})
 	// The log's passes are those of no index: the flag is always false.
 	sn.logIndexed = false
 	sn.passFields(c, &sn.logIndexed, &l.passes, &l.details)
-	walkList(c, &l.removed, "removed frameworks", func(rm *removedFramework) {
-		c.string(&rm.id)
-		walkStrings(c, &rm.roles, "removed framework's roles")
-		c.uvarint(&rm.run)
+	codec.WalkList(c, &l.removed, "removed frameworks", func(rm *removedFramework) {
+		c.String(&rm.id)
+		codec.WalkStrings(c, &rm.roles, "removed framework's roles")
+		c.Uvarint(&rm.run)
 	})
-	walkList(c, &l.preemptions, "run preemptions", func(p *Preemption) {
-		c.string(&p.FrameworkID)
-		c.string(&p.TaskID)
-		c.string(&p.AgentID)
-		c.string(&p.Role)
-		c.string(&p.For)
-		c.string(&p.ForFramework)
-		c.string(&p.HeldIn)
-		walkByte(c, &p.Reason)
-		c.quantities(&p.Frees)
+	codec.WalkList(c, &l.preemptions, "run preemptions", func(p *Preemption) {
+		c.String(&p.FrameworkID)
+		c.String(&p.TaskID)
+		c.String(&p.AgentID)
+		c.String(&p.Role)
+		c.String(&p.For)
+		c.String(&p.ForFramework)
+		c.String(&p.HeldIn)
+		codec.WalkByte(c, &p.Reason)
+		c.Quantities(&p.Frees)
 		for i := range 2 {
-			c.float64(&p.ForShare[i])
-			c.float64(&p.RoleShare[i])
+			c.Float64(&p.ForShare[i])
+			c.Float64(&p.RoleShare[i])
 		}
 	})
 }
@@ -74,23 +78,23 @@ func (sn *snapState) explainLogFields(c *snapCodec, l *explainLog) {
 // keptPassesFields walks the passes every nobody entry keeps, agent by
 // agent in id order and role by role. An entry that keeps none is saved
 // as one that kept nothing.
-func (sn *snapState) keptPassesFields(c *snapCodec) {
+func (sn *snapState) keptPassesFields(c *codec.Codec) {
 	a := sn.a
 	for _, ag := range a.agentList {
 		id := ag.id
-		for _, role := range ag.nobody.roles() {
-			e, _ := ag.nobody.get(role)
+		for _, role := range ag.nobody.Roles() {
+			e, _ := ag.nobody.Get(role)
 			np := e.passes
 			switch {
-			case c.reading():
+			case c.Reading():
 				np = &nobodyPasses{}
 			case np == nil:
 				np = noPasses
 			}
 			sn.passesFields(c, np)
-			if c.reading() {
+			if c.Reading() {
 				e.passes = kept(np)
-				ag.nobody.set(role, e)
+				ag.nobody.Set(role, e)
 				sn.kept = append(sn.kept, keptPasses{agent: id, role: role, passes: np})
 			}
 		}
@@ -105,59 +109,59 @@ type keptPasses struct {
 
 // passesFields walks the passes of a walk kept with a nobody entry or a
 // visit.
-func (sn *snapState) passesFields(c *snapCodec, np *nobodyPasses) {
+func (sn *snapState) passesFields(c *codec.Codec, np *nobodyPasses) {
 	sn.passFields(c, &np.indexed, &np.passes, &np.details)
 }
 
 // passFields walks the passes of a walk (of the run's log, or kept): whether
 // frameworks were stepped over through the refusal index, the passes, and
 // the quantities behind them.
-func (sn *snapState) passFields(c *snapCodec, indexed *bool, passes *[]passRecord, details *[]resources.Quantities) {
-	c.bool(indexed)
-	walkList(c, passes, "passes", func(p *passRecord) {
+func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]passRecord, details *[]resources.Quantities) {
+	c.Bool(indexed)
+	codec.WalkList(c, passes, "passes", func(p *passRecord) {
 		sn.frameworkRef(c, &p.fw)
 		sn.nodeRef(c, &p.node)
 		sn.agentRef(c, &p.ag)
-		walkByte(c, &p.reason)
-		walkByte(c, &p.stage)
-		walkUvarint(c, &p.missing)
-		walkVarint(c, &p.detail)
+		codec.WalkByte(c, &p.reason)
+		codec.WalkByte(c, &p.stage)
+		codec.WalkUvarint(c, &p.missing)
+		codec.WalkVarint(c, &p.detail)
 	})
-	walkList(c, details, "pass details", c.quantities)
+	codec.WalkList(c, details, "pass details", c.Quantities)
 }
 
 // agentRef, frameworkRef and nodeRef walk a record's reference by id; a
 // reader resolves it (see refs).
 
-func (sn *snapState) agentRef(c *snapCodec, ag **agent) {
+func (sn *snapState) agentRef(c *codec.Codec, ag **agent) {
 	var id string
 	if *ag != nil {
 		id = (*ag).id
 	}
-	c.string(&id)
-	if c.reading() {
+	c.String(&id)
+	if c.Reading() {
 		*ag = sn.resolver().agent(id)
 	}
 }
 
-func (sn *snapState) frameworkRef(c *snapCodec, fw **framework) {
+func (sn *snapState) frameworkRef(c *codec.Codec, fw **framework) {
 	var id string
 	if *fw != nil {
 		id = (*fw).id
 	}
-	c.string(&id)
-	if c.reading() {
+	c.String(&id)
+	if c.Reading() {
 		*fw = sn.resolver().framework(id)
 	}
 }
 
-func (sn *snapState) nodeRef(c *snapCodec, n **roleNode) {
+func (sn *snapState) nodeRef(c *codec.Codec, n **roles.Node) {
 	var path string
 	if *n != nil {
-		path = (*n).path
+		path = (*n).Path
 	}
-	c.string(&path)
-	if c.reading() {
+	c.String(&path)
+	if c.Reading() {
 		*n = sn.resolver().node(path)
 	}
 }
@@ -177,15 +181,15 @@ type refs struct {
 	a          *Allocator
 	agents     map[string]*agent
 	frameworks map[string]*framework
-	nodes      map[string]*roleNode
+	nodes      map[string]*roles.Node
 }
 
 func newRefs(a *Allocator) *refs {
-	return &refs{a: a, agents: map[string]*agent{}, frameworks: map[string]*framework{}, nodes: map[string]*roleNode{}}
+	return &refs{a: a, agents: map[string]*agent{}, frameworks: map[string]*framework{}, nodes: map[string]*roles.Node{}}
 }
 
 func (x *refs) agent(id string) *agent {
-	if ag, ok := x.a.agents.lookup(id); ok {
+	if ag, ok := x.a.agents.Lookup(id); ok {
 		return ag
 	}
 	if ag, ok := x.agents[id]; ok {
@@ -197,7 +201,7 @@ func (x *refs) agent(id string) *agent {
 }
 
 func (x *refs) framework(id string) *framework {
-	if fw, ok := x.a.frameworks.lookup(id); ok {
+	if fw, ok := x.a.frameworks.Lookup(id); ok {
 		return fw
 	}
 	if fw, ok := x.frameworks[id]; ok {
@@ -208,14 +212,14 @@ func (x *refs) framework(id string) *framework {
 	return fw
 }
 
-func (x *refs) node(path string) *roleNode {
-	if n := x.a.roles.get(path); n != nil {
+func (x *refs) node(path string) *roles.Node {
+	if n := x.a.roles.Get(path); n != nil {
 		return n
 	}
 	if n, ok := x.nodes[path]; ok {
 		return n
 	}
-	n := &roleNode{path: path}
+	n := &roles.Node{Path: path}
 	x.nodes[path] = n
 	return n
 }

@@ -7,6 +7,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/codec"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )
@@ -39,23 +45,23 @@ func (sn *snapState) start() error {
 // them in it, so that the records read after them find their nodes.
 func (sn *snapState) placeRoles() error {
 	a := sn.a
-	for _, role := range slices.Sorted(maps.Keys(a.roles.weights)) {
-		w := a.roles.weights[role]
+	for _, role := range slices.Sorted(maps.Keys(a.roles.Weights)) {
+		w := a.roles.Weights[role]
 		if err := reservation.ValidateRole(role); err != nil || !(w > 0) || math.IsInf(w, 0) || w == 1 {
 			return fmt.Errorf("weight %v of %q", w, role)
 		}
-		a.roles.ensure(role)
+		a.roles.Ensure(role)
 	}
-	for _, path := range sn.nodes.keys() {
+	for _, path := range sn.nodes.Keys() {
 		saved := sn.nodes.Get(path)
-		if saved.cappedBy >= numReasons {
-			return fmt.Errorf("role %q: capped for reason %d", path, saved.cappedBy)
+		if Reason(saved.CappedBy) >= numReasons {
+			return fmt.Errorf("role %q: capped for reason %d", path, saved.CappedBy)
 		}
 		if err := reservation.ValidateRole(path); err != nil {
 			return fmt.Errorf("role %q: %v", path, err)
 		}
-		n := a.roles.ensure(path)
-		n.epoch, n.cappedRun, n.cappedBy, n.quota = saved.epoch, saved.cappedRun, saved.cappedBy, saved.quota
+		n := a.roles.Ensure(path)
+		n.Epoch, n.CappedRun, n.CappedBy, n.Quota = saved.Epoch, saved.CappedRun, saved.CappedBy, saved.Quota
 	}
 	return nil
 }
@@ -65,7 +71,7 @@ func (sn *snapState) placeRoles() error {
 // is not saved, and checks that the states read save back to what was
 // read (before a cache-free allocator drops its caches, which they hold).
 // Restore then checks the invariants.
-func (sn *snapState) restore(c *snapCodec) error {
+func (sn *snapState) restore(c *codec.Codec) error {
 	steps := []func() error{
 		sn.checkAgents,
 		sn.checkFrameworks,
@@ -77,7 +83,7 @@ func (sn *snapState) restore(c *snapCodec) error {
 		sn.placeFairness,
 		sn.checkRunNumbers,
 		sn.checkReclaim,
-		c.statesSaveBack,
+		c.StatesSaveBack,
 		sn.dropCaches,
 	}
 	for _, step := range steps {
@@ -95,12 +101,12 @@ func (sn *snapState) restore(c *snapCodec) error {
 // role out of the next run whatever it could take.
 func (sn *snapState) checkRunNumbers() error {
 	a := sn.a
-	for _, path := range a.roles.nodes.keys() {
-		if n := a.roles.nodes.Get(path); n.cappedRun > a.runs {
-			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.cappedRun, a.runs)
+	for _, path := range a.roles.Nodes.Keys() {
+		if n := a.roles.Nodes.Get(path); n.CappedRun > a.runs {
+			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.CappedRun, a.runs)
 		}
 	}
-	for _, id := range a.frameworks.keys() {
+	for _, id := range a.frameworks.Keys() {
 		if fw := a.frameworks.Get(id); fw.skipsRun > a.runs {
 			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.skipsRun, a.runs)
 		}
@@ -114,7 +120,7 @@ func (sn *snapState) checkRunNumbers() error {
 func (sn *snapState) checkReclaim() error {
 	a := sn.a
 	seqs := map[uint64]bool{}
-	for _, id := range a.frameworks.keys() {
+	for _, id := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(id)
 		for _, tid := range slices.Sorted(maps.Keys(fw.tasks)) {
 			seq := fw.tasks[tid].seq
@@ -165,7 +171,7 @@ func (sn *snapState) checkAgents() error {
 // refusal filters.
 func (sn *snapState) checkFrameworks() error {
 	a := sn.a
-	for _, id := range a.frameworks.keys() {
+	for _, id := range a.frameworks.Keys() {
 		if err := validID("framework", id); err != nil {
 			return err
 		}
@@ -220,19 +226,19 @@ func (sn *snapState) resolve() error {
 	// Each framework sorter goes in its role's node; one without a node
 	// (or out of the role sorter) is refused below, after the frameworks.
 	for role, fs := range sn.sorters {
-		if n := a.roles.get(role); n != nil {
-			n.fs = fs
+		if n := a.roles.Get(role); n != nil {
+			n.FrameworkSorter = fs
 			a.sorterRoles++
 		}
 	}
-	for _, id := range a.frameworks.keys() {
+	for _, id := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(id)
-		for role := range fw.roles.all(tracked) {
-			n := a.roles.get(role)
-			if n == nil || n.fs == nil || !n.fs.Contains(id) {
+		for role := range fw.roles.All(tables.Tracked) {
+			n := a.roles.Get(role)
+			if n == nil || n.FrameworkSorter == nil || !n.FrameworkSorter.Contains(id) {
 				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
 			}
-			n.frameworks.add(id)
+			n.Frameworks.Add(id)
 		}
 		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents.Get(t.agent) == nil }); ok {
 			t := fw.tasks[tid]
@@ -248,8 +254,8 @@ func (sn *snapState) resolve() error {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
-	if role, ok := leastKey(sn.sorters, func(role string, _ *trackedSorter) bool {
-		return !a.roleSorter.Contains(role) || a.roles.get(role) == nil
+	if role, ok := leastKey(sn.sorters, func(role string, _ *roles.TrackedSorter) bool {
+		return !a.roleSorter.Contains(role) || a.roles.Get(role) == nil
 	}); ok {
 		return fmt.Errorf("framework sorter of role %q, which the role sorter or the role tree lacks", role)
 	}
@@ -291,7 +297,7 @@ func (sn *snapState) attachHolds() error {
 func (sn *snapState) rebuild() error {
 	a := sn.a
 	for fw := range a.frameworks.All() {
-		fw.roles.markOnly(subscribed, fw.info.Roles)
+		fw.roles.MarkOnly(tables.Subscribed, fw.info.Roles)
 	}
 	for _, ag := range a.agentList {
 		if err := a.rebuildAgent(ag); err != nil {
@@ -301,7 +307,7 @@ func (sn *snapState) rebuild() error {
 	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
 	}
-	for _, path := range a.roles.nodes.keys() {
+	for _, path := range a.roles.Nodes.Keys() {
 		if sn.nodes.Get(path) == nil {
 			return fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
 		}
@@ -330,7 +336,7 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
-		for _, held := range []resources.Resources{ag.offered.get(fwID), ag.allocated.get(fwID), ag.holds().of(fwID)} {
+		for _, held := range []resources.Resources{ag.offered.Get(fwID), ag.allocated.Get(fwID), ag.holds().of(fwID)} {
 			roles := held.AllocationRoles()
 			for _, role := range roles {
 				if role == "" {
@@ -368,13 +374,13 @@ func (sn *snapState) finish() error {
 	a.resyncAllowances()
 	// Epochs handed out from now on must be new to every node and every
 	// nobody entry.
-	for n := range a.roles.nodes.All() {
-		a.roles.epochs = max(a.roles.epochs, n.epoch)
+	for n := range a.roles.Nodes.All() {
+		a.roles.Epochs = max(a.roles.Epochs, n.Epoch)
 	}
 	for ag := range a.agents.All() {
-		for _, role := range ag.nobody.roles() {
-			e, _ := ag.nobody.get(role)
-			a.roles.epochs = max(a.roles.epochs, e.epoch)
+		for _, role := range ag.nobody.Roles() {
+			e, _ := ag.nobody.Get(role)
+			a.roles.Epochs = max(a.roles.Epochs, e.epoch)
 		}
 	}
 	return nil
@@ -416,7 +422,7 @@ func (sn *snapState) placeFairness() error {
 			return fmt.Errorf("demand of unknown framework %q", fwID)
 		}
 		for role, list := range sn.demand[fwID] {
-			if !fw.roles.has(role, subscribed) {
+			if !fw.roles.Has(role, tables.Subscribed) {
 				return fmt.Errorf("framework %q: demand in role %q it is not subscribed to", fwID, role)
 			}
 			for i, p := range list {

@@ -34,7 +34,7 @@ func TestPendingGivesBackItsRoom(t *testing.T) {
 	require.Equal(t, 0, a.pending.Len(), "the run left agents waiting")
 	bigger := resources.MustParse("cpus:8;mem:1024", "*")
 	require.NoError(t, a.UpdateAgent("a0001", AgentInfo{}, &bigger))
-	require.Equal(t, []string{"a0001"}, a.pending.keys())
+	require.Equal(t, []string{"a0001"}, a.pending.Keys())
 	require.LessOrEqual(t, a.pending.Size(), 8, "the table kept the room of %d slots the burst made", burst)
 	require.NoError(t, a.CheckInvariants())
 }
@@ -75,10 +75,10 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 		for i := range 300 {
 			require.NotNil(t, a.frameworks.Get(fmt.Sprintf("f%03d", i)), "round %d", round)
 			require.NotNil(t, a.agents.Get(fmt.Sprintf("a%03d", i)), "round %d", round)
-			require.NotNil(t, a.roles.get(fmt.Sprintf("team%d/r%03d", i%7, i)), "round %d", round)
+			require.NotNil(t, a.roles.Get(fmt.Sprintf("team%d/r%03d", i%7, i)), "round %d", round)
 		}
-		require.Len(t, a.frameworks.keys(), 300)
-		require.Len(t, a.roles.nodes.keys(), 307, "300 roles and their 7 parents")
+		require.Len(t, a.frameworks.Keys(), 300)
+		require.Len(t, a.roles.Nodes.Keys(), 307, "300 roles and their 7 parents")
 		require.NoError(t, a.CheckInvariants())
 		// Remove all but every tenth, leaving markers behind.
 		for i := range 300 {
@@ -90,8 +90,8 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 		require.Equal(t, 30, a.frameworks.Len())
 		require.Equal(t, 30, a.agents.Len())
 		require.Nil(t, a.frameworks.Get("f001"))
-		require.Nil(t, a.roles.get("team1/r001"), "a removed framework's role stayed")
-		require.NotNil(t, a.roles.get("team0/r000"))
+		require.Nil(t, a.roles.Get("team1/r001"), "a removed framework's role stayed")
+		require.NotNil(t, a.roles.Get("team0/r000"))
 		require.NoError(t, a.CheckInvariants())
 		for i := range 300 {
 			if i%10 == 0 {
@@ -100,6 +100,6 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 			}
 		}
 		require.Zero(t, a.frameworks.Len())
-		require.Zero(t, a.roles.nodes.Len())
+		require.Zero(t, a.roles.Nodes.Len())
 	}
 }

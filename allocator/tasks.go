@@ -190,7 +190,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 			free = to
 		}
 	}
-	if !ag.allocated.get(fwID).Contains(free) {
+	if !ag.allocated.Get(fwID).Contains(free) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, free)
 	}
 	for heir, owns := range heirs {
@@ -231,7 +231,7 @@ func (a *Allocator) dropTasksOn(fw *framework, agentID string) {
 // by id; nil for an unknown framework.
 func (a *Allocator) Tasks(fwID string) []TaskView {
 	a.ready()
-	fw, ok := a.frameworks.lookup(fwID)
+	fw, ok := a.frameworks.Lookup(fwID)
 	if !ok {
 		return nil
 	}

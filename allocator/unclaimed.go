@@ -25,7 +25,7 @@ import (
 // allocated to.
 func (a *Allocator) checkReportedUse(agentID string, used map[string]resources.Resources) error {
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks.lookup(fwID); ok {
+		if fw, ok := a.frameworks.Lookup(fwID); ok {
 			if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
 				return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
 			}
@@ -46,7 +46,7 @@ func (a *Allocator) checkReportedUse(agentID string, used map[string]resources.R
 func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]resources.Resources {
 	var out map[string]resources.Resources
 	for fwID, res := range used {
-		if _, ok := a.frameworks.lookup(fwID); ok || res.IsEmpty() {
+		if _, ok := a.frameworks.Lookup(fwID); ok || res.IsEmpty() {
 			continue
 		}
 		if out == nil {

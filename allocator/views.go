@@ -7,6 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
+
+	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -50,14 +54,14 @@ func (a *Allocator) Agents() []AgentView {
 // Agent returns one agent's view.
 func (a *Allocator) Agent(id string) (AgentView, bool) {
 	a.ready()
-	ag, ok := a.agents.lookup(id)
+	ag, ok := a.agents.Lookup(id)
 	if !ok {
 		return AgentView{}, false
 	}
 	v := AgentView{
 		ID: id, Hostname: ag.info.Hostname, Active: ag.active, OverAllocated: ag.overAllocated,
 		Total: ag.total.Clone(), Available: ag.available.Clone(),
-		Offered: ag.offered.clone(), Allocated: ag.allocated.clone(),
+		Offered: ag.offered.Clone(), Allocated: ag.allocated.Clone(),
 	}
 	for _, h := range ag.holds() {
 		if v.Held == nil {
@@ -108,9 +112,9 @@ type RoleView struct {
 // Roles returns every role of the role tree, sorted by path.
 func (a *Allocator) Roles() []RoleView {
 	a.ready()
-	out := make([]RoleView, 0, a.roles.nodes.Len())
-	for _, path := range a.roles.nodes.keys() {
-		out = append(out, a.roleView(a.roles.nodes.Get(path)))
+	out := make([]RoleView, 0, a.roles.Nodes.Len())
+	for _, path := range a.roles.Nodes.Keys() {
+		out = append(out, a.roleView(a.roles.Nodes.Get(path)))
 	}
 	return out
 }
@@ -120,28 +124,28 @@ func (a *Allocator) Roles() []RoleView {
 // it or a sub-role).
 func (a *Allocator) Role(path string) (RoleView, bool) {
 	a.ready()
-	n := a.roles.get(path)
+	n := a.roles.Get(path)
 	if n == nil {
 		return RoleView{}, false
 	}
 	return a.roleView(n), true
 }
 
-func (a *Allocator) roleView(n *roleNode) RoleView {
+func (a *Allocator) roleView(n *roles.Node) RoleView {
 	w := 1.0
-	if x, ok := a.roles.weights[n.path]; ok {
+	if x, ok := a.roles.Weights[n.Path]; ok {
 		w = x
 	}
 	share := -1.0
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
 		a.refreshSorterTotals()
-		share = sr.ShareOf(n.path)
+		share = sr.ShareOf(n.Path)
 	}
 	return RoleView{
-		Role: n.path, Weight: w,
-		Quota:    Quota{Guarantees: n.q().Guarantees.Clone(), Limits: n.q().Limits.Clone()},
-		Reserved: n.reserved.Clone(), OfferedOrAllocated: n.allocatedUnreserved.Clone(), Consumed: n.consumed(),
-		Share: share, Frameworks: n.frameworks.sorted(),
+		Role: n.Path, Weight: w,
+		Quota:    Quota{Guarantees: n.Q().Guarantees.Clone(), Limits: n.Q().Limits.Clone()},
+		Reserved: n.Reserved.Clone(), OfferedOrAllocated: n.AllocatedUnreserved.Clone(), Consumed: n.Consumed(),
+		Share: share, Frameworks: n.Frameworks.Sorted(),
 	}
 }
 
@@ -159,23 +163,23 @@ type FrameworkView struct {
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
-	ids := a.frameworks.keys()
+	ids := a.frameworks.Keys()
 	out := make([]FrameworkView, len(ids))
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
 		fw := a.frameworks.Get(id)
-		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: fw.roles.list(subscribed), Suppressed: fw.roles.list(suppressed), Capabilities: fw.info.Capabilities}
+		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: fw.roles.List(tables.Subscribed), Suppressed: fw.roles.List(tables.Suppressed), Capabilities: fw.info.Capabilities}
 		at[id] = &out[i]
 	}
 	// One pass over the agents, in id order, sums what each framework is
 	// offered and uses.
 	for _, ag := range a.agentList {
-		for id, res := range ag.offered.all() {
+		for id, res := range ag.offered.All() {
 			if v := at[id]; v != nil {
 				v.Offered.Add(res)
 			}
 		}
-		for id, res := range ag.allocated.all() {
+		for id, res := range ag.allocated.All() {
 			if v := at[id]; v != nil {
 				v.Allocated.Add(res)
 			}
@@ -203,7 +207,7 @@ func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
-	for _, fwID := range a.frameworks.keys() {
+	for _, fwID := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(fwID)
 		filters := a.refusalsOf(fw)
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
@@ -233,7 +237,7 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 func (a *Allocator) Skips(fwID string) map[Reason]int {
 	a.ready()
 	out := map[Reason]int{}
-	fw, ok := a.frameworks.lookup(fwID)
+	fw, ok := a.frameworks.Lookup(fwID)
 	if !ok {
 		return out
 	}

@@ -125,7 +125,7 @@ func (a *Allocator) unpackWhole(ag *agent) {
 		return
 	}
 	for num := range ag.filtered.filteredAll() {
-		if fw := a.refusersByNum.at(num); fw != nil {
+		if fw := a.refusersByNum.At(num); fw != nil {
 			for role := range fw.whole {
 				a.unpackWholeOf(fw, role, ag)
 			}
@@ -186,7 +186,7 @@ func (a *Allocator) refusalsOf(fw *framework) refusalFilters {
 	}
 	for role, s := range fw.whole {
 		for num, w := range s.all() {
-			ag := a.agentsByNum.at(num)
+			ag := a.agentsByNum.At(num)
 			all.add(role, ag.id, a.refusalOf(w, ag))
 		}
 	}
@@ -203,10 +203,10 @@ func (a *Allocator) forgetWhole(fw *framework, role string) {
 		i, indexed := a.sorterNum(r, fw.id)
 		delete(fw.whole, r)
 		for num, w := range s.all() {
-			ag := a.agentsByNum.at(num)
+			ag := a.agentsByNum.At(num)
 			ag.wholeRefused--
 			if indexed {
-				if idx, _ := ag.refusals.get(r); idx != nil {
+				if idx, _ := ag.refusals.Get(r); idx != nil {
 					idx.skip.Clear(i)
 				}
 			}

@@ -1,4 +1,4 @@
-package allocator
+package tables
 
 import (
 	"iter"
@@ -6,17 +6,17 @@ import (
 	"slices"
 )
 
-// frameworkSet holds the ids of the frameworks tracked under a role. Most
+// FrameworkSet holds the ids of the frameworks tracked under a role. Most
 // roles have one framework, and a Go map costs about 200 bytes from its
 // first entry: the first id is kept in the value, and a map is made for the
 // second. The zero value is empty and ready to use.
-type frameworkSet struct {
+type FrameworkSet struct {
 	one string              // the only id while m is nil; "" when none
 	m   map[string]struct{} // every id, from the second on
 }
 
-// add adds id (a no-op when present).
-func (s *frameworkSet) add(id string) {
+// Add adds id (a no-op when present).
+func (s *FrameworkSet) Add(id string) {
 	switch {
 	case s.m != nil:
 		s.m[id] = struct{}{}
@@ -32,8 +32,8 @@ func (s *frameworkSet) add(id string) {
 	}
 }
 
-// remove removes id (a no-op when absent). A map once made stays.
-func (s *frameworkSet) remove(id string) {
+// Remove removes id (a no-op when absent). A map once made stays.
+func (s *FrameworkSet) Remove(id string) {
 	if s.m != nil {
 		delete(s.m, id)
 	} else if s.one == id {
@@ -41,8 +41,8 @@ func (s *frameworkSet) remove(id string) {
 	}
 }
 
-// len returns the number of ids.
-func (s *frameworkSet) len() int {
+// Len returns the number of ids.
+func (s *FrameworkSet) Len() int {
 	switch {
 	case s.m != nil:
 		return len(s.m)
@@ -53,7 +53,7 @@ func (s *frameworkSet) len() int {
 }
 
 // all yields every id, in no particular order.
-func (s *frameworkSet) all() iter.Seq[string] {
+func (s *FrameworkSet) all() iter.Seq[string] {
 	if s.m != nil {
 		return maps.Keys(s.m)
 	}
@@ -64,9 +64,9 @@ func (s *frameworkSet) all() iter.Seq[string] {
 	}
 }
 
-// any reports whether f holds for some id. Unlike ranging over all, it
+// Any reports whether f holds for some id. Unlike ranging over all, it
 // allocates nothing: cappedNow asks it of every role a run looks at.
-func (s *frameworkSet) any(f func(id string) bool) bool {
+func (s *FrameworkSet) Any(f func(id string) bool) bool {
 	if s.m == nil {
 		return s.one != "" && f(s.one)
 	}
@@ -78,5 +78,5 @@ func (s *frameworkSet) any(f func(id string) bool) bool {
 	return false
 }
 
-// sorted returns the ids in increasing order.
-func (s *frameworkSet) sorted() []string { return slices.Sorted(s.all()) }
+// Sorted returns the ids in increasing order.
+func (s *FrameworkSet) Sorted() []string { return slices.Sorted(s.all()) }

@@ -1,4 +1,4 @@
-package allocator
+package roles
 
 import "github.com/allot-go/allot/resources"
 
@@ -7,13 +7,13 @@ import "github.com/allot-go/allot/resources"
 // reads the tree's aggregates (reserved and allocated per subtree) and
 // keeps only buffers of its own.
 
-// unmetInto sets out to the role's own unmet guarantees, guarantees −
+// UnmetInto sets out to the role's own unmet guarantees, guarantees −
 // consumed, reusing out's storage.
-func (n *roleNode) unmetInto(out *resources.Quantities) {
+func (n *Node) UnmetInto(out *resources.Quantities) {
 	out.Reset()
-	out.Add(n.q().Guarantees)
-	out.Subtract(n.reserved)
-	out.Subtract(n.allocatedUnreserved)
+	out.Add(n.Q().Guarantees)
+	out.Subtract(n.Reserved)
+	out.Subtract(n.AllocatedUnreserved)
 }
 
 // need returns a role's unmet guarantees, including what its subtree still
@@ -22,80 +22,80 @@ func (n *roleNode) unmetInto(out *resources.Quantities) {
 // depth, valid until the next call at that depth, so that a run over
 // thousands of roles with quota, which works it out twice, allocates once
 // the buffers have grown.
-func (t *roleTree) need(n *roleNode, depth int) *resources.Quantities {
+func (t *Tree) need(n *Node, depth int) *resources.Quantities {
 	for len(t.needBufs) <= depth {
 		t.needBufs = append(t.needBufs, new([2]resources.Quantities))
 	}
 	sum, own := &t.needBufs[depth][0], &t.needBufs[depth][1]
 	sum.Reset()
-	for _, c := range n.children {
+	for _, c := range n.Children {
 		sum.Add(*t.need(c, depth+1))
 	}
-	if n.q().Guarantees.IsEmpty() {
+	if n.Q().Guarantees.IsEmpty() {
 		return sum
 	}
-	n.unmetInto(own)
+	n.UnmetInto(own)
 	own.Max(*sum)
 	return own
 }
 
-// requiredHeadroom is the sum of the unmet guarantees of the top-level
+// RequiredHeadroom is the sum of the unmet guarantees of the top-level
 // roles' subtrees.
-func (t *roleTree) requiredHeadroom() resources.Quantities {
+func (t *Tree) RequiredHeadroom() resources.Quantities {
 	var q resources.Quantities
-	t.requiredHeadroomInto(&q)
+	t.RequiredHeadroomInto(&q)
 	return q
 }
 
-// requiredHeadroomInto is requiredHeadroom into out's storage.
-func (t *roleTree) requiredHeadroomInto(out *resources.Quantities) {
+// RequiredHeadroomInto is requiredHeadroom into out's storage.
+func (t *Tree) RequiredHeadroomInto(out *resources.Quantities) {
 	out.Reset()
-	for _, c := range t.root.children {
+	for _, c := range t.Root.Children {
 		out.Add(*t.need(c, 0))
 	}
 }
 
-// unsatisfiedGuarantees is what a role may still receive as guarantee: the
+// UnsatisfiedGuarantees is what a role may still receive as guarantee: the
 // largest unmet guarantee among the role and its ancestors, since an
 // ancestor's guarantee covers its whole subtree.
-func (t *roleTree) unsatisfiedGuarantees(n *roleNode) resources.Quantities {
+func (t *Tree) UnsatisfiedGuarantees(n *Node) resources.Quantities {
 	var out resources.Quantities
-	t.unsatisfiedInto(n, &out)
+	t.UnsatisfiedInto(n, &out)
 	return out
 }
 
-// unsatisfiedInto is unsatisfiedGuarantees into out's storage.
-func (t *roleTree) unsatisfiedInto(n *roleNode, out *resources.Quantities) {
+// UnsatisfiedInto is unsatisfiedGuarantees into out's storage.
+func (t *Tree) UnsatisfiedInto(n *Node, out *resources.Quantities) {
 	out.Reset()
-	for q := range n.quotaAncestry {
-		if q.q().Guarantees.IsEmpty() {
+	for q := range n.QuotaAncestry {
+		if q.Q().Guarantees.IsEmpty() {
 			continue
 		}
-		q.unmetInto(&t.unmetBuf)
+		q.UnmetInto(&t.unmetBuf)
 		out.Max(t.unmetBuf)
 	}
 }
 
-// limitHeadroom is how much more unreserved, non-revocable scalar resources
+// LimitHeadroom is how much more unreserved, non-revocable scalar resources
 // the role may take before it or an ancestor reaches its limit; limited is
 // false when no limit applies. The result is valid until the next call.
-func (t *roleTree) limitHeadroom(n *roleNode) (resources.Limits, bool) {
+func (t *Tree) LimitHeadroom(n *Node) (resources.Limits, bool) {
 	out := &t.limitsBuf
 	limited := false
-	for q := range n.quotaAncestry {
-		if q.q().Limits.IsEmpty() {
+	for q := range n.QuotaAncestry {
+		if q.Q().Limits.IsEmpty() {
 			continue
 		}
 		if !limited {
-			out.CopyFrom(q.q().Limits)
-			out.SubtractInPlace(q.reserved)
-			out.SubtractInPlace(q.allocatedUnreserved)
+			out.CopyFrom(q.Q().Limits)
+			out.SubtractInPlace(q.Reserved)
+			out.SubtractInPlace(q.AllocatedUnreserved)
 			limited = true
 			continue
 		}
-		t.leftBuf.CopyFrom(q.q().Limits)
-		t.leftBuf.SubtractInPlace(q.reserved)
-		t.leftBuf.SubtractInPlace(q.allocatedUnreserved)
+		t.leftBuf.CopyFrom(q.Q().Limits)
+		t.leftBuf.SubtractInPlace(q.Reserved)
+		t.leftBuf.SubtractInPlace(q.AllocatedUnreserved)
 		out.Lower(t.leftBuf)
 	}
 	return *out, limited

@@ -1,4 +1,4 @@
-package allocator
+package tables
 
 import (
 	"iter"
@@ -10,13 +10,13 @@ import (
 type roleMark uint8
 
 const (
-	// subscribed: the framework subscribes to the role (its info's Roles).
-	subscribed roleMark = 1 << iota
-	// tracked: the framework is a client of the role's framework sorter
+	// Subscribed: the framework subscribes to the role (its info's Roles).
+	Subscribed roleMark = 1 << iota
+	// Tracked: the framework is a client of the role's framework sorter
 	// (subscribed, or still holding resources allocated to the role).
-	tracked
-	// suppressed: offers to the framework in the role are suppressed.
-	suppressed
+	Tracked
+	// Suppressed: offers to the framework in the role are suppressed.
+	Suppressed
 )
 
 // frameworkRole is one role of a framework's roleTable.
@@ -25,24 +25,24 @@ type frameworkRole struct {
 	marks roleMark
 }
 
-// roleTable holds a framework's roles, sorted by name, each with what it
+// RoleTable holds a framework's roles, sorted by name, each with what it
 // is to the framework. Frameworks have few roles; one table instead of a
 // set of each kind keeps the framework's record a size class smaller and
 // makes one allocation where the sets made two or three.
-type roleTable []frameworkRole
+type RoleTable []frameworkRole
 
-func (t roleTable) find(role string) (int, bool) {
+func (t RoleTable) find(role string) (int, bool) {
 	return slices.BinarySearchFunc(t, role, func(e frameworkRole, role string) int { return strings.Compare(e.role, role) })
 }
 
-// has reports whether role is marked m.
-func (t roleTable) has(role string, m roleMark) bool {
+// Has reports whether role is marked m.
+func (t RoleTable) Has(role string, m roleMark) bool {
 	i, ok := t.find(role)
 	return ok && t[i].marks&m != 0
 }
 
-// mark marks role m and reports whether it was not marked so before.
-func (t *roleTable) mark(role string, m roleMark) bool {
+// Mark marks role m and reports whether it was not marked so before.
+func (t *RoleTable) Mark(role string, m roleMark) bool {
 	i, ok := t.find(role)
 	if !ok {
 		*t = slices.Insert(*t, i, frameworkRole{role: role, marks: m})
@@ -53,9 +53,9 @@ func (t *roleTable) mark(role string, m roleMark) bool {
 	return !was
 }
 
-// unmark takes mark m from role and reports whether it had it; a role
+// Unmark takes mark m from role and reports whether it had it; a role
 // left with no mark leaves the table.
-func (t *roleTable) unmark(role string, m roleMark) bool {
+func (t *RoleTable) Unmark(role string, m roleMark) bool {
 	i, ok := t.find(role)
 	if !ok || (*t)[i].marks&m == 0 {
 		return false
@@ -67,20 +67,20 @@ func (t *roleTable) unmark(role string, m roleMark) bool {
 	return true
 }
 
-// markOnly makes roles (in any order, repeats allowed) the roles marked m.
-func (t *roleTable) markOnly(m roleMark, roles []string) {
+// MarkOnly makes roles (in any order, repeats allowed) the roles marked m.
+func (t *RoleTable) MarkOnly(m roleMark, roles []string) {
 	for _, e := range slices.Clone(*t) {
 		if e.marks&m != 0 && !slices.Contains(roles, e.role) {
-			t.unmark(e.role, m)
+			t.Unmark(e.role, m)
 		}
 	}
 	for _, role := range roles {
-		t.mark(role, m)
+		t.Mark(role, m)
 	}
 }
 
-// count returns the number of roles marked m.
-func (t roleTable) count(m roleMark) int {
+// Count returns the number of roles marked m.
+func (t RoleTable) Count(m roleMark) int {
 	n := 0
 	for _, e := range t {
 		if e.marks&m != 0 {
@@ -90,9 +90,9 @@ func (t roleTable) count(m roleMark) int {
 	return n
 }
 
-// all yields the roles marked m in name order. The table must not change
+// All yields the roles marked m in name order. The table must not change
 // during the iteration: use list to change it on the way.
-func (t roleTable) all(m roleMark) iter.Seq[string] {
+func (t RoleTable) All(m roleMark) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for _, e := range t {
 			if e.marks&m != 0 && !yield(e.role) {
@@ -102,9 +102,9 @@ func (t roleTable) all(m roleMark) iter.Seq[string] {
 	}
 }
 
-// list returns the roles marked m in name order, in a new slice (nil when
+// List returns the roles marked m in name order, in a new slice (nil when
 // there are none).
-func (t roleTable) list(m roleMark) []string {
+func (t RoleTable) List(m roleMark) []string {
 	var out []string
 	for _, e := range t {
 		if e.marks&m != 0 {

@@ -1,0 +1,57 @@
+package roles
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/allot-go/allot/resources"
+	"github.com/stretchr/testify/require"
+)
+
+// refNeed is need's definition, worked out plainly: a role's unmet
+// guarantees or, when larger, the sum of its children's needs.
+func refNeed(n *Node) resources.Quantities {
+	var children resources.Quantities
+	for _, c := range n.Children {
+		children.Add(refNeed(c))
+	}
+	if n.Q().Guarantees.IsEmpty() {
+		return children
+	}
+	var own resources.Quantities
+	n.UnmetInto(&own)
+	own.Max(children)
+	return own
+}
+
+// requiredHeadroomInto, which works a subtree's need out in buffers of the
+// tree's a depth, gives the figure of its definition (the sum over
+// top-level roles of refNeed), into a value that held another figure
+// before, for random trees of guarantees and use three levels deep.
+func TestRequiredHeadroomIntoIsTheSumOfNeeds(t *testing.T) {
+	seed := uint64(20261127)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	paths := []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
+	for round := range 200 {
+		tree := NewTree()
+		for _, p := range paths {
+			n := tree.Ensure(p)
+			if rng.IntN(3) > 0 {
+				n.SetQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
+			}
+			tree.TrackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(6))), true)
+			if rng.IntN(2) == 0 {
+				tree.TrackReserved(p, resources.MustParseQuantities(fmt.Sprintf("mem:%d", rng.IntN(2048))), true)
+			}
+		}
+		var want resources.Quantities
+		for _, c := range tree.Root.Children {
+			want.Add(refNeed(c))
+		}
+		got := resources.MustParseQuantities("cpus:99;gpus:3") // a figure left from before
+		tree.RequiredHeadroomInto(&got)
+		require.True(t, got.Equal(want), "seed %d round %d: got %v, want %v", seed, round, got, want)
+		require.True(t, tree.RequiredHeadroom().Equal(want), "seed %d round %d", seed, round)
+	}
+}
