@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -793,13 +795,13 @@ func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *agent, role stri
 	r.indexed = false
 	if idx := ag.refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
-			if n := idx.skip.Count(); n >= indexAbove {
+			if n := idx.Skip.Count(); n >= refusals.IndexAbove {
 				r.stats.Refused += n
 				r.indexed = true
-				if r.until.IsZero() || idx.until.Before(r.until) {
-					r.until = idx.until
+				if r.until.IsZero() || idx.Until.Before(r.until) {
+					r.until = idx.Until
 				}
-				indexed.WalkExcept(idx.skip, visit)
+				indexed.WalkExcept(idx.Skip, visit)
 				return
 			}
 		}
@@ -817,7 +819,7 @@ func (a *Allocator) nobody(ag *agent, n *roles.Node, fs *roles.TrackedSorter, r 
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.Epoch || (e.until != noExpiry && !r.now.Before(e.until.time())) {
+	if e.version != ag.version || e.epoch != n.Epoch || (e.until != refusals.NoExpiry && !r.now.Before(e.until.Time())) {
 		ag.nobody.Drop(n.Path)
 		return false
 	}
@@ -832,7 +834,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, pa
 		// frameworks only for that run.
 		return
 	}
-	e, ok := expiryOf(until)
+	e, ok := refusals.ExpiryOf(until)
 	if !ok {
 		return // the cache could not say when the result ends
 	}
@@ -1230,10 +1232,10 @@ func (a *Allocator) inverseOffers(maintained []*agent, r *run) []offer.InverseOf
 				continue
 			}
 			if f, ok := fw.inverseFilters[id]; ok {
-				if a.filterInForce(f.expires, f.batch, r) {
+				if a.filterInForce(f.Expires, f.Batch, r) {
 					continue
 				}
-				if !a.filterAlive(f.expires, f.batch, r.now) {
+				if !a.filterAlive(f.Expires, f.Batch, r.now) {
 					delete(fw.inverseFilters, id)
 				}
 			}

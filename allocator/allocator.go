@@ -10,6 +10,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -164,13 +166,13 @@ type framework struct {
 	// (subscribed, or still holding resources allocated to the role),
 	// suppressed (roletable.go).
 	roles   tables.RoleTable
-	filters refusalFilters
+	filters refusals.Filters
 	// whole holds, compactly, the refusal filters that refused all of
 	// their agent's reference (wholerefusals.go); a role and agent have
 	// filters in filters or in whole, never in both.
-	whole wholeRefusals
+	whole refusals.WholeRefusals
 	// inverseFilters: agent -> the filter.
-	inverseFilters map[string]inverseFilter
+	inverseFilters map[string]refusals.InverseFilter
 	// tasks is the ledger of launched tasks that have not ended, by id.
 	tasks map[string]*task
 
@@ -212,11 +214,11 @@ type agent struct {
 	// filters.go).
 	ref      resources.Resources
 	refGen   uint64
-	refusals tables.ByRole[*refusalIndex]
+	refusals tables.ByRole[*refusals.Index]
 	// filtered marks the frameworks with a refusal filter on the agent, in
 	// any role (filters.go), and those in its round of declines
 	// (rotation.go).
-	filtered frameworkBits
+	filtered refusals.FrameworkBits
 	// wholeRefused counts the compact refusal filters on the agent, in
 	// every framework and role (wholerefusals.go); num is the agent's
 	// dense number (numbering.go). Both are 32 bits, and the agent's place
@@ -283,8 +285,8 @@ func prefetchAhead(agents []*agent, i int) {
 	}
 	if i+2 < len(agents) {
 		if ag := agents[i+2]; !ag.likelyNobody() {
-			if idx := ag.refusals.First; idx != nil && len(idx.skip) > 0 {
-				prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.skip)), uintptr(len(idx.skip))*unsafe.Sizeof(idx.skip[0]))
+			if idx := ag.refusals.First; idx != nil && len(idx.Skip) > 0 {
+				prefetch.Lines(unsafe.Pointer(unsafe.SliceData(idx.Skip)), uintptr(len(idx.Skip))*unsafe.Sizeof(idx.Skip[0]))
 			}
 		}
 	}
@@ -370,7 +372,7 @@ func (ag *agent) holds() holdList {
 // capabilities, constraints, minimum allocatable resources).
 type nobodyEntry struct {
 	version, epoch uint64
-	until          expiry // noExpiry: no filter involved
+	until          refusals.Expiry // noExpiry: no filter involved
 	// passes are those of the walk that made the entry, for Explain.
 	passes *nobodyPasses
 }
@@ -1705,9 +1707,9 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 	if filter != nil {
 		if d := a.refuseDuration(filter.Refuse); d > 0 {
 			if fw.inverseFilters == nil {
-				fw.inverseFilters = map[string]inverseFilter{}
+				fw.inverseFilters = map[string]refusals.InverseFilter{}
 			}
-			fw.inverseFilters[agentID] = inverseFilter{expires: a.opts.Clock().Add(d), batch: a.batches}
+			fw.inverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.batches}
 		}
 	}
 	return nil

@@ -83,7 +83,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 			if len(a.refusalsOn(fw, "r", a.agents.Get(id))) > 0 {
 				n++
 			}
-			if _, ok := fw.whole.on("r", int(a.agents.Get(id).num)); ok {
+			if _, ok := fw.whole.On("r", int(a.agents.Get(id).num)); ok {
 				compact++
 			}
 		}

@@ -3,6 +3,8 @@ package allocator
 import (
 	"math/rand/v2"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -102,14 +104,14 @@ func (a *Allocator) dropCaches() {
 	a.unpark()
 	for ag := range a.agents.All() {
 		ag.nobody = tables.ByRole[nobodyEntry]{}
-		ag.refusals = tables.ByRole[*refusalIndex]{}
+		ag.refusals = tables.ByRole[*refusals.Index]{}
 	}
 	for fw := range a.frameworks.All() {
-		fw.filters.each(func(_, _ string, f *refusal) { f.covered = 0 })
+		fw.filters.Each(func(_, _ string, f *refusals.Refusal) { f.Covered = 0 })
 		for _, s := range fw.whole {
-			for num, w := range s.all() {
-				w.covered = 0
-				s.put(num, w, len(a.agentsByNum))
+			for num, w := range s.All() {
+				w.Covered = 0
+				s.Put(num, w, len(a.agentsByNum))
 			}
 		}
 	}

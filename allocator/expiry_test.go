@@ -1,7 +1,6 @@
 package allocator
 
 import (
-	"math"
 	"testing"
 	"time"
 
@@ -9,34 +8,6 @@ import (
 
 	"github.com/allot-go/allot/resources"
 )
-
-// An expiry gives back the instant it was made from, the zero time
-// included; an instant outside the range of int64 nanoseconds has none.
-func TestExpiry(t *testing.T) {
-	for _, at := range []time.Time{
-		time.Date(2026, 11, 27, 9, 0, 0, 123, time.UTC),
-		time.Unix(0, 0).UTC(),
-		time.Unix(0, -1).UTC(),
-		time.Unix(0, math.MaxInt64).UTC(),
-		time.Unix(0, math.MinInt64+1).UTC(),
-	} {
-		e, ok := expiryOf(at)
-		require.True(t, ok, "%v", at)
-		require.NotEqual(t, noExpiry, e, "%v", at)
-		require.True(t, e.time().Equal(at), "%v came back as %v", at, e.time())
-	}
-	e, ok := expiryOf(time.Time{})
-	require.True(t, ok)
-	require.Equal(t, noExpiry, e)
-	require.True(t, noExpiry.time().IsZero())
-	for _, out := range []time.Time{
-		time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC),
-	} {
-		_, ok := expiryOf(out)
-		require.False(t, ok, "%v", out)
-	}
-}
 
 // A negative result whose refusal filters end outside what an expiry
 // holds is not cached: with a clock in the year 1500 and a filter of an

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -638,14 +640,14 @@ func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate
 	var latest time.Time
 	found := false
 	for _, f := range e.a.refusalsOn(fw, role, ag) {
-		if !inForceAt(f.expires, f.batch, e.l.now, e.l.periodic, e.l.batches) {
+		if !refusals.InForceAt(f.Expires, f.Batch, e.l.now, e.l.periodic, e.l.batches) {
 			continue
 		}
-		if f.covered == ag.refGen || f.refused.Contains(ag.ref) || (!candidate.IsEmpty() && f.refused.Contains(candidate)) {
-			return f.expires, true
+		if f.Covered == ag.refGen || f.Refused.Contains(ag.ref) || (!candidate.IsEmpty() && f.Refused.Contains(candidate)) {
+			return f.Expires, true
 		}
-		if known && (!found || f.expires.After(latest)) {
-			latest, found = f.expires, true
+		if known && (!found || f.Expires.After(latest)) {
+			latest, found = f.Expires, true
 		}
 	}
 	return latest, found

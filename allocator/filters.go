@@ -3,6 +3,8 @@ package allocator
 import (
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/tables"
 
 	"github.com/allot-go/allot/resources"
@@ -35,128 +37,6 @@ import (
 //     of the filters in it; after that it is rebuilt as frameworks are
 //     visited.
 
-// refusal is one refusal filter of a framework, for one role and agent.
-type refusal struct {
-	refused resources.Resources // allocation roles stripped
-	expires time.Time
-	// batch is how many periodic runs had been made when it was made.
-	batch uint64
-	// covered is the agent's refGen at which refused was found to contain
-	// the agent's ref (0: not known to).
-	covered uint64
-}
-
-// refusalFilters are a framework's refusal filters, by role and agent.
-// Lists are never empty: the last filter gone takes its agent's entry, and
-// the last agent its role's.
-type refusalFilters map[string]map[string][]refusal
-
-// on returns the filters in role on the agent.
-func (fs refusalFilters) on(role, agentID string) []refusal { return fs[role][agentID] }
-
-// add appends f to the filters in role on the agent.
-func (fs *refusalFilters) add(role, agentID string, f refusal) {
-	byAgent := (*fs)[role]
-	if byAgent == nil {
-		if *fs == nil {
-			*fs = refusalFilters{}
-		}
-		byAgent = map[string][]refusal{}
-		(*fs)[role] = byAgent
-	}
-	byAgent[agentID] = append(byAgent[agentID], f)
-}
-
-// keep replaces list, the filters in role on the agent as on returned
-// them, with kept, which was made in list's storage (list[:0] and
-// appends), and clears the rest of that storage. Keeping them all costs
-// nothing.
-func (fs refusalFilters) keep(role, agentID string, list, kept []refusal) {
-	if len(kept) == len(list) {
-		return
-	}
-	clear(list[len(kept):])
-	byAgent := fs[role]
-	if len(kept) > 0 {
-		byAgent[agentID] = kept
-		return
-	}
-	delete(byAgent, agentID)
-	if len(byAgent) == 0 {
-		delete(fs, role)
-	}
-}
-
-// anyOn reports whether some filter, in any role, is on the agent.
-func (fs refusalFilters) anyOn(agentID string) bool {
-	for _, byAgent := range fs {
-		if _, ok := byAgent[agentID]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// dropAgent removes every filter on the agent, calling gone for each.
-func (fs refusalFilters) dropAgent(agentID string, gone func(role string, f refusal)) {
-	for role, byAgent := range fs {
-		for _, f := range byAgent[agentID] {
-			gone(role, f)
-		}
-		delete(byAgent, agentID)
-		if len(byAgent) == 0 {
-			delete(fs, role)
-		}
-	}
-}
-
-// each calls fn for every filter.
-func (fs refusalFilters) each(fn func(role, agentID string, f *refusal)) {
-	for role, byAgent := range fs {
-		for agentID, list := range byAgent {
-			for i := range list {
-				fn(role, agentID, &list[i])
-			}
-		}
-	}
-}
-
-// refusalIndex holds, for one agent and role, the frameworks whose filters
-// cover the agent at generation gen, by their number in the role's
-// framework sorter.
-type refusalIndex struct {
-	skip sorter.Bitset
-	gen  uint64
-	// until is the earliest expiry of the filters behind skip: the index
-	// holds while runs happen at or before it.
-	until time.Time
-}
-
-// mark records that the framework numbered i has a filter, expiring at
-// expires, that covers the agent at generation gen; a new generation
-// starts the index afresh.
-func (idx *refusalIndex) mark(i int, gen uint64, expires time.Time) {
-	if idx.gen != gen {
-		idx.skip.Reset()
-		idx.gen, idx.until = gen, time.Time{}
-	}
-	if idx.skip.Set(i) && (idx.until.IsZero() || expires.Before(idx.until)) {
-		idx.until = expires
-	}
-}
-
-// validAt reports whether the index holds for a run at now on an agent at
-// generation gen.
-func (idx *refusalIndex) validAt(gen uint64, now time.Time) bool {
-	return idx.gen == gen && now.Before(idx.until)
-}
-
-// inverseFilter is an inverse-offer filter of a framework for an agent.
-type inverseFilter struct {
-	expires time.Time
-	batch   uint64 // as refusal's
-}
-
 // When a filter applies.
 //
 // A filter made at D for a refusal of R expires at T = D + max(R,
@@ -176,13 +56,7 @@ type inverseFilter struct {
 // filterInForce reports whether a filter expiring at expires, made when
 // batch periodic runs had been made, applies to run r.
 func (a *Allocator) filterInForce(expires time.Time, batch uint64, r *run) bool {
-	return inForceAt(expires, batch, r.now, r.periodic, a.batches)
-}
-
-// inForceAt reports whether such a filter applies to a run at now,
-// periodic or not, made when batches periodic runs had been made before it.
-func inForceAt(expires time.Time, batch uint64, now time.Time, periodic bool, batches uint64) bool {
-	return now.Before(expires) || (periodic && now.Equal(expires) && batch == batches)
+	return refusals.InForceAt(expires, batch, r.now, r.periodic, a.batches)
 }
 
 // filterAlive reports whether such a filter may still apply to a run at
@@ -191,10 +65,6 @@ func inForceAt(expires time.Time, batch uint64, now time.Time, periodic bool, ba
 func (a *Allocator) filterAlive(expires time.Time, batch uint64, now time.Time) bool {
 	return now.Before(expires) || (now.Equal(expires) && batch == a.batches)
 }
-
-// indexAbove is how many refusers an index must hold before runs walk
-// past them: below it, visiting them one by one costs as little.
-const indexAbove = 4
 
 // refuseDuration turns a requested refusal into the filter's lifetime: a
 // negative request means the default, a year at most, and at least one
@@ -220,57 +90,57 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 	}
 	expires := a.opts.Clock().Add(d)
 	for _, role := range res.AllocationRoles() {
-		f := refusal{refused: res.AllocatedTo(role).Unallocate(), expires: expires, batch: a.batches}
+		f := refusals.Refusal{Refused: res.AllocatedTo(role).Unallocate(), Expires: expires, Batch: a.batches}
 		whole := false
 		switch {
-		case f.refused.Equal(ag.ref):
+		case f.Refused.Equal(ag.ref):
 			// The usual decline of everything the agent had: share the
 			// reference's storage rather than keep a copy per filter.
-			f.refused, whole = ag.ref, true
-		case !f.refused.Contains(ag.ref) && f.refused.Contains(ag.available):
+			f.Refused, whole = ag.ref, true
+		case !f.Refused.Contains(ag.ref) && f.Refused.Contains(ag.available):
 			// The refusal covers what the agent has now, not its
 			// reference: narrow the reference, which keeps every filter
 			// that covered the wider one covering.
 			a.unpackWhole(ag)
-			if f.refused.Equal(ag.available) {
+			if f.Refused.Equal(ag.available) {
 				// It refused all the agent has: that becomes the
 				// reference, in available's storage, and the refusal
 				// one of the whole reference.
 				ag.refIsAvailable()
-				f.refused, whole = ag.ref, true
+				f.Refused, whole = ag.ref, true
 			} else {
 				ag.refIsAvailable()
 			}
 		}
 		a.checkCoverage(fw, ag, role, &f)
-		ag.filtered.setFiltered(a.filterNum(fw))
+		ag.filtered.SetFiltered(a.filterNum(fw))
 		if !whole || !a.storeWhole(fw, role, ag, f) {
 			a.unpackWholeOf(fw, role, ag)
-			fw.filters.add(role, ag.id, f)
+			fw.filters.Add(role, ag.id, f)
 		}
 		if a.obs != nil {
-			a.observeFilter(fw, role, expires, f.batch, 1)
+			a.observeFilter(fw, role, expires, f.Batch, 1)
 		}
 	}
 }
 
 // checkCoverage finds out whether f covers ag's reference and, if it does,
 // records it in f and in ag's index for role.
-func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refusal) {
-	if f.covered == ag.refGen || !f.refused.Contains(ag.ref) {
+func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refusals.Refusal) {
+	if f.Covered == ag.refGen || !f.Refused.Contains(ag.ref) {
 		return
 	}
-	f.covered = ag.refGen
+	f.Covered = ag.refGen
 	i, ok := a.sorterNum(role, fw.id)
 	if !ok {
 		return
 	}
 	idx, _ := ag.refusals.Get(role)
 	if idx == nil {
-		idx = &refusalIndex{}
+		idx = &refusals.Index{}
 		ag.refusals.Set(role, idx)
 	}
-	idx.mark(i, ag.refGen, f.expires)
+	idx.Mark(i, ag.refGen, f.Expires)
 }
 
 // sorterNum returns the framework's number in the role's framework
@@ -313,12 +183,12 @@ func (ag *agent) refIsAvailable() {
 
 // refusers returns the index of the frameworks of role known to refuse
 // everything on ag at now, or nil when there is none worth using.
-func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
+func (ag *agent) refusers(role string, now time.Time) *refusals.Index {
 	idx, _ := ag.refusals.Get(role)
 	if idx == nil {
 		return nil
 	}
-	if !idx.validAt(ag.refGen, now) {
+	if !idx.ValidAt(ag.refGen, now) {
 		ag.refusals.Drop(role)
 		return nil
 	}
@@ -333,12 +203,12 @@ func (ag *agent) refusers(role string, now time.Time) *refusalIndex {
 // agent's reference (it comes from what is available): only then does a
 // filter known to cover the reference cover it without a look.
 func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
-	if fw.num != 0 && !ag.filtered.filtered(fw.num) && !a.opts.CacheFree {
+	if fw.num != 0 && !ag.filtered.Filtered(fw.num) && !a.opts.CacheFree {
 		return false, time.Time{}
 	}
-	list := fw.filters.on(role, ag.id)
+	list := fw.filters.On(role, ag.id)
 	if len(list) == 0 {
-		w, ok := fw.whole.on(role, int(ag.num))
+		w, ok := fw.whole.On(role, int(ag.num))
 		if !ok {
 			return false, time.Time{}
 		}
@@ -351,11 +221,11 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 			continue
 		}
 		if !filtered && a.filterCovers(fw, role, ag, &f, candidate, withinRef, r) {
-			filtered, until = true, f.expires
+			filtered, until = true, f.Expires
 		}
 		kept = append(kept, f)
 	}
-	fw.filters.keep(role, ag.id, list, kept)
+	fw.filters.Keep(role, ag.id, list, kept)
 	if len(kept) == 0 {
 		a.unfiltered(fw, ag)
 	}
@@ -363,7 +233,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 }
 
 // isFilteredWhole is isFiltered for fw's compact filter w in role on ag.
-func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w wholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
+func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w refusals.WholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
 	f := a.refusalOf(w, ag)
 	if a.filterGone(fw, role, &f, r.now) {
 		dropWhole(fw, role, ag)
@@ -371,24 +241,24 @@ func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w who
 		return false, time.Time{}
 	}
 	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
-	if f.covered != w.covered {
-		w.covered = f.covered
-		fw.whole.put(role, int(ag.num), w, len(a.agentsByNum))
+	if f.Covered != w.Covered {
+		w.Covered = f.Covered
+		fw.whole.Put(role, int(ag.num), w, len(a.agentsByNum))
 	}
 	if !filtered {
 		return false, time.Time{}
 	}
-	return true, f.expires
+	return true, f.Expires
 }
 
 // filterGone reports whether f, a filter of fw in role, can no longer
 // apply to a run at now or later, and is to be dropped.
-func (a *Allocator) filterGone(fw *framework, role string, f *refusal, now time.Time) bool {
-	if a.filterAlive(f.expires, f.batch, now) {
+func (a *Allocator) filterGone(fw *framework, role string, f *refusals.Refusal, now time.Time) bool {
+	if a.filterAlive(f.Expires, f.Batch, now) {
 		return false
 	}
 	if a.obs != nil {
-		a.observeFilter(fw, role, f.expires, f.batch, -1)
+		a.observeFilter(fw, role, f.Expires, f.Batch, -1)
 	}
 	return true
 }
@@ -396,8 +266,8 @@ func (a *Allocator) filterGone(fw *framework, role string, f *refusal, now time.
 // filterCovers reports whether f, a filter of fw in role on ag, applies to
 // candidate in run r; when it does, what it covers is recorded in f and
 // ag's index. withinRef is isFiltered's.
-func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refusal, candidate resources.Resources, withinRef bool, r *run) bool {
-	if !a.filterInForce(f.expires, f.batch, r) || !((withinRef && f.covered == ag.refGen && !a.opts.CacheFree) || f.refused.Contains(candidate)) {
+func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refusals.Refusal, candidate resources.Resources, withinRef bool, r *run) bool {
+	if !a.filterInForce(f.Expires, f.Batch, r) || !((withinRef && f.Covered == ag.refGen && !a.opts.CacheFree) || f.Refused.Contains(candidate)) {
 		return false
 	}
 	a.checkCoverage(fw, ag, role, f)
@@ -418,7 +288,7 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 	}
 	clearOn := func(ag *agent) {
 		if idx, _ := ag.refusals.Get(role); idx != nil {
-			idx.skip.Clear(i)
+			idx.Skip.Clear(i)
 		}
 	}
 	for agentID := range fw.filters[role] {
@@ -427,7 +297,7 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 		}
 	}
 	if s, ok := fw.whole[role]; ok {
-		for num := range s.all() {
+		for num := range s.All() {
 			clearOn(a.agentsByNum.At(num))
 		}
 	}
@@ -445,7 +315,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 			for agentID := range byAgent {
 				if ag := a.agents.Get(agentID); ag != nil {
 					if idx, _ := ag.refusals.Get(r); idx != nil {
-						idx.skip.Clear(i)
+						idx.Skip.Clear(i)
 					}
 				}
 			}
@@ -453,7 +323,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 		if a.obs != nil {
 			for _, list := range byAgent {
 				for _, f := range list {
-					a.observeFilter(fw, r, f.expires, f.batch, -1)
+					a.observeFilter(fw, r, f.Expires, f.Batch, -1)
 				}
 			}
 		}
@@ -484,9 +354,9 @@ func (a *Allocator) filterNum(fw *framework) int {
 	}
 	fw.num = a.filterNums.Take()
 	a.refusersByNum.Set(fw.num, fw)
-	fw.filters.each(func(_, agentID string, _ *refusal) {
+	fw.filters.Each(func(_, agentID string, _ *refusals.Refusal) {
 		if ag := a.agents.Get(agentID); ag != nil {
-			ag.filtered.setFiltered(fw.num)
+			ag.filtered.SetFiltered(fw.num)
 		}
 	})
 	return fw.num
@@ -495,8 +365,8 @@ func (a *Allocator) filterNum(fw *framework) int {
 // unfiltered clears fw's bit on ag unless fw still has a filter there in
 // some role.
 func (a *Allocator) unfiltered(fw *framework, ag *agent) {
-	if fw.num != 0 && !fw.filters.anyOn(ag.id) && !fw.whole.anyOn(int(ag.num)) {
-		ag.filtered.clearFiltered(fw.num)
+	if fw.num != 0 && !fw.filters.AnyOn(ag.id) && !fw.whole.AnyOn(int(ag.num)) {
+		ag.filtered.ClearFiltered(fw.num)
 	}
 }
 
@@ -515,15 +385,15 @@ func (a *Allocator) releaseNum(fw *framework) {
 // agent's indexes.
 func (a *Allocator) forgetAgentFilters(ag *agent) {
 	for fw := range a.frameworks.All() {
-		gone := func(role string, f refusal) {
+		gone := func(role string, f refusals.Refusal) {
 			if a.obs != nil {
-				a.observeFilter(fw, role, f.expires, f.batch, -1)
+				a.observeFilter(fw, role, f.Expires, f.Batch, -1)
 			}
 		}
-		fw.filters.dropAgent(ag.id, gone)
+		fw.filters.DropAgent(ag.id, gone)
 		a.dropWholeOn(fw, ag, gone)
 		delete(fw.inverseFilters, ag.id)
 	}
-	ag.refusals = tables.ByRole[*refusalIndex]{}
+	ag.refusals = tables.ByRole[*refusals.Index]{}
 	ag.filtered = nil
 }

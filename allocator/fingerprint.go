@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/tables"
 
 	"github.com/allot-go/allot/reservation"
@@ -332,12 +334,12 @@ func (a *Allocator) restFingerprint() uint64 {
 func (a *Allocator) filtersFingerprint() uint64 {
 	now := a.opts.Clock()
 	var sum uint64
-	add := func(fwID, role, agentID string, list []refusal) {
+	add := func(fwID, role, agentID string, list []refusals.Refusal) {
 		y, alive := fpHash(7), false
 		for _, f := range list {
-			if a.filterAlive(f.expires, f.batch, now) {
-				y.time(f.expires)
-				y.resources(f.refused)
+			if a.filterAlive(f.Expires, f.Batch, now) {
+				y.time(f.Expires)
+				y.resources(f.Refused)
 				alive = true
 			}
 		}
@@ -356,9 +358,9 @@ func (a *Allocator) filtersFingerprint() uint64 {
 			}
 		}
 		for role, s := range fw.whole {
-			for num, w := range s.all() {
+			for num, w := range s.All() {
 				ag := a.agentsByNum.At(num)
-				one := [1]refusal{a.refusalOf(w, ag)}
+				one := [1]refusals.Refusal{a.refusalOf(w, ag)}
 				add(fwID, role, ag.id, one[:])
 			}
 		}

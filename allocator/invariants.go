@@ -417,7 +417,7 @@ func (c *invariantCheck) filters() {
 				ag, ok := a.agents.Lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
-				} else if fw.num != 0 && !ag.filtered.filtered(fw.num) {
+				} else if fw.num != 0 && !ag.filtered.Filtered(fw.num) {
 					c.fail("framework %s: filter in %s on %s, which does not list it as filtered", fwID, role, agentID)
 				}
 			}
@@ -485,22 +485,22 @@ func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
 	}
 	for role, s := range fw.whole {
 		n := 0
-		for num := range s.all() {
+		for num := range s.All() {
 			n++
 			ag := a.agentsByNum.At(num)
 			switch {
 			case ag == nil:
 				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)
 				continue
-			case fw.num == 0 || !ag.filtered.filtered(fw.num):
+			case fw.num == 0 || !ag.filtered.Filtered(fw.num):
 				c.fail("framework %s: compact filter in %s on %s, which does not list it as filtered", fw.id, role, ag.id)
-			case len(fw.filters.on(role, ag.id)) > 0:
+			case len(fw.filters.On(role, ag.id)) > 0:
 				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.id, role, ag.id)
 			}
 			on[ag]++
 		}
-		if n == 0 || n != s.len() {
-			c.fail("framework %s: %d compact filters in %s, counted %d", fw.id, n, role, s.len())
+		if n == 0 || n != s.Len() {
+			c.fail("framework %s: %d compact filters in %s, counted %d", fw.id, n, role, s.Len())
 		}
 	}
 }

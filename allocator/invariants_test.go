@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/resources"
@@ -66,7 +68,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		{"agent listed twice", func(a *Allocator) { a.agentList[1] = a.agentList[0] }, "is not listed at its place"},
 		{"agent list short", func(a *Allocator) { a.agentList = a.agentList[:1] }, "1 agents listed, 2 agents"},
 		{"filter on unknown agent", func(a *Allocator) {
-			a.frameworks.Get("batch").filters = map[string]map[string][]refusal{"batch": {"a9": {{}}}}
+			a.frameworks.Get("batch").filters = map[string]map[string][]refusals.Refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
 			for _, ag := range a.agentList {

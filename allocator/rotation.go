@@ -45,21 +45,21 @@ import (
 // noteDecline puts fw in ag's round after it declined resources there.
 func (a *Allocator) noteDecline(fw *framework, ag *agent) {
 	if !a.opts.MesosOfferOrder {
-		ag.filtered.setDeclined(a.filterNum(fw))
+		ag.filtered.SetDeclined(a.filterNum(fw))
 	}
 }
 
 // heldBack reports whether fw is in ag's round: it declined what the
 // agent has, and others are offered it first.
 func (a *Allocator) heldBack(fw *framework, ag *agent) bool {
-	return fw.num != 0 && ag.filtered.declined(fw.num)
+	return fw.num != 0 && ag.filtered.Declined(fw.num)
 }
 
 // agentChanged starts a new round on ag, whose available resources grew
 // or whose info changed, unless a decline is what changed them.
 func (a *Allocator) agentChanged(ag *agent) {
 	if !a.declining {
-		ag.filtered.clearRound()
+		ag.filtered.ClearRound()
 	}
 }
 
@@ -69,7 +69,7 @@ func (a *Allocator) leaveRounds(fw *framework) {
 		return
 	}
 	for _, ag := range a.agentList {
-		ag.filtered.clearDeclined(fw.num)
+		ag.filtered.ClearDeclined(fw.num)
 	}
 }
 
@@ -82,7 +82,7 @@ func (a *Allocator) endRound(r *run, ag *agent) bool {
 	if r.heldBack == 0 || ag.available.IsEmpty() {
 		return false
 	}
-	ag.filtered.clearRound()
+	ag.filtered.ClearRound()
 	return true
 }
 
@@ -118,7 +118,7 @@ func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
 // snapshot.
 func (a *Allocator) roundMembers(ag *agent) []string {
 	var out []string
-	for num := range ag.filtered.declinedAll() {
+	for num := range ag.filtered.DeclinedAll() {
 		if fw := a.refusersByNum.At(num); fw != nil {
 			out = append(out, fw.id)
 		}

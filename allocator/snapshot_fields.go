@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/codec"
@@ -327,23 +329,23 @@ func agentFields(c *codec.Codec, ag *agent) {
 	if len(unclaimed) > 0 || ag.rare != nil {
 		ag.more().unclaimed = unclaimed
 	}
-	codec.WalkByRole(c, &ag.refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusalIndex) *refusalIndex {
+	codec.WalkByRole(c, &ag.refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusals.Index) *refusals.Index {
 		if idx == nil {
-			idx = &refusalIndex{}
+			idx = &refusals.Index{}
 		}
-		c.Uvarint(&idx.gen)
-		c.Time(&idx.until)
-		codec.WalkList(c, &idx.skip, "bitset words", c.Uvarint)
+		c.Uvarint(&idx.Gen)
+		c.Time(&idx.Until)
+		codec.WalkList(c, &idx.Skip, "bitset words", c.Uvarint)
 		return idx
 	})
 	codec.WalkByRole(c, &ag.nobody, "cache entries", "cache entry", "cache entry of role", func(e nobodyEntry) nobodyEntry {
 		c.Uvarint(&e.version)
 		c.Uvarint(&e.epoch)
-		until := e.until.time()
+		until := e.until.Time()
 		c.Time(&until)
 		if c.Reading() {
 			var ok bool
-			if e.until, ok = expiryOf(until); !ok {
+			if e.until, ok = refusals.ExpiryOf(until); !ok {
 				c.Failf("cache entry's expiry %v out of range", until)
 			}
 		}
@@ -403,21 +405,21 @@ func frameworkFields(c *codec.Codec, sn *snapState, fw *framework) {
 		all := sn.a.refusalsOf(fw)
 		filters = &all
 	}
-	codec.WalkMap(c, (*map[string]map[string][]refusal)(filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusal) map[string][]refusal {
-		codec.WalkMap(c, &byAgent, "filter agents", "filters on agent", func(_ string, list []refusal) []refusal {
-			codec.WalkList(c, &list, "filters", func(f *refusal) {
-				c.Resources(&f.refused)
-				c.Time(&f.expires)
-				c.Uvarint(&f.covered)
-				c.Uvarint(&f.batch)
+	codec.WalkMap(c, (*map[string]map[string][]refusals.Refusal)(filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusals.Refusal) map[string][]refusals.Refusal {
+		codec.WalkMap(c, &byAgent, "filter agents", "filters on agent", func(_ string, list []refusals.Refusal) []refusals.Refusal {
+			codec.WalkList(c, &list, "filters", func(f *refusals.Refusal) {
+				c.Resources(&f.Refused)
+				c.Time(&f.Expires)
+				c.Uvarint(&f.Covered)
+				c.Uvarint(&f.Batch)
 			})
 			return list
 		})
 		return byAgent
 	})
-	codec.WalkMap(c, &fw.inverseFilters, "inverse-offer filters", "inverse-offer filter on agent", func(_ string, f inverseFilter) inverseFilter {
-		c.Time(&f.expires)
-		c.Uvarint(&f.batch)
+	codec.WalkMap(c, &fw.inverseFilters, "inverse-offer filters", "inverse-offer filter on agent", func(_ string, f refusals.InverseFilter) refusals.InverseFilter {
+		c.Time(&f.Expires)
+		c.Uvarint(&f.Batch)
 		return f
 	})
 	codec.WalkMap(c, &fw.tasks, "tasks", "task", func(id string, t *task) *task {

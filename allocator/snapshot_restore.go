@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/codec"
@@ -179,8 +181,8 @@ func (sn *snapState) checkFrameworks() error {
 		if err := fw.info.validate(); err != nil {
 			return fmt.Errorf("framework %q: %v", id, err)
 		}
-		noFilter := func(_ string, list []refusal) bool { return len(list) == 0 }
-		role, ok := leastKey(fw.filters, func(_ string, byAgent map[string][]refusal) bool {
+		noFilter := func(_ string, list []refusals.Refusal) bool { return len(list) == 0 }
+		role, ok := leastKey(fw.filters, func(_ string, byAgent map[string][]refusals.Refusal) bool {
 			_, empty := leastKey(byAgent, noFilter)
 			return len(byAgent) == 0 || empty
 		})
@@ -244,7 +246,7 @@ func (sn *snapState) resolve() error {
 			t := fw.tasks[tid]
 			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
 		}
-		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ inverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
+		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ refusals.InverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
 			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 		}
 	}
@@ -413,7 +415,7 @@ func (sn *snapState) placeFairness() error {
 			if fw == nil {
 				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
 			}
-			ag.filtered.setDeclined(a.filterNum(fw))
+			ag.filtered.SetDeclined(a.filterNum(fw))
 		}
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {

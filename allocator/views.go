@@ -213,8 +213,8 @@ func (a *Allocator) Filters() []FilterView {
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
 			for _, agentID := range slices.Sorted(maps.Keys(filters[role])) {
 				for _, f := range filters[role][agentID] {
-					if a.filterAlive(f.expires, f.batch, now) {
-						out = append(out, FilterView{fwID, role, agentID, f.refused.Clone(), f.expires, !now.Before(f.expires)})
+					if a.filterAlive(f.Expires, f.Batch, now) {
+						out = append(out, FilterView{fwID, role, agentID, f.Refused.Clone(), f.Expires, !now.Before(f.Expires)})
 					}
 				}
 			}

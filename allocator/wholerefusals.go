@@ -3,6 +3,8 @@ package allocator
 import (
 	"math"
 	"time"
+
+	"github.com/allot-go/allot/allocator/internal/refusals"
 )
 
 // Compact refusal filters.
@@ -23,64 +25,6 @@ import (
 // A cache-free allocator keeps every filter in lists, so that the oracle
 // compares this storage with the plain one.
 
-// wholeRefusals are a framework's compact refusal filters, by role (and,
-// in a wholeSet, by agent number). A role's set is never empty: the last
-// filter gone takes it.
-type wholeRefusals map[string]*wholeSet
-
-// wholeRefusal is a refusal of the whole reference of its agent.
-type wholeRefusal struct {
-	// expires is the expiry in nanoseconds after Allocator.anchor.
-	expires        int64
-	batch, covered uint64 // as refusal's
-}
-
-// on returns the compact filter in role on the agent numbered num.
-func (ws wholeRefusals) on(role string, num int) (wholeRefusal, bool) {
-	if s := ws[role]; s != nil {
-		return s.get(num)
-	}
-	return wholeRefusal{}, false
-}
-
-// put stores w in role for the agent numbered num; numbers is as
-// wholeSet.put's.
-func (ws *wholeRefusals) put(role string, num int, w wholeRefusal, numbers int) {
-	s := (*ws)[role]
-	if s == nil {
-		if *ws == nil {
-			*ws = wholeRefusals{}
-		}
-		s = &wholeSet{}
-		(*ws)[role] = s
-	}
-	s.put(num, w, numbers)
-}
-
-// drop removes the filter in role for the agent numbered num, reporting
-// whether there was one.
-func (ws wholeRefusals) drop(role string, num int) bool {
-	s := ws[role]
-	if s == nil || !s.drop(num) {
-		return false
-	}
-	if s.len() == 0 {
-		delete(ws, role)
-	}
-	return true
-}
-
-// anyOn reports whether some compact filter, in any role, is on the agent
-// numbered num.
-func (ws wholeRefusals) anyOn(num int) bool {
-	for _, s := range ws {
-		if _, ok := s.get(num); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // sinceAnchor returns t as nanoseconds after the anchor, which the first
 // call sets to t; false when that does not give t back exactly.
 func (a *Allocator) sinceAnchor(t time.Time) (int64, bool) {
@@ -95,25 +39,25 @@ func (a *Allocator) sinceAnchor(t time.Time) (int64, bool) {
 }
 
 // refusalOf returns w as the ordinary filter it stands for on ag.
-func (a *Allocator) refusalOf(w wholeRefusal, ag *agent) refusal {
-	return refusal{refused: ag.ref, expires: a.anchor.Add(time.Duration(w.expires)), batch: w.batch, covered: w.covered}
+func (a *Allocator) refusalOf(w refusals.WholeRefusal, ag *agent) refusals.Refusal {
+	return refusals.Refusal{Refused: ag.ref, Expires: a.anchor.Add(time.Duration(w.Expires)), Batch: w.Batch, Covered: w.Covered}
 }
 
 // storeWhole keeps f, a refusal of ag's whole reference, compactly when it
 // would be the only filter of fw in role on ag; false when it must join a
 // list instead.
-func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusal) bool {
-	if a.opts.CacheFree || len(fw.filters.on(role, ag.id)) > 0 {
+func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusals.Refusal) bool {
+	if a.opts.CacheFree || len(fw.filters.On(role, ag.id)) > 0 {
 		return false
 	}
-	if _, ok := fw.whole.on(role, int(ag.num)); ok {
+	if _, ok := fw.whole.On(role, int(ag.num)); ok {
 		return false
 	}
-	expires, ok := a.sinceAnchor(f.expires)
+	expires, ok := a.sinceAnchor(f.Expires)
 	if !ok {
 		return false
 	}
-	fw.whole.put(role, int(ag.num), wholeRefusal{expires: expires, batch: f.batch, covered: f.covered}, len(a.agentsByNum))
+	fw.whole.Put(role, int(ag.num), refusals.WholeRefusal{Expires: expires, Batch: f.Batch, Covered: f.Covered}, len(a.agentsByNum))
 	ag.wholeRefused++
 	return true
 }
@@ -124,7 +68,7 @@ func (a *Allocator) unpackWhole(ag *agent) {
 	if ag.wholeRefused == 0 {
 		return
 	}
-	for num := range ag.filtered.filteredAll() {
+	for num := range ag.filtered.FilteredAll() {
 		if fw := a.refusersByNum.At(num); fw != nil {
 			for role := range fw.whole {
 				a.unpackWholeOf(fw, role, ag)
@@ -136,24 +80,24 @@ func (a *Allocator) unpackWhole(ag *agent) {
 // unpackWholeOf turns fw's compact filter in role on ag, if there is one,
 // into an ordinary one.
 func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
-	if w, ok := fw.whole.on(role, int(ag.num)); ok {
+	if w, ok := fw.whole.On(role, int(ag.num)); ok {
 		dropWhole(fw, role, ag)
-		fw.filters.add(role, ag.id, a.refusalOf(w, ag))
+		fw.filters.Add(role, ag.id, a.refusalOf(w, ag))
 	}
 }
 
 // dropWhole removes fw's compact filter in role on ag, which is there, and
 // counts it off the agent.
 func dropWhole(fw *framework, role string, ag *agent) {
-	fw.whole.drop(role, int(ag.num))
+	fw.whole.Drop(role, int(ag.num))
 	ag.wholeRefused--
 }
 
 // dropWholeOn removes every compact filter of fw on ag, calling gone for
 // each.
-func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusal)) {
+func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusals.Refusal)) {
 	for role, s := range fw.whole {
-		if w, ok := s.get(int(ag.num)); ok {
+		if w, ok := s.Get(int(ag.num)); ok {
 			gone(role, a.refusalOf(w, ag))
 			dropWhole(fw, role, ag)
 		}
@@ -162,32 +106,32 @@ func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string,
 
 // refusalsOn returns fw's filters in role on ag, the compact one as an
 // ordinary one: for reports, not for runs.
-func (a *Allocator) refusalsOn(fw *framework, role string, ag *agent) []refusal {
-	if w, ok := fw.whole.on(role, int(ag.num)); ok {
-		return []refusal{a.refusalOf(w, ag)}
+func (a *Allocator) refusalsOn(fw *framework, role string, ag *agent) []refusals.Refusal {
+	if w, ok := fw.whole.On(role, int(ag.num)); ok {
+		return []refusals.Refusal{a.refusalOf(w, ag)}
 	}
-	return fw.filters.on(role, ag.id)
+	return fw.filters.On(role, ag.id)
 }
 
 // refusalsOf returns all of fw's filters as lists, by role and agent id,
 // the compact ones as ordinary ones: for reports and snapshots, not for
 // runs. With no compact filter it is fw.filters itself.
-func (a *Allocator) refusalsOf(fw *framework) refusalFilters {
+func (a *Allocator) refusalsOf(fw *framework) refusals.Filters {
 	if len(fw.whole) == 0 {
 		return fw.filters
 	}
-	all := refusalFilters{}
+	all := refusals.Filters{}
 	for role, byAgent := range fw.filters {
 		for agentID, list := range byAgent {
 			for _, f := range list {
-				all.add(role, agentID, f)
+				all.Add(role, agentID, f)
 			}
 		}
 	}
 	for role, s := range fw.whole {
-		for num, w := range s.all() {
+		for num, w := range s.All() {
 			ag := a.agentsByNum.At(num)
-			all.add(role, ag.id, a.refusalOf(w, ag))
+			all.Add(role, ag.id, a.refusalOf(w, ag))
 		}
 	}
 	return all
@@ -202,17 +146,17 @@ func (a *Allocator) forgetWhole(fw *framework, role string) {
 		}
 		i, indexed := a.sorterNum(r, fw.id)
 		delete(fw.whole, r)
-		for num, w := range s.all() {
+		for num, w := range s.All() {
 			ag := a.agentsByNum.At(num)
 			ag.wholeRefused--
 			if indexed {
 				if idx, _ := ag.refusals.Get(r); idx != nil {
-					idx.skip.Clear(i)
+					idx.Skip.Clear(i)
 				}
 			}
 			if a.obs != nil {
 				f := a.refusalOf(w, ag)
-				a.observeFilter(fw, r, f.expires, f.batch, -1)
+				a.observeFilter(fw, r, f.Expires, f.Batch, -1)
 			}
 			a.unfiltered(fw, ag)
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/refusals"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/offer"
@@ -77,7 +79,7 @@ func (w *wholeTwins) compact() int {
 	n := 0
 	for fw := range w.kept.frameworks.All() {
 		for _, s := range fw.whole {
-			n += s.len()
+			n += s.Len()
 		}
 	}
 	return n
@@ -120,7 +122,7 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 	w.both(func(a *Allocator) error { return a.UpdateAgent("a1", AgentInfo{}, &bigger) })
 	require.Equal(t, 3, w.compact(), "a1's filters unpacked")
 	for fw := range w.kept.frameworks.All() {
-		_, compact := fw.whole.on("r", int(w.kept.agents.Get("a1").num))
+		_, compact := fw.whole.On("r", int(w.kept.agents.Get("a1").num))
 		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.id)
 	}
 	w.same()
@@ -179,7 +181,7 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 	d, ok = sys.sinceAnchor(now.Add(time.Minute))
 	require.True(t, ok)
 	require.Equal(t, int64(time.Minute), d)
-	back := sys.refusalOf(wholeRefusal{expires: d}, &agent{}).expires
+	back := sys.refusalOf(refusals.WholeRefusal{Expires: d}, &agent{}).Expires
 	require.True(t, back.Equal(now.Add(time.Minute)))
 	require.True(t, now.Before(back))
 	require.False(t, now.Add(2*time.Minute).Before(back))
@@ -192,12 +194,12 @@ func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 	damage := map[string]func(w *wholeTwins){
 		"counts": func(w *wholeTwins) { w.kept.agents.Get("a1").wholeRefused++ },
 		"unknown agent number": func(w *wholeTwins) {
-			w.kept.frameworks.Get("f1").whole.put("r", 99, wholeRefusal{}, 100)
+			w.kept.frameworks.Get("f1").whole.Put("r", 99, refusals.WholeRefusal{}, 100)
 		},
 		"compact and ordinary": func(w *wholeTwins) {
 			fw, ag := w.kept.frameworks.Get("f1"), w.kept.agents.Get("a1")
-			fw.whole.put("r", int(ag.num), wholeRefusal{}, len(w.kept.agentsByNum))
-			fw.filters.add("r", "a1", refusal{refused: ag.ref, expires: w.clock.now.Add(time.Hour)})
+			fw.whole.Put("r", int(ag.num), refusals.WholeRefusal{}, len(w.kept.agentsByNum))
+			fw.filters.Add("r", "a1", refusals.Refusal{Refused: ag.ref, Expires: w.clock.now.Add(time.Hour)})
 		},
 	}
 	for want, harm := range damage {
