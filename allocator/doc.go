@@ -367,6 +367,25 @@
 // as JSON), allocator/allocatortest (invariants and random events for
 // tests) and allocator/sim (workloads and traces, policies compared).
 //
+// Parts of the state machine that own one invariant each live under
+// allocator/internal/, importing only downward: tables (the keyed tables
+// and per-framework and per-role entries the records are made of), roles
+// (the role tree, its subtree sums and the quota arithmetic over them),
+// refusals (refusal filters, their compact forms, the agents' indexes of
+// refusers and the rotation's bits) and codec (the snapshot's wire form).
+// Where to look:
+//
+//   - why did this role get no offer: Explain and ExplainRole
+//     (explain.go, explainer.go), from the run's record (explainlog.go);
+//     quota caps in caps.go over allocator/internal/roles;
+//   - how are filters kept: allocator/internal/refusals (the forms),
+//     filters.go and wholerefusals.go here (when they are made, what they
+//     cover, when they are forgotten), rotation.go (the round of declines);
+//   - what does a snapshot hold: snapshot_fields.go and
+//     snapshot_explain.go (the walks, in the order of the format),
+//     allocator/internal/codec (how each value is written and read back),
+//     snapshot_restore.go (what is checked after reading).
+//
 // Every event takes one path (events.go): the public method makes an
 // Entry, and step validates, applies, journals and observes it. An event
 // is added in three places: its EventKind and row in the table of

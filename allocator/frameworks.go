@@ -1,0 +1,419 @@
+package allocator
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/allocator/internal/tables"
+	"github.com/allot-go/allot/resources"
+)
+
+// ---- frameworks ----
+
+// AddFramework adds a framework subscribed to info.Roles. used lists, per
+// agent, what the framework already runs there (tagged with allocation roles
+// among its roles); agents not yet added are skipped, as AddAgent reports
+// them later. Usage that an agent reported for the framework before it was
+// added (see AddAgent) becomes its allocation now: used may list it again
+// for that agent, the same, or leave it out. An active framework triggers
+// an allocation over all agents.
+func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]resources.Resources, state Activation) error {
+	return a.stepErr(Entry{Event: EventAddFramework, Framework: id, FrameworkInfo: &info, Used: used, Active: bool(state)})
+}
+
+// addFramework is AddFramework's handler (see events.go).
+func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
+	if err := validID("framework", id); err != nil {
+		return err
+	}
+	if _, ok := a.frameworks.Lookup(id); ok {
+		return fmt.Errorf("%w: %q", ErrDuplicateFramework, id)
+	}
+	if err := info.validate(); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
+	}
+	claims, err := a.claims(id, info.Roles, used)
+	if err != nil {
+		return err
+	}
+	var changes []agentChange
+	for _, agentID := range slices.Sorted(maps.Keys(used)) {
+		ag, ok := a.agents.Lookup(agentID)
+		if !ok || claims[agentID] {
+			continue
+		}
+		if err := checkUsed(used[agentID], info.Roles); err != nil {
+			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
+		}
+		q, err := quantitiesWithin(used[agentID], true, "the used resources")
+		if err != nil {
+			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
+		}
+		changes = append(changes, agentChange{ag: ag, total: ag.total.Quantities(), held: q})
+	}
+	if err := a.checkSums(changes...); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
+	}
+	fw := &framework{
+		id:     id,
+		joined: a.runs,
+		info:   info.clone(),
+		active: active,
+	}
+	fw.roles.MarkOnly(tables.Subscribed, info.Roles)
+	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
+	a.frameworks.Put(fw)
+	for _, role := range info.Roles {
+		a.trackFrameworkUnderRole(fw, role)
+	}
+	for _, agentID := range slices.Sorted(maps.Keys(used)) {
+		if ag, ok := a.agents.Lookup(agentID); ok && !claims[agentID] {
+			a.trackAllocation(fw, ag, used[agentID], true)
+		}
+	}
+	a.claim(fw, claims)
+	if active {
+		a.allWantRun()
+	}
+	return nil
+}
+
+func checkUsed(used resources.Resources, roles []string) error {
+	for r := range used.All() {
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidResources, err)
+		}
+		if r.AllocationRole == "" {
+			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, r)
+		}
+		if !slices.Contains(roles, r.AllocationRole) {
+			return fmt.Errorf("%w: %q", ErrRoleNotSubscribed, r.AllocationRole)
+		}
+		if !r.Reservations.AllocatableTo(r.AllocationRole) {
+			return fmt.Errorf("%w: %s is reserved for another role", ErrInvalidResources, r)
+		}
+	}
+	return nil
+}
+
+// RemoveFramework drops a framework: everything it was offered or uses goes
+// back to the agents' available pools. No allocation is triggered.
+func (a *Allocator) RemoveFramework(id string) error {
+	return a.stepErr(Entry{Event: EventRemoveFramework, Framework: id})
+}
+
+// removeFramework is RemoveFramework's handler (see events.go).
+func (a *Allocator) removeFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	a.forgetFilters(fw, "")
+	a.leaveRounds(fw)
+	a.releaseNum(fw)
+	// The agents hold what each framework holds there: no index of a
+	// framework's agents is kept, so that an offer costs no insert into
+	// one.
+	for _, ag := range a.agentList {
+		if ag.offered.Has(id) || ag.allocated.Has(id) || ag.holds().has(id) {
+			a.holdsToOffered(ag, id)
+			a.untrackAllocation(fw, ag, ag.held(id), false)
+		}
+	}
+	for ag := range a.agents.All() {
+		delete(ag.inverse(), id)
+		ag.dropOffers(id)
+	}
+	for _, role := range fw.roles.List(tables.Tracked) {
+		a.untrackFrameworkUnderRole(fw, role)
+	}
+	for _, t := range fw.tasks {
+		a.forgetTask(fw, t)
+	}
+	a.frameworks.Delete(id)
+	a.explain.forget(fw, a.runs)
+	a.frameworkRemoved(fw)
+	return nil
+}
+
+// ActivateFramework makes a framework eligible for offers again in its
+// roles that are not suppressed, and triggers an allocation over all agents.
+func (a *Allocator) ActivateFramework(id string) error {
+	return a.stepErr(Entry{Event: EventActivateFramework, Framework: id})
+}
+
+// activateFramework is ActivateFramework's handler (see events.go).
+func (a *Allocator) activateFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	fw.active = true
+	for role := range fw.roles.All(tables.Subscribed) {
+		a.syncActivation(fw, role)
+	}
+	a.allWantRun()
+	return nil
+}
+
+// DeactivateFramework stops offers to a framework. Its allocations stay
+// (they still count for fairness); its refusal and inverse-offer filters are
+// cleared, as in Mesos.
+func (a *Allocator) DeactivateFramework(id string) error {
+	return a.stepErr(Entry{Event: EventDeactivateFramework, Framework: id})
+}
+
+// deactivateFramework is DeactivateFramework's handler (see events.go).
+func (a *Allocator) deactivateFramework(id string) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	fw.active = false
+	for role := range fw.roles.All(tables.Tracked) {
+		a.syncActivation(fw, role)
+	}
+	a.forgetFilters(fw, "")
+	a.leaveRounds(fw)
+	clear(fw.inverseFilters)
+	return nil
+}
+
+// UpdateFramework replaces a framework's info: new roles are tracked, roles
+// dropped lose their filters and suppression (and are untracked once the
+// framework holds nothing in them), suppression follows info.SuppressedRoles
+// (reviving here triggers nothing). No allocation is triggered.
+func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
+	return a.stepErr(Entry{Event: EventUpdateFramework, Framework: id, FrameworkInfo: &info})
+}
+
+// updateFramework is UpdateFramework's handler (see events.go).
+func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
+	fw, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	if err := info.validate(); err != nil {
+		return fmt.Errorf("framework %q: %w", id, err)
+	}
+	a.uncapped() // minimum allocatable resources may have changed
+	for _, role := range fw.roles.List(tables.Subscribed) {
+		if slices.Contains(info.Roles, role) {
+			continue
+		}
+		fw.roles.Unmark(role, tables.Subscribed)
+		a.forgetFilters(fw, role)
+		fw.roles.Unmark(role, tables.Suppressed)
+		delete(fw.demand, role)
+		if len(fw.demand) == 0 {
+			fw.demand = nil
+		}
+		a.syncActivation(fw, role)
+		if a.heldInRole(id, role).IsEmpty() {
+			a.untrackFrameworkUnderRole(fw, role)
+		}
+	}
+	fw.info = info.clone()
+	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
+	for _, role := range info.Roles {
+		fw.roles.Mark(role, tables.Subscribed)
+		a.trackFrameworkUnderRole(fw, role)
+	}
+	for _, role := range fw.roles.List(tables.Subscribed) {
+		a.syncActivation(fw, role)
+	}
+	return nil
+}
+
+// SuppressOffers stops offers to a framework in the given roles (all its
+// roles when none are given) until ReviveOffers. No allocation is triggered.
+func (a *Allocator) SuppressOffers(id string, roles ...string) error {
+	return a.stepErr(Entry{Event: EventSuppressOffers, Framework: id, Roles: roles})
+}
+
+// suppressOffers is SuppressOffers's handler (see events.go).
+func (a *Allocator) suppressOffers(id string, roles ...string) error {
+	fw, roles, err := a.frameworkRoles(id, roles)
+	if err != nil {
+		return err
+	}
+	for _, role := range roles {
+		fw.roles.Mark(role, tables.Suppressed)
+		a.syncActivation(fw, role)
+	}
+	return nil
+}
+
+// ReviveOffers lifts suppression and refusal filters of a framework in the
+// given roles (all its roles when none are given), clears all its
+// inverse-offer filters, and triggers an allocation over all agents.
+func (a *Allocator) ReviveOffers(id string, roles ...string) error {
+	return a.stepErr(Entry{Event: EventReviveOffers, Framework: id, Roles: roles})
+}
+
+// reviveOffers is ReviveOffers's handler (see events.go).
+func (a *Allocator) reviveOffers(id string, roles ...string) error {
+	fw, roles, err := a.frameworkRoles(id, roles)
+	if err != nil {
+		return err
+	}
+	for _, role := range roles {
+		fw.roles.Unmark(role, tables.Suppressed)
+		a.forgetFilters(fw, role)
+		a.syncActivation(fw, role)
+	}
+	a.leaveRounds(fw)
+	clear(fw.inverseFilters)
+	a.allWantRun()
+	return nil
+}
+
+// frameworkRoles looks up a framework and the roles an event names: all its
+// roles when none are named; a role it is not subscribed to is an error.
+func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []string, error) {
+	fw, err := a.framework(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	roles, err = fw.pickRoles(roles)
+	return fw, roles, err
+}
+
+func (fw *framework) pickRoles(roles []string) ([]string, error) {
+	if len(roles) == 0 {
+		return fw.roles.List(tables.Subscribed), nil
+	}
+	for _, role := range roles {
+		if !fw.roles.Has(role, tables.Subscribed) {
+			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
+		}
+	}
+	return roles, nil
+}
+
+// syncActivation makes the framework's state in a role's sorter match
+// "active, subscribed, not suppressed and not waiting for nothing" (see
+// demand.go), and marks the role changed (its
+// epoch), since the framework's filters, info or state may have changed.
+func (a *Allocator) syncActivation(fw *framework, role string) {
+	n := a.roles.Get(role)
+	if n == nil || n.FrameworkSorter == nil {
+		return
+	}
+	s := n.FrameworkSorter
+	n.Epoch = a.roles.NewEpoch()
+	a.observeFramework(fw, role)
+	if fw.active && fw.roles.Has(role, tables.Subscribed) && !fw.roles.Has(role, tables.Suppressed) && !fw.waitsForNothing(role) {
+		_ = s.Activate(fw.id)
+	} else {
+		_ = s.Deactivate(fw.id)
+	}
+}
+
+// frameworkSorter returns the framework sorter of role, nil while no
+// framework is tracked under it. It lives in the role's node: one lookup
+// finds both, and no map of sorters by role is kept beside the tree.
+func (a *Allocator) frameworkSorter(role string) *roles.TrackedSorter {
+	if n := a.roles.Get(role); n != nil {
+		return n.FrameworkSorter
+	}
+	return nil
+}
+
+// rolesWithSorters returns the roles with a framework sorter, in path
+// order.
+func (a *Allocator) rolesWithSorters() []string {
+	roles := make([]string, 0, a.sorterRoles)
+	for n := range a.roles.Nodes.All() {
+		path := n.Path
+		if n.FrameworkSorter != nil {
+			roles = append(roles, path)
+		}
+	}
+	slices.Sort(roles)
+	return roles
+}
+
+func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
+	if !fw.roles.Mark(role, tables.Tracked) {
+		return
+	}
+	a.uncapped()
+	node := a.roles.Ensure(role)
+	node.Frameworks.Add(fw.id)
+	if !a.roleSorter.Contains(role) {
+		_ = a.roleSorter.Add(role)
+		_ = a.roleSorter.Activate(role)
+	}
+	s := node.FrameworkSorter
+	if s == nil {
+		a.sorterRoles++
+		salt := uint64(a.sorterRoles)
+		s = &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
+		node.FrameworkSorter = s
+	}
+	_ = s.Add(fw.id)
+	a.syncActivation(fw, role)
+}
+
+func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
+	if !fw.roles.Unmark(role, tables.Tracked) {
+		return
+	}
+	a.uncapped()
+	a.observeFramework(fw, role)
+	node := a.roles.Get(role)
+	s := node.FrameworkSorter
+	a.clearRefusalBits(fw, role)
+	_ = s.Remove(fw.id)
+	if s.Count() == 0 {
+		node.FrameworkSorter = nil
+		a.sorterRoles--
+		_ = a.roleSorter.Remove(role)
+		// A role that leaves the sorter leaves the parked roles too, so
+		// that they name only roles the sorter has.
+		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
+	}
+	node.Frameworks.Remove(fw.id)
+	a.roles.Prune(role)
+}
+
+func (a *Allocator) framework(id string) (*framework, error) {
+	fw, ok := a.frameworks.Lookup(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
+	}
+	return fw, nil
+}
+
+// frameworkOn returns a framework and an agent of an event about the
+// framework on the agent, or the error that names the unknown one (the
+// framework first).
+func (a *Allocator) frameworkOn(fwID, agentID string) (*framework, *agent, error) {
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fw, ag, nil
+}
+
+// heldInRole returns what a framework holds in a role over all agents.
+func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
+	var out resources.Resources
+	fw := a.frameworks.Get(fwID)
+	if fw == nil {
+		return out
+	}
+	for _, ag := range a.agentList {
+		if ag.offered.Has(fwID) || ag.allocated.Has(fwID) || ag.holds().has(fwID) {
+			out.Add(ag.held(fwID).AllocatedTo(role))
+		}
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package allocator
+
+import (
+	"fmt"
+
+	"github.com/allot-go/allot/allocator/internal/refusals"
+	"github.com/allot-go/allot/offer"
+)
+
+// ---- maintenance ----
+
+// UpdateUnavailability replaces an agent's maintenance window (nil clears
+// it), clears inverse-offer filters for the agent and triggers an allocation
+// of the agent, which makes the inverse offers.
+func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability) error {
+	return a.stepErr(Entry{Event: EventUpdateUnavailability, Agent: agentID, Unavailability: u})
+}
+
+// updateUnavailability is UpdateUnavailability's handler (see events.go).
+func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability) error {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if u != nil {
+		c := *u
+		u = &c
+	}
+	ag.info.Unavailability = u
+	clear(ag.inverse())
+	for fw := range a.frameworks.All() {
+		delete(fw.inverseFilters, agentID)
+	}
+	a.wantsRun(ag)
+	return nil
+}
+
+// UpdateInverseOffer records a framework's answer to an inverse offer for an
+// agent; with a filter, the framework gets no inverse offer for the agent for
+// the filter's time.
+func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
+	return a.stepErr(Entry{Event: EventUpdateInverseOffer, Agent: agentID, Framework: fwID, Status: status, Filter: filter})
+}
+
+// updateInverseOffer is UpdateInverseOffer's handler (see events.go).
+func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
+	ag, err := a.agent(agentID)
+	if err != nil {
+		return err
+	}
+	fw, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	if status != InverseAccepted && status != InverseDeclined {
+		return fmt.Errorf("%w: %d", ErrInvalidStatus, status)
+	}
+	st := ag.inverseState(fwID)
+	st.outstanding = false
+	st.status = status
+	if filter != nil {
+		if d := a.refuseDuration(filter.Refuse); d > 0 {
+			if fw.inverseFilters == nil {
+				fw.inverseFilters = map[string]refusals.InverseFilter{}
+			}
+			fw.inverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.batches}
+		}
+	}
+	return nil
+}
+
+// InverseOfferStatuses returns, per agent and framework, the last answer to
+// an inverse offer.
+func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferStatus {
+	a.ready()
+	out := map[string]map[string]InverseOfferStatus{}
+	for ag := range a.agents.All() {
+		id := ag.id
+		for fwID, st := range ag.inverse() {
+			if st.status == 0 {
+				continue
+			}
+			if out[id] == nil {
+				out[id] = map[string]InverseOfferStatus{}
+			}
+			out[id][fwID] = st.status
+		}
+	}
+	return out
+}

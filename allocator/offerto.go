@@ -1,0 +1,367 @@
+package allocator
+
+import (
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+// offerTo makes fw an offer on ag in role (its node and framework sorter
+// fs) if it can take one. It returns what it did and, for an offer, the
+// unreserved non-revocable quantities offered.
+func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roles.Node, fs *roles.TrackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
+	if fw == nil {
+		return passed, resources.Quantities{}
+	}
+	if st == stageFairShare && len(r.offers) > r.agentOffers && a.offeredHere(r, fw, role) {
+		// A walk after an offer sized to a pending task (demand.go) meets
+		// frameworks offered something here already: only one whose
+		// offers are sized to its tasks may be offered more, in the same
+		// offer; the others had what the stage gives them here.
+		if _, stated := fw.pendingIn(role); !stated || a.opts.WholeOffers {
+			r.stable = false // no pass of its own: not a verdict to keep
+			return passed, resources.Quantities{}
+		}
+	}
+	if fw.info.Constraints != nil {
+		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+			return a.passOver(r, fw, ag, node, st, ReasonConstraints, resources.Quantities{})
+		}
+	}
+	// available is read-only below: on the common path it is the agent's
+	// own value.
+	available := ag.available
+	// whole: available is still all of the agent's available resources.
+	whole := true
+	if ag.hasReserved {
+		available, whole = available.AllocatableTo(role), false
+	}
+	if shared, ok := r.offeredShared[ag.id]; ok {
+		available, whole = available.Minus(shared), false
+	}
+	if available.IsEmpty() {
+		return exhausted, resources.Quantities{}
+	}
+	if !a.allocatable(available, role, fw) {
+		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, available.Quantities())
+	}
+	if !a.capableOfAgent(fw, ag) {
+		at := len(a.explain.passes)
+		out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
+		a.explain.missing(at, a.agentMissing(fw, ag))
+		return out, q
+	}
+	if ag.hasShared || ag.hasRevocable || ag.hasRefined {
+		before := available
+		available, whole = stripIncapable(available, fw.info.Capabilities), false
+		if available.IsEmpty() {
+			at := len(a.explain.passes)
+			out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
+			a.explain.missing(at, strippedMissing(before, fw.info.Capabilities))
+			return out, q
+		}
+	}
+
+	toOffer := available
+	// uncut is what quota governs of the offer before any cut.
+	var guaranteed, additional, uncut resources.Resources
+	// guaranteedQ and gotQ are, in stage one, what the offer counts
+	// towards the role's guarantees and what it holds of quota's part.
+	var guaranteedQ, gotQ resources.Quantities
+	cutByLimit, cutByHeadroom, cutByShare := false, false, false
+	limits, limited := resources.Limits{}, false
+	if r.quota {
+		limits, limited = a.roles.LimitHeadroom(node)
+	}
+	split := st == stageFairShare && a.opts.OfferShare > 0 && a.opts.OfferShare < 1
+	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
+		// Split into what quota governs (unreserved, non-revocable scalars)
+		// and the rest (reservations, non-scalars, revocable).
+		cut := a.cutOrder(r, st, ag.id, fw.id, role)
+		quotaPart, rest := available.QuotaPart()
+		uncut = quotaPart
+		if st == stageGuarantees {
+			// Guarantees never take the role or an ancestor past a limit.
+			if limited {
+				unsatisfied = limits.Cap(unsatisfied)
+			}
+			guaranteed = quotaPart.Shrink(unsatisfied, cut)
+			if guaranteed.IsEmpty() {
+				return passed, resources.Quantities{}
+			}
+			guaranteedQ = guaranteed.Quantities()
+			// Stage one offers only the role's own reservations; ancestors'
+			// reservations wait for the fair-share stage.
+			rest = rest.Filter(func(x resources.Resource) bool { return !x.IsReserved() || x.Role() == role })
+			quotaPart = quotaPart.Minus(guaranteed)
+			rest.Add(guaranteed)
+		}
+		additional = quotaPart
+		if limited {
+			if st == stageGuarantees {
+				limits = limits.Subtract(guaranteed.Quantities())
+			}
+			before := additional.Len()
+			additional = additional.ShrinkToLimits(limits, cut)
+			cutByLimit = !additional.Equal(quotaPart) || additional.Len() != before
+		}
+		if !r.requiredHeadroom.IsEmpty() {
+			// The guaranteed part lowers free and required headroom alike,
+			// so the spare is what it was before this offer.
+			spare := a.freeHeadroom.Minus(r.requiredHeadroom)
+			capped := additional.Shrink(spare, cut)
+			cutByHeadroom = !capped.Equal(additional)
+			additional = capped
+		}
+		if split {
+			before := additional
+			additional = additional.ShrinkToLimits(a.offerShareOf(ag), cut)
+			cutByShare = additional.Len() != before.Len() || !additional.Equal(before)
+		}
+		rest.Add(additional)
+		toOffer, whole = rest, false
+		if st == stageGuarantees {
+			gotQ = guaranteed.Plus(additional).Quantities()
+		}
+	}
+
+	if !a.allocatable(toOffer, role, fw) {
+		switch {
+		case cutByLimit:
+			return a.passOver(r, fw, ag, node, st, ReasonQuotaLimit, uncut.Quantities())
+		case cutByHeadroom:
+			return a.passOver(r, fw, ag, node, st, ReasonHeadroom, uncut.Quantities())
+		}
+		if cutByShare {
+			// Below the minimum after a cut to the offer share, drawn for
+			// this run: the verdict on the agent is not kept.
+			r.stable = false
+		}
+		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, toOffer.Quantities())
+	}
+	// sizedFor is the pending task the offer is sized for (demand.go), -1
+	// when it is not sized.
+	sizedFor := -1
+	if pending, stated := fw.pendingIn(role); stated {
+		i := pendingFit(pending, toOffer)
+		if i < 0 {
+			if cutByLimit || cutByHeadroom || cutByShare {
+				// Cut down: what is left may grow without the agent
+				// changing (see the filtered case below).
+				r.stable = false
+			}
+			return a.passOver(r, fw, ag, node, st, ReasonNoFit, toOffer.Quantities())
+		}
+		if !a.opts.WholeOffers {
+			// A disk that does not split (a MOUNT disk, a volume) may hold
+			// the task whole but not be cut to it: the offer is then not
+			// sized.
+			// Nor is one that would fall below the minimum allocatable
+			// resources: the whole leftover is offered instead.
+			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) && a.allocatable(sized, role, fw) {
+				toOffer, whole, sizedFor = sized, false, i
+				if st == stageGuarantees {
+					quota, _ := sized.QuotaPart()
+					q := quota.Quantities()
+					guaranteedQ, gotQ = guaranteedQ.Min(q), q
+				}
+			}
+		}
+	}
+	if filtered, until := a.isFiltered(fw, role, ag, toOffer, true, r); filtered {
+		if r.until.IsZero() || until.Before(r.until) {
+			r.until = until
+		}
+		if cutByLimit || cutByHeadroom || cutByShare || sizedFor >= 0 {
+			// The filter covers an offer cut down, to a limit or the
+			// headroom (which events elsewhere, quota or other roles'
+			// consumption, can widen), to an offer share (in an order
+			// drawn for this run), or to the first pending task that fits
+			// (which, on a smaller leftover, may be another task the
+			// filter does not cover): the verdict on the agent is not
+			// kept.
+			r.stable = false
+		}
+		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
+	}
+	if st == stageFairShare && !a.opts.MesosOfferOrder && a.heldBack(fw, ag) {
+		// The round after declines (rotation.go): the others first. The
+		// round ends in this run if nobody else takes the agent, so the
+		// verdict is not kept.
+		r.stable = false
+		r.heldBack++
+		return a.passOver(r, fw, ag, node, st, ReasonDeclined, resources.Quantities{})
+	}
+
+	offeredRes := toOffer.Allocate(role).Frozen()
+	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
+	if ag.hasShared {
+		if shared := toOffer.Shared(); !shared.IsEmpty() {
+			if r.offeredShared == nil {
+				r.offeredShared = map[string]resources.Resources{}
+			}
+			s := r.offeredShared[ag.id]
+			s.Add(shared)
+			r.offeredShared[ag.id] = s
+		}
+	}
+	if st == stageGuarantees {
+		r.requiredHeadroom.Subtract(guaranteedQ)
+	}
+	if sizedFor >= 0 {
+		r.sized = true
+	}
+	if fw.demand != nil {
+		// Before trackOffer, which may change toOffer's storage.
+		a.consumeDemand(fw, role, toOffer, sizedFor)
+	}
+	a.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
+	if st == stageGuarantees {
+		return offered, gotQ
+	}
+	return offered, resources.Quantities{}
+}
+
+// offerShareOf is the most of each unreserved, non-revocable scalar of ag
+// one offer may hold under Options.OfferShare.
+func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
+	var l resources.Limits
+	for name, v := range headroomOf(ag.total).All() {
+		l.Set(name, resources.Scalar(float64(v)*a.opts.OfferShare))
+	}
+	return l
+}
+
+// record adds an offer to the run. An offer to the same framework, role
+// and agent as one of stage one joins it (stage is the stage's offers, and
+// holds'), and so does one sized to a pending task (sized) with the
+// agent's earlier sized offers: those were made while the fair-share stage
+// was at the agent, so they are among the run's last offers, from
+// r.agentOffers on.
+func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, stage, sized bool) {
+	join := func(i int) {
+		merged := r.offers[i].res.Clone()
+		merged.Add(res)
+		r.offers[i].res = merged.Frozen()
+	}
+	if r.stage1 != nil {
+		if i, ok := r.stage1[key]; ok {
+			join(i)
+			return
+		}
+		if stage {
+			r.stage1[key] = len(r.offers)
+		}
+	}
+	if sized || !stage {
+		for i := r.agentOffers; i < len(r.offers); i++ {
+			if r.offers[i].key == key {
+				join(i)
+				return
+			}
+		}
+	}
+	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
+}
+
+// trackOffer is trackAllocation for one offer of a run: offered is tagged
+// with role (its node and framework sorter fs), plain is the same without
+// the tag, and whole says it is all of the agent's available resources.
+func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
+	// offered is frozen: the host, the agent's records and the sorters
+	// share it, and none changes it in place.
+	if held := ag.offered.Get(fw.id); held.IsEmpty() {
+		ag.offered.Set(fw.id, offered)
+	} else {
+		ag.offered.Set(fw.id, held.Plus(offered))
+	}
+	// plain may share storage with ag.available: use it before available
+	// changes in place.
+	counted := a.trackHeldAt(node, role, plain, true)
+	// On an agent without reservations or revocable resources every scalar
+	// offered is what trackHeld has just counted, and its headroom is the
+	// available quantities: an offer of all of them takes that much from
+	// the free headroom, without reading the agent's part of it again.
+	unreservedOnly := !ag.hasReserved && !ag.hasRevocable
+	allHeadroom := whole && unreservedOnly
+	if allHeadroom {
+		a.freeHeadroom.Subtract(counted)
+		ag.headroom.Reset()
+	}
+	if whole {
+		ag.available = resources.Resources{}
+	} else {
+		ag.available.Subtract(plain.NonShared())
+	}
+	partHeadroom := !allHeadroom && unreservedOnly && !ag.hasShared
+	if partHeadroom {
+		// Part of what the agent has (an offer sized to a pending task,
+		// or cut): what trackHeld counted is what leaves its headroom,
+		// as for a whole offer, without summing what is left again.
+		ag.headroom.Subtract(counted)
+		a.freeHeadroom.Subtract(counted)
+	}
+	if unreservedOnly && !ag.hasShared {
+		// Nothing shared either: the sorters' charge is what trackHeld
+		// counted, without reading the offer's resources again.
+		a.ch.loadQuantities(counted)
+	} else {
+		a.ch.load(offered)
+	}
+	if a.obs != nil {
+		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+	}
+	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
+	sorterAllocated(fs.Sorter, fw.id, ag.id, offered, &a.ch)
+	if !allHeadroom && !partHeadroom {
+		a.refreshHeadroom(ag)
+	}
+}
+
+// allocatable reports whether res meets the minimum allocatable resources of
+// fw in role (or the global ones).
+func (a *Allocator) allocatable(res resources.Resources, role string, fw *framework) bool {
+	if res.IsEmpty() {
+		return false
+	}
+	mins, ok := fw.info.MinAllocatable[role]
+	if !ok {
+		mins = a.opts.MinAllocatable
+	}
+	if len(mins) == 0 {
+		return true
+	}
+	for _, q := range mins {
+		if res.ContainsQuantities(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// capableOfAgent reports whether fw may be offered anything of ag: agents
+// with GPUs go only to GPU-capable frameworks (unless Options allow all),
+// and agents outside the master's region only to region-aware ones.
+func (a *Allocator) capableOfAgent(fw *framework, ag *agent) bool {
+	caps := fw.info.Capabilities
+	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.hasGPUs {
+		return false
+	}
+	if a.opts.Region != "" && ag.info.Region != "" && ag.info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
+		return false
+	}
+	return true
+}
+
+// stripIncapable drops what the framework cannot handle: shared volumes
+// without SHARED_RESOURCES, revocable resources without
+// REVOCABLE_RESOURCES, refined reservations without RESERVATION_REFINEMENT.
+func stripIncapable(res resources.Resources, caps offer.Capabilities) resources.Resources {
+	shared, revocable, refined := caps.Has(offer.SharedResources), caps.Has(offer.RevocableResources), caps.Has(offer.ReservationRefinement)
+	if shared && revocable && refined {
+		return res
+	}
+	return res.Filter(func(x resources.Resource) bool {
+		return (shared || !x.Shared) && (revocable || !x.Revocable) && (refined || !x.Reservations.IsRefined())
+	})
+}

@@ -1,0 +1,270 @@
+package allocator
+
+import (
+	"time"
+
+	"github.com/allot-go/allot/allocator/internal/refusals"
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+// stage is one of the two stages of a run.
+type stage uint8
+
+const (
+	stageGuarantees stage = iota
+	stageFairShare
+)
+
+// walk visits s's clients in order until visit returns false: with
+// sorter.Walker when s implements it (a run usually stops at the first
+// client that takes the agent), else through Sort. Changes made to s during
+// the walk (allocations, deactivations) apply from the next walk on, as
+// they would from the next Sort.
+func walk(s sorter.Sorter, visit func(string) bool) {
+	if w, ok := s.(sorter.Walker); ok {
+		w.Walk(visit)
+		return
+	}
+	for _, client := range s.Sort() {
+		if !visit(client) {
+			return
+		}
+	}
+}
+
+// cursor is where an allocation run is while it walks the sorters: the
+// agent being allocated and the role whose frameworks are being visited.
+// The walk callbacks are methods bound once (see New), so walking allocates
+// nothing.
+type cursor struct {
+	r    *run
+	ag   *agent
+	role string
+	// node and fs are the role's node and framework sorter, looked up once
+	// for the walk of its frameworks.
+	node        *roles.Node
+	fs          *roles.TrackedSorter
+	unsatisfied resources.Quantities
+	// complete: every framework of the role was visited; madeOffer: one of
+	// them was offered something.
+	complete, madeOffer bool
+}
+
+func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
+	a.cur = cursor{r: r, ag: ag}
+	for {
+		// As in the fair-share stage, an offer sized to a pending task
+		// starts the walk again, so that a role below its guarantee gets
+		// as many of its tasks as the agent holds.
+		r.sized = false
+		walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
+		if !r.sized || ag.available.IsEmpty() {
+			break
+		}
+	}
+	r.sized = false
+	a.cur = cursor{}
+}
+
+// guaranteeRole is stage one's visit of a role on the cursor's agent.
+func (a *Allocator) guaranteeRole(role string) bool {
+	c := &a.cur
+	if c.ag.available.IsEmpty() {
+		return false
+	}
+	node := a.roles.Get(role)
+	if node == nil {
+		return true
+	}
+	a.roles.UnsatisfiedInto(node, &a.unsatBuf)
+	c.unsatisfied = a.unsatBuf
+	if c.unsatisfied.IsEmpty() {
+		// Guarantees only get met within a run: hide the role from the
+		// role sorter for the rest of stage one.
+		if a.parksRoles() {
+			_ = a.roleSorter.Deactivate(role)
+			c.r.hidden = append(c.r.hidden, role)
+		}
+		return true
+	}
+	fs := node.FrameworkSorter
+	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
+		return true
+	}
+	c.role, c.node, c.fs = role, node, fs
+	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
+	return !c.r.sized
+}
+
+// guaranteeFramework is stage one's visit of a framework of the cursor's
+// role.
+func (a *Allocator) guaranteeFramework(fwID string) bool {
+	c := &a.cur
+	if c.unsatisfied.IsEmpty() {
+		return false
+	}
+	out, got := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
+	if out == exhausted {
+		return false
+	}
+	c.unsatisfied.Subtract(got)
+	return !c.r.sized
+}
+
+func (a *Allocator) allocateFairShare(r *run, ag *agent) {
+	a.cur = cursor{r: r, ag: ag}
+	r.agentOffers = len(r.offers)
+	first := len(a.explain.passes)
+	a.walkAgent(r, ag)
+	if a.endRound(r, ag) {
+		// The frameworks the round held back are offered what is left,
+		// as any others would be.
+		second := len(a.explain.passes)
+		a.walkAgent(r, ag)
+		a.settleHeldBack(r, ag, first, second)
+	}
+	a.cur = cursor{}
+}
+
+// walkAgent walks the roles on the cursor's agent in the fair-share stage.
+func (a *Allocator) walkAgent(r *run, ag *agent) {
+	for {
+		// An offer sized to a pending task (demand.go) stops the walk: the
+		// agent's next task goes to whoever is first in DRF order now.
+		r.sized = false
+		r.heldBack = 0
+		walk(a.roleSorter.Sorter, a.visitFairRole)
+		if !r.sized || ag.available.IsEmpty() {
+			break
+		}
+	}
+}
+
+// fairRole is stage two's visit of a role on the cursor's agent.
+func (a *Allocator) fairRole(role string) bool {
+	c := &a.cur
+	if c.ag.available.IsEmpty() {
+		return false
+	}
+	node := a.roles.Get(role)
+	if node == nil || node.FrameworkSorter == nil {
+		return true
+	}
+	fs := node.FrameworkSorter
+	if a.capped(c.r, node) {
+		// Hide the role from the role sorter for the rest of the run.
+		if a.parksRoles() {
+			_ = a.roleSorter.Deactivate(role)
+			c.r.hidden = append(c.r.hidden, role)
+		}
+		return true
+	}
+	if a.nobody(c.ag, node, fs, c.r, stageFairShare) {
+		return true
+	}
+	if a.skipsWalks(fs) && a.fitsNoTask(c.r, c.ag, node) {
+		a.explain.unfit(c.ag, node)
+		return true
+	}
+	c.r.stable, c.r.until = true, time.Time{}
+	c.role, c.node, c.fs, c.complete, c.madeOffer = role, node, fs, true, false
+	start := len(a.explain.passes)
+	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
+	if c.r.sized {
+		return false
+	}
+	if !c.madeOffer {
+		// A walk that made an offer shows in the offers.
+		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
+	}
+	if c.complete && !c.madeOffer && c.r.stable && a.skipsWalks(fs) {
+		a.rememberNobody(c.ag, node, c.r.until, a.explain.since(start, c.r.indexed))
+	}
+	return true
+}
+
+// fairFramework is stage two's visit of a framework of the cursor's role.
+func (a *Allocator) fairFramework(fwID string) bool {
+	c := &a.cur
+	out, _ := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
+	if out == exhausted || (out == offered && (c.ag.available.IsEmpty() || c.r.sized)) {
+		// Nothing left for the next framework: stop here rather than
+		// visit it to find out.
+		c.madeOffer = c.madeOffer || out == offered
+		c.complete = false
+		return false
+	}
+	c.madeOffer = c.madeOffer || out == offered
+	return true
+}
+
+// walkFrameworks walks the frameworks of role on ag in the sorter's order.
+// Frameworks whose refusal filters are known to cover everything on the
+// agent are stepped over without a visit when there are enough of them and
+// the sorter can (see filters.go); they are counted in RunStats.Refused.
+func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
+	r.indexed = false
+	if idx := ag.refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
+		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
+			if n := idx.Skip.Count(); n >= refusals.IndexAbove {
+				r.stats.Refused += n
+				r.indexed = true
+				if r.until.IsZero() || idx.Until.Before(r.until) {
+					r.until = idx.Until
+				}
+				indexed.WalkExcept(idx.Skip, visit)
+				return
+			}
+		}
+	}
+	walk(fs.Sorter, visit)
+}
+
+// nobody reports whether every framework of the role was passed over on
+// the agent before, for reasons that still hold.
+func (a *Allocator) nobody(ag *agent, n *roles.Node, fs *roles.TrackedSorter, r *run, st stage) bool {
+	if !a.skipsWalks(fs) {
+		return false
+	}
+	e, ok := ag.nobody.Get(n.Path)
+	if !ok {
+		return false
+	}
+	if e.version != ag.version || e.epoch != n.Epoch || (e.until != refusals.NoExpiry && !r.now.Before(e.until.Time())) {
+		ag.nobody.Drop(n.Path)
+		return false
+	}
+	r.stats.Unchanged++
+	a.explain.unchanged(ag, n, st, e.passes)
+	return true
+}
+
+func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, passes *nobodyPasses) {
+	if ag.hasShared {
+		// Shared volumes offered earlier in a run are hidden from later
+		// frameworks only for that run.
+		return
+	}
+	e, ok := refusals.ExpiryOf(until)
+	if !ok {
+		return // the cache could not say when the result ends
+	}
+	ag.nobody.Set(n.Path, nobodyEntry{version: ag.version, epoch: n.Epoch, until: e, passes: passes})
+}
+
+// passOver records that fw was passed over on ag in node's role for
+// reason, with the quantities behind it (for quota, headroom and minimum
+// allocatable passes; empty otherwise), for Skips and Explain. Reasons
+// that can change while neither the agent nor the role's frameworks change
+// (quota, headroom) make the run's verdict on the agent unstable, so it is
+// not cached.
+func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roles.Node, st stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
+	a.skip(r, fw, reason)
+	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
+		r.stable = false
+	}
+	a.explain.pass(fw, ag, node, st, reason, detail)
+	return passed, resources.Quantities{}
+}
