@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
 )
@@ -42,15 +44,15 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	if err := a.checkSums(agentChange{total: totalQ, held: usedQ}); err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
-	ag := &agent{
-		id:     id,
-		info:   info.clone(),
-		total:  a.shape(total),
-		active: true,
-		refGen: 1,
+	ag := &cluster.Agent{
+		ID:     id,
+		Info:   cluster.AgentInfo(info.clone()),
+		Total:  a.shape(total),
+		Active: true,
+		RefGen: 1,
 	}
 	if unclaimed := a.unknownUse(used); unclaimed != nil {
-		ag.more().unclaimed = unclaimed
+		ag.More().Unclaimed = unclaimed
 	}
 	a.numberAgent(ag)
 	a.agents.Put(ag)
@@ -87,35 +89,35 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 
 // addTotal adds an agent's total to the cluster totals and its reservations
 // to the role tree, and recomputes its available resources.
-func (a *Allocator) addTotal(ag *agent) {
+func (a *Allocator) addTotal(ag *cluster.Agent) {
 	a.uncapped()
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
-	a.totals.Add(ag.total.Quantities())
+	a.totals.Add(ag.Total.Quantities())
 	a.totalsVersion++
 	a.setFlags(ag)
-	a.trackReservations(ag.total, true)
+	a.trackReservations(ag.Total, true)
 	a.recomputeAvailable(ag)
 }
 
-func (a *Allocator) removeTotal(ag *agent) {
+func (a *Allocator) removeTotal(ag *cluster.Agent) {
 	a.uncapped()
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
-	a.totals.Subtract(ag.total.Quantities())
+	a.totals.Subtract(ag.Total.Quantities())
 	a.totalsVersion++
-	if ag.hasRevocable || ag.hasShared {
+	if ag.HasRevocable || ag.HasShared {
 		a.revocableOrSharedAgents--
 	}
-	ag.hasRevocable, ag.hasShared = false, false
-	a.trackReservations(ag.total, false)
-	a.freeHeadroom.Subtract(ag.headroom)
-	ag.headroom = resources.Quantities{}
-	if ag.rare != nil {
-		a.excess.Subtract(ag.rare.excess)
-		ag.rare.excess = resources.Quantities{}
+	ag.HasRevocable, ag.HasShared = false, false
+	a.trackReservations(ag.Total, false)
+	a.freeHeadroom.Subtract(ag.Headroom)
+	ag.Headroom = resources.Quantities{}
+	if ag.Rare != nil {
+		a.excess.Subtract(ag.Rare.Excess)
+		ag.Rare.Excess = resources.Quantities{}
 	}
 }
 
@@ -136,17 +138,17 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 
 // setFlags records what the agent's total holds, for the hot path, and
 // keeps the count of agents with revocable or shared resources.
-func (a *Allocator) setFlags(ag *agent) {
-	before := ag.hasRevocable || ag.hasShared
-	ag.hasReserved, ag.hasShared, ag.hasRevocable, ag.hasRefined, ag.hasGPUs = false, false, false, false, false
-	for r := range ag.total.All() {
-		ag.hasReserved = ag.hasReserved || r.IsReserved()
-		ag.hasShared = ag.hasShared || r.Shared
-		ag.hasRevocable = ag.hasRevocable || r.Revocable
-		ag.hasRefined = ag.hasRefined || r.Reservations.IsRefined()
-		ag.hasGPUs = ag.hasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
+func (a *Allocator) setFlags(ag *cluster.Agent) {
+	before := ag.HasRevocable || ag.HasShared
+	ag.HasReserved, ag.HasShared, ag.HasRevocable, ag.HasRefined, ag.HasGPUs = false, false, false, false, false
+	for r := range ag.Total.All() {
+		ag.HasReserved = ag.HasReserved || r.IsReserved()
+		ag.HasShared = ag.HasShared || r.Shared
+		ag.HasRevocable = ag.HasRevocable || r.Revocable
+		ag.HasRefined = ag.HasRefined || r.Reservations.IsRefined()
+		ag.HasGPUs = ag.HasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
 	}
-	switch after := ag.hasRevocable || ag.hasShared; {
+	switch after := ag.HasRevocable || ag.HasShared; {
 	case after && !before:
 		a.revocableOrSharedAgents++
 	case before && !after:
@@ -162,21 +164,21 @@ func quantityOf(r resources.Resource) resources.Quantities {
 
 // recomputeAvailable derives available from total minus everything offered
 // or allocated, and refreshes the agent's headroom share.
-func (a *Allocator) recomputeAvailable(ag *agent) {
+func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
 	a.uncapped()
-	a.excess.Subtract(ag.excess())
+	a.excess.Subtract(ag.Excess())
 	used := a.measureUse(ag)
 	if used.IsEmpty() {
 		// Nothing in use: available is the total, in the same storage (the
 		// total is only ever replaced, never changed in place; available,
 		// frozen, copies its entries before its first change).
-		ag.total = ag.total.Frozen()
-		ag.available = ag.total
+		ag.Total = ag.Total.Frozen()
+		ag.Available = ag.Total
 	} else {
-		ag.available = ag.total.Minus(used)
+		ag.Available = ag.Total.Minus(used)
 	}
 	a.availableGrew(ag)
-	ag.version++
+	ag.Version++
 	a.agentChanged(ag)
 	a.refreshHeadroom(ag)
 }
@@ -185,7 +187,7 @@ func (a *Allocator) recomputeAvailable(ag *agent) {
 // frameworks not added yet on ag (shared volumes aside, without allocation
 // roles), and sets ag.overAllocated and
 // its excess from it, adding the excess to the cluster's.
-func (a *Allocator) measureUse(ag *agent) resources.Resources {
+func (a *Allocator) measureUse(ag *cluster.Agent) resources.Resources {
 	var used, shared resources.Resources
 	add := func(res resources.Resources) {
 		used.AddUnallocated(res, false)
@@ -193,45 +195,45 @@ func (a *Allocator) measureUse(ag *agent) resources.Resources {
 			shared.AddUnallocated(res.Shared(), true)
 		}
 	}
-	for _, held := range []*tables.PerFramework{&ag.offered, &ag.allocated} {
+	for _, held := range []*tables.PerFramework{&ag.Offered, &ag.Allocated} {
 		for _, fwID := range held.IDs() {
 			add(held.Get(fwID))
 		}
 	}
-	for _, h := range ag.holds() {
-		used.AddUnallocated(h.res, false)
+	for _, h := range ag.Holds() {
+		used.AddUnallocated(h.Res, false)
 	}
-	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
-		add(ag.unclaimed()[fwID])
+	for _, fwID := range slices.Sorted(maps.Keys(ag.Unclaimed())) {
+		add(ag.Unclaimed()[fwID])
 	}
-	ag.overAllocated = !ag.total.Contains(used)
-	if ag.rare != nil {
-		ag.rare.excess = resources.Quantities{}
+	ag.OverAllocated = !ag.Total.Contains(used)
+	if ag.Rare != nil {
+		ag.Rare.Excess = resources.Quantities{}
 	}
-	if ag.overAllocated {
-		rare := ag.more()
-		rare.excess = used.Quantities().Minus(ag.total.Quantities())
-		a.excess.Add(rare.excess)
+	if ag.OverAllocated {
+		rare := ag.More()
+		rare.Excess = used.Quantities().Minus(ag.Total.Quantities())
+		a.excess.Add(rare.Excess)
 	}
 	// A shared volume held by anyone must still be part of the total (one
 	// copy of it, however many hold it).
 	for r := range shared.All() {
-		ag.overAllocated = ag.overAllocated || !ag.total.ContainsResource(r)
+		ag.OverAllocated = ag.OverAllocated || !ag.Total.ContainsResource(r)
 	}
 	return used
 }
 
 // refreshHeadroom recomputes the agent's share of the free headroom in
 // place.
-func (a *Allocator) refreshHeadroom(ag *agent) {
-	a.freeHeadroom.Subtract(ag.headroom)
-	ag.headroom.Reset()
-	if !ag.hasReserved && !ag.hasRevocable {
-		ag.available.AddQuantitiesTo(&ag.headroom)
+func (a *Allocator) refreshHeadroom(ag *cluster.Agent) {
+	a.freeHeadroom.Subtract(ag.Headroom)
+	ag.Headroom.Reset()
+	if !ag.HasReserved && !ag.HasRevocable {
+		ag.Available.AddQuantitiesTo(&ag.Headroom)
 	} else {
-		ag.headroom.Add(headroomOf(ag.available))
+		ag.Headroom.Add(headroomOf(ag.Available))
 	}
-	a.freeHeadroom.Add(ag.headroom)
+	a.freeHeadroom.Add(ag.Headroom)
 }
 
 // headroomOf returns the unreserved, non-revocable scalar quantities: what
@@ -257,9 +259,9 @@ func (a *Allocator) removeAgent(id string) error {
 		return err
 	}
 	a.holdsToOffered(ag, "")
-	for _, fwID := range ag.frameworkIDs() {
+	for _, fwID := range ag.FrameworkIDs() {
 		if fw, ok := a.frameworks.Lookup(fwID); ok {
-			a.untrackAllocation(fw, ag, ag.held(fwID), false)
+			a.untrackAllocation(fw, ag, ag.Held(fwID), false)
 		}
 	}
 	for fw := range a.frameworks.All() {
@@ -301,23 +303,23 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		}
 	}
 	changed := false
-	if !attributesEqual(ag.info.Attributes, info.Attributes) {
+	if !attributesEqual(ag.Info.Attributes, info.Attributes) {
 		changed = true
 		a.forgetAgentFilters(ag)
 	}
-	if ag.info.Hostname != info.Hostname || ag.info.Region != info.Region || ag.info.Capabilities != info.Capabilities {
+	if ag.Info.Hostname != info.Hostname || ag.Info.Region != info.Region || ag.Info.Capabilities != info.Capabilities {
 		changed = true
 	}
-	ag.info = info.clone()
+	ag.Info = cluster.AgentInfo(info.clone())
 	if changed {
-		ag.version++
+		ag.Version++
 		a.agentChanged(ag)
 	}
 	if total != nil {
-		if shaped := a.shape(*total); !shaped.Equal(ag.total) {
+		if shaped := a.shape(*total); !shaped.Equal(ag.Total) {
 			changed = true
 			a.removeTotal(ag)
-			ag.total = shaped
+			ag.Total = shaped
 			a.addTotal(ag)
 		}
 	}
@@ -351,7 +353,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
-	agentQ := ag.total.Quantities()
+	agentQ := ag.Total.Quantities()
 	if err := addWithin(&agentQ, providerQ, "the agent and its resource provider"); err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
@@ -359,13 +361,13 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
 	a.removeTotal(ag)
-	ag.total = ag.total.Plus(total.Unallocate())
+	ag.Total = ag.Total.Plus(total.Unallocate())
 	for fwID, res := range a.unknownUse(used) {
-		rare := ag.more()
-		if rare.unclaimed == nil {
-			rare.unclaimed = map[string]resources.Resources{}
+		rare := ag.More()
+		if rare.Unclaimed == nil {
+			rare.Unclaimed = map[string]resources.Resources{}
 		}
-		rare.unclaimed[fwID] = rare.unclaimed[fwID].Plus(res)
+		rare.Unclaimed[fwID] = rare.Unclaimed[fwID].Plus(res)
 	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
@@ -387,7 +389,7 @@ func (a *Allocator) activateAgent(id string) error {
 	if err != nil {
 		return err
 	}
-	ag.active = true
+	ag.Active = true
 	return nil
 }
 
@@ -403,7 +405,7 @@ func (a *Allocator) deactivateAgent(id string) error {
 	if err != nil {
 		return err
 	}
-	ag.active = false
+	ag.Active = false
 	return nil
 }
 
@@ -425,51 +427,10 @@ func (a *Allocator) updateWhitelist(hostnames []string) {
 	}
 }
 
-func (a *Allocator) agent(id string) (*agent, error) {
+func (a *Allocator) agent(id string) (*cluster.Agent, error) {
 	ag, ok := a.agents.Lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownAgent, id)
 	}
 	return ag, nil
-}
-
-// offeredOrUsed returns what a framework is offered or uses on the agent:
-// what it may operate on or give back (what is held for it, RecoverHeld,
-// is neither until it is offered).
-func (ag *agent) offeredOrUsed(fwID string) resources.Resources {
-	return ag.offered.Get(fwID).Plus(ag.allocated.Get(fwID))
-}
-
-// held returns what a framework holds on the agent: offered, allocated or
-// held for it.
-func (ag *agent) held(fwID string) resources.Resources {
-	held := ag.offered.Get(fwID).Plus(ag.allocated.Get(fwID))
-	if len(ag.holds()) > 0 {
-		held.Add(ag.holds().of(fwID))
-	}
-	return held
-}
-
-func (ag *agent) frameworkIDs() []string {
-	if len(ag.holds()) == 0 {
-		if ag.allocated.Len() == 0 {
-			return ag.offered.IDs()
-		}
-		if ag.offered.Len() == 0 {
-			return ag.allocated.IDs()
-		}
-	}
-	ids := ag.offered.IDs()
-	for id := range ag.allocated.All() {
-		if !ag.offered.Has(id) {
-			ids = append(ids, id)
-		}
-	}
-	for _, h := range ag.holds() {
-		if !slices.Contains(ids, h.framework) {
-			ids = append(ids, h.framework)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }

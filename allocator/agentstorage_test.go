@@ -5,6 +5,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/resources"
@@ -22,27 +24,27 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	total := resources.MustParse("cpus:4;mem:1024;ports:[31000-31009]", "*")
 	require.NoError(t, a.AddAgent("a1", AgentInfo{Hostname: "h1"}, total, nil))
 	ag := a.agents.Get("a1")
-	require.True(t, ag.available.Identical(ag.total), "available is not the total's storage")
-	require.True(t, ag.ref.Identical(ag.total), "the reference is not the total's storage")
+	require.True(t, ag.Available.Identical(ag.Total), "available is not the total's storage")
+	require.True(t, ag.Ref.Identical(ag.Total), "the reference is not the total's storage")
 
-	want := ag.total.String()
-	ag.available.Subtract(resources.MustParse("cpus:1;ports:[31000-31001]", "*"))
-	require.Equal(t, want, ag.total.String(), "a change of available changed the total")
-	require.Equal(t, want, ag.ref.String(), "a change of available changed the reference")
-	require.Equal(t, "cpus:3; mem:1024; ports:[31002-31009]", ag.available.String())
-	require.False(t, ag.available.Identical(ag.total))
-	ag.available = ag.total // put it back as the allocator had it
+	want := ag.Total.String()
+	ag.Available.Subtract(resources.MustParse("cpus:1;ports:[31000-31001]", "*"))
+	require.Equal(t, want, ag.Total.String(), "a change of available changed the total")
+	require.Equal(t, want, ag.Ref.String(), "a change of available changed the reference")
+	require.Equal(t, "cpus:3; mem:1024; ports:[31002-31009]", ag.Available.String())
+	require.False(t, ag.Available.Identical(ag.Total))
+	ag.Available = ag.Total // put it back as the allocator had it
 
 	// The same when the reference already covers what becomes available
 	// (it does not change then): available is still the total's storage,
 	// frozen, so a change in place still copies it.
-	ag.ref = total.Plus(resources.MustParse("cpus:1", "*")).Frozen()
+	ag.Ref = total.Plus(resources.MustParse("cpus:1", "*")).Frozen()
 	a.recomputeAvailable(ag)
-	require.True(t, ag.available.Identical(ag.total))
-	ag.available.Subtract(resources.MustParse("mem:24", "*"))
-	require.Equal(t, want, ag.total.String(), "a change of available changed the total")
+	require.True(t, ag.Available.Identical(ag.Total))
+	ag.Available.Subtract(resources.MustParse("mem:24", "*"))
+	require.Equal(t, want, ag.Total.String(), "a change of available changed the total")
 	a.recomputeAvailable(ag)
-	ag.refIsAvailable()
+	ag.RefIsAvailable()
 
 	// Offer everything to a framework, which declines it with a filter:
 	// the refusal covers the reference, and the agent's storage stays one.
@@ -51,9 +53,9 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	require.Len(t, res.Offers, 1)
 	o := res.Offers[0]
 	require.NoError(t, a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &Filter{Refuse: time.Hour}))
-	require.Equal(t, want, ag.total.String())
-	require.Equal(t, want, ag.available.String())
-	require.True(t, ag.ref.Equal(ag.available))
+	require.Equal(t, want, ag.Total.String())
+	require.Equal(t, want, ag.Available.String())
+	require.True(t, ag.Ref.Equal(ag.Available))
 	require.NoError(t, a.CheckInvariants())
 }
 
@@ -71,15 +73,15 @@ func TestAgentsShareEqualTotals(t *testing.T) {
 		require.NoError(t, a.AddAgent(id, AgentInfo{Hostname: id}, resources.MustParse(shape, "*"), nil))
 	}
 	require.NoError(t, a.AddAgent("a4", AgentInfo{Hostname: "a4"}, resources.MustParse("mem:4096;cpus:8;ports:[31000-32000]", "*"), nil))
-	ag := func(id string) *agent { return a.agents.Get(id) }
-	require.True(t, ag("a1").total.Identical(ag("a2").total))
-	require.True(t, ag("a1").total.Identical(ag("a3").total))
-	require.False(t, ag("a1").total.Identical(ag("a4").total), "another order is another value")
-	require.Equal(t, "mem:4096; cpus:8; ports:[31000-32000]", ag("a4").total.String())
+	ag := func(id string) *cluster.Agent { return a.agents.Get(id) }
+	require.True(t, ag("a1").Total.Identical(ag("a2").Total))
+	require.True(t, ag("a1").Total.Identical(ag("a3").Total))
+	require.False(t, ag("a1").Total.Identical(ag("a4").Total), "another order is another value")
+	require.Equal(t, "mem:4096; cpus:8; ports:[31000-32000]", ag("a4").Total.String())
 
 	// A total given with allocation roles is stripped of them, then shared.
 	require.NoError(t, a.AddAgent("a5", AgentInfo{Hostname: "a5"}, resources.MustParse(shape, "*").Allocate("r"), nil))
-	require.True(t, ag("a1").total.Identical(ag("a5").total))
+	require.True(t, ag("a1").Total.Identical(ag("a5").Total))
 
 	// An offer of a1's resources, and its use, leave the others' totals.
 	require.NoError(t, a.AddFramework("f1", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
@@ -91,7 +93,7 @@ func TestAgentsShareEqualTotals(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"a1", "a2", "a3", "a5"} {
-		require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag(id).total.String(), id)
+		require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag(id).Total.String(), id)
 	}
 
 	// An update to a new total takes that shape's storage, or starts one.
@@ -100,16 +102,16 @@ func TestAgentsShareEqualTotals(t *testing.T) {
 		total := resources.MustParse(bigger, "*")
 		require.NoError(t, a.UpdateAgent(id, AgentInfo{Hostname: id}, &total))
 	}
-	require.True(t, ag("a2").total.Identical(ag("a3").total))
-	require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag("a1").total.String())
+	require.True(t, ag("a2").Total.Identical(ag("a3").Total))
+	require.Equal(t, "cpus:8; mem:4096; ports:[31000-32000]", ag("a1").Total.String())
 	require.NoError(t, a.CheckInvariants())
 }
 
 // TestAgentRecordSize: the agent record fits the 480-byte size class, its
-// rarely used fields out of line (agentRare), and an agent with none of
+// rarely used fields out of line (cluster.AgentRare), and an agent with none of
 // them has none: neither a run nor a snapshot and its restore makes it.
 func TestAgentRecordSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(agent{}), uintptr(480), "the agent record grew past its size class")
+	require.LessOrEqual(t, unsafe.Sizeof(cluster.Agent{}), uintptr(480), "the agent record grew past its size class")
 
 	clock := &benchClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	a, err := New(Options{Clock: clock.Now, Seed: 1})
@@ -121,15 +123,15 @@ func TestAgentRecordSize(t *testing.T) {
 		"f2": resources.MustParse("cpus:1", "*").Allocate("r"), // f2 is not added yet
 	}))
 	require.Len(t, a.AllocateAll().Offers, 2)
-	require.Nil(t, a.agents.Get("a1").rare, "an agent with no rare field made room for them")
-	require.NotNil(t, a.agents.Get("a2").rare, "the use of a framework not added yet was not kept")
-	require.Equal(t, "cpus:1", a.agents.Get("a2").unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, a.agents.Get("a1").Rare, "an agent with no rare field made room for them")
+	require.NotNil(t, a.agents.Get("a2").Rare, "the use of a framework not added yet was not kept")
+	require.Equal(t, "cpus:1", a.agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
 
 	data, err := a.Snapshot()
 	require.NoError(t, err)
-	require.Nil(t, a.agents.Get("a1").rare, "saving the agent made room for its rare fields")
+	require.Nil(t, a.agents.Get("a1").Rare, "saving the agent made room for its rare fields")
 	b, err := Restore(data, RestoreOptions{Clock: clock.Now})
 	require.NoError(t, err)
-	require.Nil(t, b.agents.Get("a1").rare, "restoring the agent made room for its rare fields")
-	require.Equal(t, "cpus:1", b.agents.Get("a2").unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, b.agents.Get("a1").Rare, "restoring the agent made room for its rare fields")
+	require.Equal(t, "cpus:1", b.agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -29,7 +31,7 @@ func (a *Allocator) allocateTriggered() Result {
 		return Result{}
 	}
 	var candidates []string
-	var all []*agent
+	var all []*cluster.Agent
 	if a.pendingAll {
 		all = a.agentList
 	} else {
@@ -105,7 +107,7 @@ type run struct {
 type offerRecord struct {
 	key offerKey
 	res resources.Resources
-	ag  *agent
+	ag  *cluster.Agent
 	// rank is ag's rank, read while the agent is at hand: grouping the
 	// run's offers would otherwise reach every agent again to sort them.
 	rank int
@@ -122,7 +124,7 @@ const (
 
 // allocate runs an allocation over the candidate agents (sorted ids); all,
 // when not nil, holds them, in the same order.
-func (a *Allocator) allocate(candidates []string, all []*agent) Result {
+func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	var started time.Duration
 	if a.obs != nil && a.obs.watch != nil {
 		started = a.obs.watch()
@@ -143,14 +145,14 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		n = len(all)
 	}
 	if cap(a.runAgents) < n {
-		a.runAgents = make([]*agent, 0, n)
+		a.runAgents = make([]*cluster.Agent, 0, n)
 	}
 	agents := a.runAgents[:0]
 	defer func() {
 		clear(agents)
 		a.runAgents = agents[:0]
 	}()
-	var maintained []*agent // agents with a maintenance window
+	var maintained []*cluster.Agent // agents with a maintenance window
 	if all != nil {
 		// A run over every agent: their ids, which the explain log keeps
 		// until the next run (which refills the same storage), are listed
@@ -158,21 +160,21 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		a.candidateIDs = slices.Grow(a.candidateIDs[:0], n)
 	}
 	for rank := range n {
-		var ag *agent
+		var ag *cluster.Agent
 		if all != nil {
 			ag = all[rank]
-			a.candidateIDs = append(a.candidateIDs, ag.id)
+			a.candidateIDs = append(a.candidateIDs, ag.ID)
 		} else if ag = a.agents.Get(candidates[rank]); ag == nil {
 			continue
 		}
-		if ag.info.Unavailability != nil {
+		if ag.Info.Unavailability != nil {
 			maintained = append(maintained, ag)
 		}
-		if int(ag.num) >= len(a.runRanks) {
+		if int(ag.Num) >= len(a.runRanks) {
 			a.runRanks = append(a.runRanks, make([]int32, len(a.agentsByNum)-len(a.runRanks))...)
 		}
-		a.runRanks[ag.num] = int32(rank)
-		if !ag.active || ag.overAllocated || !a.whitelisted(ag) {
+		a.runRanks[ag.Num] = int32(rank)
+		if !ag.Active || ag.OverAllocated || !a.whitelisted(ag) {
 			r.stats.SkippedAgents++
 			r.stats.Skips[ReasonAgentInactive]++
 			a.explain.skipped = append(a.explain.skipped, ag)
@@ -198,7 +200,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		// such agents are left out of the shuffles and the walks, with or
 		// without caches (Options.CacheFree), so both draw the same
 		// numbers. A busy cluster's run then costs what changed.
-		agents = slices.DeleteFunc(agents, func(ag *agent) bool { return ag.available.IsEmpty() })
+		agents = slices.DeleteFunc(agents, func(ag *cluster.Agent) bool { return ag.Available.IsEmpty() })
 	}
 
 	guarantees := false
@@ -226,7 +228,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 		}
 		before := len(r.offers)
 		for i, ag := range agents {
-			prefetchAhead(agents, i)
+			cluster.PrefetchAhead(agents, i)
 			a.allocateGuarantees(r, ag)
 		}
 		for _, role := range r.hidden {
@@ -239,7 +241,7 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	for i, ag := range agents {
-		prefetchAhead(agents, i)
+		cluster.PrefetchAhead(agents, i)
 		a.allocateFairShare(r, ag)
 	}
 	// Offers of stage two to roles whose guarantees are unmet lower the
@@ -279,11 +281,11 @@ func (a *Allocator) allocate(candidates []string, all []*agent) Result {
 	return res
 }
 
-func (a *Allocator) whitelisted(ag *agent) bool {
+func (a *Allocator) whitelisted(ag *cluster.Agent) bool {
 	if a.whitelist == nil {
 		return true
 	}
-	_, ok := a.whitelist[ag.info.Hostname]
+	_, ok := a.whitelist[ag.Info.Hostname]
 	return ok
 }
 
@@ -314,51 +316,51 @@ func (a *Allocator) refreshSorterTotals() {
 
 func (a *Allocator) countSuppressed(r *run) {
 	for fw := range a.frameworks.All() {
-		if !fw.active {
+		if !fw.Active {
 			continue
 		}
-		for range fw.roles.Count(tables.Suppressed) {
+		for range fw.Roles.Count(tables.Suppressed) {
 			a.skip(r, fw, ReasonSuppressed)
 		}
 	}
 }
 
-func (a *Allocator) skip(r *run, fw *framework, reason Reason) {
-	if fw.skipsRun != r.id {
-		fw.skips = [numReasons]int32{}
-		fw.skipsRun = r.id
+func (a *Allocator) skip(r *run, fw *cluster.Framework, reason Reason) {
+	if fw.SkipsRun != r.id {
+		fw.Skips = [numReasons]int32{}
+		fw.SkipsRun = r.id
 	}
-	fw.skips[reason]++
+	fw.Skips[reason]++
 	r.stats.Skips[reason]++
 }
 
 // inverseOffers makes the run's inverse offers: for each candidate agent
 // under maintenance, every active framework holding resources there that
 // has no outstanding inverse offer and no inverse-offer filter in force.
-func (a *Allocator) inverseOffers(maintained []*agent, r *run) []offer.InverseOffer {
+func (a *Allocator) inverseOffers(maintained []*cluster.Agent, r *run) []offer.InverseOffer {
 	var out []offer.InverseOffer
 	for _, ag := range maintained {
-		id := ag.id
-		for _, fwID := range ag.frameworkIDs() {
+		id := ag.ID
+		for _, fwID := range ag.FrameworkIDs() {
 			fw := a.frameworks.Get(fwID)
-			if fw == nil || !fw.active {
+			if fw == nil || !fw.Active {
 				continue
 			}
-			if st := ag.inverse()[fwID]; st != nil && st.outstanding {
+			if st := ag.Inverse()[fwID]; st != nil && st.Outstanding {
 				continue
 			}
-			if f, ok := fw.inverseFilters[id]; ok {
+			if f, ok := fw.InverseFilters[id]; ok {
 				if a.filterInForce(f.Expires, f.Batch, r) {
 					continue
 				}
 				if !a.filterAlive(f.Expires, f.Batch, r.now) {
-					delete(fw.inverseFilters, id)
+					delete(fw.InverseFilters, id)
 				}
 			}
-			ag.inverseState(fwID).outstanding = true
+			ag.InverseState(fwID).Outstanding = true
 			out = append(out, offer.InverseOffer{
 				ID: a.inverseOfferIDs.Next(), FrameworkID: fwID, AgentID: id,
-				Unavailability: *ag.info.Unavailability,
+				Unavailability: *ag.Info.Unavailability,
 			})
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -37,11 +39,11 @@ type Allocator struct {
 	// applied (see journal.go).
 	rec recorder
 
-	frameworks frameworkTable
-	agents     agentTable
+	frameworks cluster.FrameworkTable
+	agents     cluster.AgentTable
 	// agentList holds the agents in the order of their ids, so that a run
 	// over every agent looks none up by id.
-	agentList []*agent
+	agentList []*cluster.Agent
 	// shapes hands agents with the same total one storage of it: most
 	// clusters have a few machine shapes, and a total is 128 bytes or more.
 	shapes resources.Interner
@@ -75,7 +77,7 @@ type Allocator struct {
 	// pending are the agents waiting for a run, not listed while
 	// pendingAll (every agent waits; a restored snapshot of an earlier
 	// version may list some, which the run ignores).
-	pending    agentTable
+	pending    cluster.AgentTable
 	pendingAll bool
 	// periodic: the run under way is a periodic one (AllocateAll);
 	// batches counts the periodic runs made (see filterInForce).
@@ -96,8 +98,8 @@ type Allocator struct {
 	// for the agents' filtered sets, and refusersByNum says which holds a
 	// number (filters.go).
 	agentNums, filterNums tables.Numbering
-	agentsByNum           tables.Numbered[agent]
-	refusersByNum         tables.Numbered[framework]
+	agentsByNum           tables.Numbered[cluster.Agent]
+	refusersByNum         tables.Numbered[cluster.Framework]
 	// anchor is the instant compact refusal filters count their expiries
 	// from, set by the first of them (wholerefusals.go).
 	anchor   time.Time
@@ -109,7 +111,7 @@ type Allocator struct {
 	preempting map[taskRef]*pendingPreemption
 	// ledger is every framework's tasks in launch order, ended ones
 	// included until ledgerEnded says it is worth compacting (liveLedger).
-	ledger      []*task
+	ledger      []*cluster.Task
 	ledgerBuilt bool
 	ledgerEnded int
 	// tookAt is, per role, the latest run that chose tasks to end for it,
@@ -120,7 +122,7 @@ type Allocator struct {
 	unsatBuf resources.Quantities
 	// runAgents holds a run's candidate agents, kept between runs;
 	// candidateIDs the ids of a run over every agent.
-	runAgents    []*agent
+	runAgents    []*cluster.Agent
 	candidateIDs []string
 	// runRanks holds, by agent number, each candidate's place among the
 	// run's candidates (groupOffers sorts a group's offers by it).
@@ -250,12 +252,12 @@ func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 
 
 // agentPlace finds where the agent of id is, or would be, in agentList.
 func (a *Allocator) agentPlace(id string) (int, bool) {
-	return slices.BinarySearchFunc(a.agentList, id, func(ag *agent, id string) int { return strings.Compare(ag.id, id) })
+	return slices.BinarySearchFunc(a.agentList, id, func(ag *cluster.Agent, id string) int { return strings.Compare(ag.ID, id) })
 }
 
 // wantsRun notes that ag waits for the next run. While every agent does
 // (pendingAll), the run takes them all and ag is not listed.
-func (a *Allocator) wantsRun(ag *agent) {
+func (a *Allocator) wantsRun(ag *cluster.Agent) {
 	if !a.pendingAll {
 		a.pending.Put(ag)
 	}

@@ -31,8 +31,8 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 			pick := j + rng.IntN(len(perm)-j)
 			perm[j], perm[pick] = perm[pick], perm[j]
 			fw := a.frameworks.Get(ids[perm[j]])
-			role := fw.info.Roles[0]
-			a.addRefusal(fw, ag, ag.available.Allocate(role), MaxRefuse)
+			role := fw.Info.Roles[0]
+			a.addRefusal(fw, ag, ag.Available.Allocate(role), MaxRefuse)
 		}
 	}
 }
@@ -77,13 +77,13 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 	a, _ := declineSetup(t, 40, 8, "r", "")
 	refuseRounds(t, a, 5)
 	for _, ag := range a.agentList {
-		id := ag.id
+		id := ag.ID
 		n, compact := 0, 0
 		for fw := range a.frameworks.All() {
 			if len(a.refusalsOn(fw, "r", a.agents.Get(id))) > 0 {
 				n++
 			}
-			if _, ok := fw.whole.On("r", int(a.agents.Get(id).num)); ok {
+			if _, ok := fw.Whole.On("r", int(a.agents.Get(id).Num)); ok {
 				compact++
 			}
 		}

@@ -124,7 +124,7 @@ func (c *cpuClock) report(b *testing.B) {
 func floor(a *Allocator) int {
 	n := 0
 	for _, ag := range a.agentList {
-		n += ag.available.Len()
+		n += ag.Available.Len()
 	}
 	return n
 }
@@ -806,7 +806,7 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 			a.Resume()
 			a.AllocateAll()
 			// fw-000 holds the unreserved part and its own reservation.
-			held := a.agents.Get("agent").offered.Get("fw-000")
+			held := a.agents.Get("agent").Offered.Get("fw-000")
 			reserved := held.Filter(func(r resources.Resource) bool { return r.IsReserved() && r.Type == resources.ScalarType })
 			unreserve := offer.Unreserve{Resources: reserved.Shrink(resources.MustParseQuantities("cpus:1"), nil).Get("cpus")}
 			reserve := offer.Reserve{Resources: unreserve.Resources}
@@ -815,10 +815,10 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 			ag := a.agents.Get("agent")
 			for range b.N {
 				for range 20 {
-					if err := a.UpdateAllocation("fw-000", "agent", ag.offered.Get("fw-000"), []offer.Operation{unreserve}); err != nil {
+					if err := a.UpdateAllocation("fw-000", "agent", ag.Offered.Get("fw-000"), []offer.Operation{unreserve}); err != nil {
 						b.Fatal(err)
 					}
-					if err := a.UpdateAllocation("fw-000", "agent", ag.offered.Get("fw-000"), []offer.Operation{reserve}); err != nil {
+					if err := a.UpdateAllocation("fw-000", "agent", ag.Offered.Get("fw-000"), []offer.Operation{reserve}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -10,19 +11,19 @@ import (
 
 // trackAllocation records res (tagged with allocation roles) as offered to,
 // or (inUse) allocated to, fw on ag, taken from what is available.
-func (a *Allocator) trackAllocation(fw *framework, ag *agent, res resources.Resources, inUse bool) {
+func (a *Allocator) trackAllocation(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, inUse bool) {
 	a.track(fw, ag, res, inUse, true)
 }
 
 // trackInUse records res (tagged with allocation roles) as allocated to fw
 // on ag, where it was already in use (unclaimed.go): what is available
 // stays.
-func (a *Allocator) trackInUse(fw *framework, ag *agent, res resources.Resources) {
+func (a *Allocator) trackInUse(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources) {
 	a.track(fw, ag, res, true, false)
 }
 
 // track is trackAllocation, and trackInUse when fromAvailable is false.
-func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inUse, fromAvailable bool) {
+func (a *Allocator) track(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, inUse, fromAvailable bool) {
 	if res.IsEmpty() {
 		return
 	}
@@ -30,17 +31,17 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 	for _, role := range res.AllocationRoles() {
 		part := res.AllocatedTo(role)
 		a.trackFrameworkUnderRole(fw, role)
-		held := &ag.offered
+		held := &ag.Offered
 		if inUse {
-			held = &ag.allocated
+			held = &ag.Allocated
 		}
 		// The sorters and the agent's records share part; none changes it
 		// in place.
-		held.Add(fw.id, part)
+		held.Add(fw.ID, part)
 		plain := part.Unallocate()
 		if fromAvailable {
-			if nonShared := plain.NonShared(); ag.available.Contains(nonShared) {
-				ag.available.Subtract(nonShared)
+			if nonShared := plain.NonShared(); ag.Available.Contains(nonShared) {
+				ag.Available.Subtract(nonShared)
 			} else {
 				recompute = true
 			}
@@ -53,8 +54,8 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 				a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
 			}
 		}
-		sorterAllocated(a.roleSorter.Sorter, role, ag.id, part, &a.ch)
-		sorterAllocated(a.frameworkSorter(role).Sorter, fw.id, ag.id, part, &a.ch)
+		sorterAllocated(a.roleSorter.Sorter, role, ag.ID, part, &a.ch)
+		sorterAllocated(a.frameworkSorter(role).Sorter, fw.ID, ag.ID, part, &a.ch)
 		a.trackHeld(role, plain, true)
 	}
 	if recompute {
@@ -67,7 +68,7 @@ func (a *Allocator) track(fw *framework, ag *agent, res resources.Resources, inU
 // untrackAllocation returns res (held by fw on ag, tagged with allocation
 // roles) to the agent's available pool, taking it from the offered part
 // first and then from the allocated part, or the other way round.
-func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Resources, allocatedFirst bool) {
+func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, allocatedFirst bool) {
 	if res.IsEmpty() {
 		return
 	}
@@ -78,47 +79,47 @@ func (a *Allocator) untrackAllocation(fw *framework, ag *agent, res resources.Re
 		if len(roles) > 1 {
 			part = res.AllocatedTo(role)
 		}
-		first, second := &ag.offered, &ag.allocated
+		first, second := &ag.Offered, &ag.Allocated
 		if allocatedFirst {
 			first, second = second, first
 		}
 		// When part is all the framework holds there, hand the sorters the
 		// value they were given (they find it by identity, in O(1)).
 		given := part
-		if whole := first.Get(fw.id); whole.Len() == part.Len() && whole.Equal(part) {
+		if whole := first.Get(fw.ID); whole.Len() == part.Len() && whole.Equal(part) {
 			given = whole
 		}
-		fromFirst, fromSecond := takeFrom(first, second, fw.id, part)
+		fromFirst, fromSecond := takeFrom(first, second, fw.ID, part)
 		taken := fromFirst
 		if allocatedFirst {
 			taken = fromSecond
 		}
 		if !taken.IsEmpty() {
-			ag.offersTaken(fw.id, role, taken, resources.Resources{})
+			ag.OffersTaken(fw.ID, role, taken, resources.Resources{})
 		}
 		a.ch.load(given)
 		if a.obs != nil {
 			a.observeTaken(fw, role, taken, a.ch.q)
 		}
-		sorterUnallocated(a.roleSorter.Sorter, role, ag.id, given, &a.ch)
+		sorterUnallocated(a.roleSorter.Sorter, role, ag.ID, given, &a.ch)
 		if s := a.frameworkSorter(role); s != nil {
-			sorterUnallocated(s.Sorter, fw.id, ag.id, given, &a.ch)
+			sorterUnallocated(s.Sorter, fw.ID, ag.ID, given, &a.ch)
 		}
 		a.trackHeld(role, part, false)
 	}
 	for _, role := range roles {
-		if !fw.roles.Has(role, tables.Subscribed) && a.heldInRole(fw.id, role).IsEmpty() {
+		if !fw.Roles.Has(role, tables.Subscribed) && a.heldInRole(fw.ID, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 		a.roles.Prune(role)
 	}
-	if ag.overAllocated {
+	if ag.OverAllocated {
 		a.recomputeAvailable(ag)
 		return
 	}
-	ag.available.AddUnallocated(res, false)
+	ag.Available.AddUnallocated(res, false)
 	a.availableGrew(ag)
-	ag.version++
+	ag.Version++
 	a.agentChanged(ag)
 	a.refreshHeadroom(ag)
 }

@@ -3,6 +3,8 @@ package allocator
 import (
 	"math/rand/v2"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -85,7 +87,7 @@ func (a *Allocator) skipsWalks(fs *roles.TrackedSorter) bool {
 // itself keeps it from depending on what else the run looked at, so a run
 // that skips frameworks it knows take nothing cuts every offer it makes
 // exactly as a run that looks at them all.
-func (a *Allocator) cutOrder(r *run, st stage, agentID, fwID, role string) *rand.Rand {
+func (a *Allocator) cutOrder(r *run, st cluster.Stage, agentID, fwID, role string) *rand.Rand {
 	h := uint64(14695981039346656037) // FNV-1a, each string ended by a 0xff byte
 	for _, s := range [...]string{agentID, fwID, role} {
 		for i := 0; i < len(s); i++ {
@@ -103,12 +105,12 @@ func (a *Allocator) cutOrder(r *run, st stage, agentID, fwID, role string) *rand
 func (a *Allocator) dropCaches() {
 	a.unpark()
 	for ag := range a.agents.All() {
-		ag.nobody = tables.ByRole[nobodyEntry]{}
-		ag.refusals = tables.ByRole[*refusals.Index]{}
+		ag.Nobody = tables.ByRole[cluster.NobodyEntry]{}
+		ag.Refusals = tables.ByRole[*refusals.Index]{}
 	}
 	for fw := range a.frameworks.All() {
-		fw.filters.Each(func(_, _ string, f *refusals.Refusal) { f.Covered = 0 })
-		for _, s := range fw.whole {
+		fw.Filters.Each(func(_, _ string, f *refusals.Refusal) { f.Covered = 0 })
+		for _, s := range fw.Whole {
 			for num, w := range s.All() {
 				w.Covered = 0
 				s.Put(num, w, len(a.agentsByNum))

@@ -43,7 +43,7 @@ func (a *Allocator) capped(r *run, n *roles.Node) bool {
 	}
 	if reason != ReasonMinAllocatable {
 		for _, fwID := range n.Frameworks.Sorted() {
-			if fw := a.frameworks.Get(fwID); fw.active {
+			if fw := a.frameworks.Get(fwID); fw.Active {
 				a.skip(r, fw, reason)
 			}
 		}
@@ -93,7 +93,7 @@ func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantiti
 		}
 	}
 	if n.Frameworks.Any(func(fwID string) bool {
-		_, ok := a.frameworks.Get(fwID).info.MinAllocatable[n.Path]
+		_, ok := a.frameworks.Get(fwID).Info.MinAllocatable[n.Path]
 		return ok
 	}) {
 		return false, false

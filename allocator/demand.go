@@ -3,7 +3,8 @@ package allocator
 import (
 	"errors"
 	"fmt"
-	"slices"
+
+	"github.com/allot-go/allot/allocator/internal/cluster"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
 
@@ -81,14 +82,14 @@ func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
 	if err := validateDemand(pending); err != nil {
 		return fmt.Errorf("framework %q, role %q: %w", fwID, roles[0], err)
 	}
-	if fw.demand == nil {
-		fw.demand = map[string][]Pending{}
+	if fw.Demand == nil {
+		fw.Demand = map[string][]cluster.Pending{}
 	}
-	stated := make([]Pending, len(pending))
+	stated := make([]cluster.Pending, len(pending))
 	for i, p := range pending {
-		stated[i] = Pending{Resources: p.Resources.Clone(), Count: p.Count}
+		stated[i] = cluster.Pending{Resources: p.Resources.Clone(), Count: p.Count}
 	}
-	fw.demand[role] = stated
+	fw.Demand[role] = stated
 	a.uncapped()
 	a.syncActivation(fw, role)
 	if len(stated) > 0 {
@@ -125,8 +126,8 @@ func (a *Allocator) Demand(fwID string) (map[string][]Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]Pending, len(fw.demand))
-	for role, list := range fw.demand {
+	out := make(map[string][]Pending, len(fw.Demand))
+	for role, list := range fw.Demand {
 		left := []Pending{}
 		for _, p := range list {
 			if p.Count > 0 {
@@ -138,26 +139,9 @@ func (a *Allocator) Demand(fwID string) (map[string][]Pending, error) {
 	return out, nil
 }
 
-// pendingIn returns fw's statement of demand in role, and whether it made
-// one.
-func (fw *framework) pendingIn(role string) ([]Pending, bool) {
-	if fw.demand == nil {
-		return nil, false
-	}
-	list, ok := fw.demand[role]
-	return list, ok
-}
-
-// waitsForNothing reports whether fw stated demand in role and nothing of
-// it is left: it is kept out of the role's sorter, as if suppressed.
-func (fw *framework) waitsForNothing(role string) bool {
-	list, ok := fw.pendingIn(role)
-	return ok && !slices.ContainsFunc(list, func(p Pending) bool { return p.Count > 0 })
-}
-
 // pendingFit returns the index of the first pending task of list that res
 // holds, or -1.
-func pendingFit(list []Pending, res resources.Resources) int {
+func pendingFit(list []cluster.Pending, res resources.Resources) int {
 	for i, p := range list {
 		if p.Count > 0 && res.ContainsQuantities(p.Resources) {
 			return i
@@ -170,8 +154,8 @@ func pendingFit(list []Pending, res resources.Resources) int {
 // the task it was sized for (sizedFor), or, for an offer not sized, as
 // many pending tasks as fit in it, in the statement's order. A statement
 // used up takes the framework out of the role's sorter.
-func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Resources, sizedFor int) {
-	list, ok := fw.pendingIn(role)
+func (a *Allocator) consumeDemand(fw *cluster.Framework, role string, res resources.Resources, sizedFor int) {
+	list, ok := fw.PendingIn(role)
 	if !ok {
 		return
 	}
@@ -186,7 +170,7 @@ func (a *Allocator) consumeDemand(fw *framework, role string, res resources.Reso
 			}
 		}
 	}
-	if fw.waitsForNothing(role) {
+	if fw.WaitsForNothing(role) {
 		a.syncActivation(fw, role)
 	}
 }
@@ -216,11 +200,11 @@ func (a *Allocator) demandFloor(r *run, n *roles.Node) (resources.Quantities, bo
 	ok, first := true, true
 	n.Frameworks.Any(func(id string) bool {
 		fw := a.frameworks.Get(id)
-		if fw == nil || !fw.active || !fw.roles.Has(n.Path, tables.Subscribed) || fw.roles.Has(n.Path, tables.Suppressed) {
+		if fw == nil || !fw.Active || !fw.Roles.Has(n.Path, tables.Subscribed) || fw.Roles.Has(n.Path, tables.Suppressed) {
 			return false
 		}
-		list, stated := fw.pendingIn(n.Path)
-		if _, own := fw.info.MinAllocatable[n.Path]; !stated || own {
+		list, stated := fw.PendingIn(n.Path)
+		if _, own := fw.Info.MinAllocatable[n.Path]; !stated || own {
 			// A framework without demand may take anything; one with
 			// minimum allocatable resources of its own may be passed over
 			// for them first.
@@ -258,16 +242,16 @@ func (a *Allocator) demandFloor(r *run, n *roles.Node) (resources.Quantities, bo
 // walks, so this one must too; see skipsWalks). (Constraints and
 // capabilities for the whole agent come first in the walk too: Explain
 // finds those itself.)
-func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roles.Node) bool {
-	if r.quota || ag.hasShared || ag.hasRevocable || ag.hasRefined || !a.anyDemand(r) {
+func (a *Allocator) fitsNoTask(r *run, ag *cluster.Agent, n *roles.Node) bool {
+	if r.quota || ag.HasShared || ag.HasRevocable || ag.HasRefined || !a.anyDemand(r) {
 		return false
 	}
 	floor, ok := a.demandFloor(r, n)
 	if !ok {
 		return false
 	}
-	available := ag.available
-	if ag.hasReserved {
+	available := ag.Available
+	if ag.HasReserved {
 		available = available.AllocatableTo(n.Path)
 	}
 	if available.ContainsQuantities(floor) || !a.allocatable(available, n.Path, plainFramework) {
@@ -280,13 +264,13 @@ func (a *Allocator) fitsNoTask(r *run, ag *agent, n *roles.Node) bool {
 // plainFramework stands for any framework without minimum allocatable
 // resources of its own (demandFloor leaves out roles with one): allocatable
 // then checks the global ones.
-var plainFramework = &framework{}
+var plainFramework = &cluster.Framework{}
 
 // offeredHere reports whether the fair-share stage has offered fw
 // something in role on the agent it is at.
-func (a *Allocator) offeredHere(r *run, fw *framework, role string) bool {
+func (a *Allocator) offeredHere(r *run, fw *cluster.Framework, role string) bool {
 	for i := r.agentOffers; i < len(r.offers); i++ {
-		if k := r.offers[i].key; k.framework == fw.id && k.role == role {
+		if k := r.offers[i].key; k.framework == fw.ID && k.role == role {
 			return true
 		}
 	}
@@ -309,7 +293,7 @@ func (a *Allocator) anyDemand(r *run) bool {
 	if r.demand == demandUnknown {
 		r.demand = demandNone
 		for fw := range a.frameworks.All() {
-			if fw.demand != nil {
+			if fw.Demand != nil {
 				r.demand = demandSome
 				break
 			}

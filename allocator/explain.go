@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/tables"
 
 	"github.com/allot-go/allot/offer"
@@ -169,11 +171,11 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 		for _, role := range rm.roles {
 			var b groupBuilder
 			for _, ag := range e.agents {
-				if e.offered(frameworkID, role, ag.id) {
+				if e.offered(frameworkID, role, ag.ID) {
 					b.offered++
 					continue
 				}
-				b.add(ReasonInactive, AgentReason{Agent: ag.id, Framework: frameworkID})
+				b.add(ReasonInactive, AgentReason{Agent: ag.ID, Framework: frameworkID})
 			}
 			re := b.build(role, frameworkID, len(e.agents), a.explain.now)
 			for i := range re.Reasons {
@@ -183,12 +185,12 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 		}
 		return out, nil
 	}
-	several := fw.roles.Count(tables.Subscribed) > 1
-	for role := range fw.roles.All(tables.Subscribed) {
+	several := fw.Roles.Count(tables.Subscribed) > 1
+	for role := range fw.Roles.All(tables.Subscribed) {
 		node := a.roles.Get(role)
-		subject := fw.id
+		subject := fw.ID
 		if several {
-			subject = fw.id + " in role " + role
+			subject = fw.ID + " in role " + role
 		}
 		var b groupBuilder
 		for _, ag := range e.agents {
@@ -200,7 +202,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			b.add(reason, ar)
 		}
 		re := e.finish(&b, role, node, subject)
-		if pending, stated := fw.pendingIn(role); stated {
+		if pending, stated := fw.PendingIn(role); stated {
 			for i := range re.Reasons {
 				if re.Reasons[i].Reason == ReasonNoFit {
 					re.Reasons[i].Unfit = unfit(pending, b.left)
@@ -213,7 +215,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 }
 
 // unfit returns the pending tasks of list that fit none of left.
-func unfit(list []Pending, left []resources.Quantities) []Pending {
+func unfit(list []cluster.Pending, left []resources.Quantities) []Pending {
 	var out []Pending
 	for _, p := range list {
 		if p.Count > 0 && !slices.ContainsFunc(left, func(q resources.Quantities) bool { return q.Contains(p.Resources) }) {
@@ -249,14 +251,14 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 			out.Preemptions = append(out.Preemptions, p)
 		}
 	}
-	var fws []*framework
+	var fws []*cluster.Framework
 	for _, id := range node.Frameworks.Sorted() {
 		fws = append(fws, a.frameworks.Get(id))
 	}
 	var b groupBuilder
 	for _, ag := range e.agents {
 		if len(fws) == 0 {
-			b.add(ReasonInactive, AgentReason{Agent: ag.id})
+			b.add(ReasonInactive, AgentReason{Agent: ag.ID})
 			continue
 		}
 		best, bestAR, offered := numReasons, AgentReason{}, false

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -18,7 +20,7 @@ type explainer struct {
 	a *Allocator
 	l *explainLog
 	// agents are the run's candidates that still exist, by id.
-	agents   []*agent
+	agents   []*cluster.Agent
 	skipped  map[string]bool  // agent ids
 	offersOn map[string][]int // agent id -> indexes in l.offers
 	passes   map[passKey]int  // -> index in l.passes, the last one
@@ -32,12 +34,12 @@ type explainer struct {
 // restored from a snapshot.
 type passKey struct {
 	fw, role, ag string
-	st           stage
+	st           cluster.Stage
 }
 
 type visitKey struct {
 	role, ag string
-	st       stage
+	st       cluster.Stage
 }
 
 func (a *Allocator) explainer() *explainer {
@@ -56,18 +58,18 @@ func (a *Allocator) explainer() *explainer {
 		}
 	}
 	for _, ag := range l.skipped {
-		e.skipped[ag.id] = true
+		e.skipped[ag.ID] = true
 	}
 	for i, o := range l.offers {
 		e.offersOn[o.key.agent] = append(e.offersOn[o.key.agent], i)
 	}
 	for i, p := range l.passes {
-		if p.reason != ReasonNone { // dropped (see settleHeldBack)
-			e.passes[passKey{p.fw.id, p.node.Path, p.ag.id, p.stage}] = i
+		if Reason(p.Reason) != ReasonNone { // dropped (see settleHeldBack)
+			e.passes[passKey{p.Framework.ID, p.Node.Path, p.Agent.ID, p.Stage}] = i
 		}
 	}
 	for i, v := range l.visits {
-		e.visits[visitKey{v.node.Path, v.ag.id, v.stage}] = i
+		e.visits[visitKey{v.node.Path, v.ag.ID, v.stage}] = i
 	}
 	for _, role := range a.parked {
 		e.parked[role] = true
@@ -89,8 +91,8 @@ func (e *explainer) offered(fwID, role, agentID string) bool {
 
 // offeredInRole reports whether the run offered a framework of the role
 // something on the agent.
-func (e *explainer) offeredInRole(node *roles.Node, ag *agent) bool {
-	for _, i := range e.offersOn[ag.id] {
+func (e *explainer) offeredInRole(node *roles.Node, ag *cluster.Agent) bool {
+	for _, i := range e.offersOn[ag.ID] {
 		if e.l.offers[i].key.role == node.Path {
 			return true
 		}
@@ -100,20 +102,20 @@ func (e *explainer) offeredInRole(node *roles.Node, ag *agent) bool {
 
 // why says what happened to fw in node's role on ag: offered, or the
 // reason it was not and what was found.
-func (e *explainer) why(fw *framework, node *roles.Node, ag *agent) (bool, Reason, AgentReason) {
-	ar := AgentReason{Agent: ag.id, Framework: fw.id}
+func (e *explainer) why(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (bool, Reason, AgentReason) {
+	ar := AgentReason{Agent: ag.ID, Framework: fw.ID}
 	switch {
-	case e.skipped[ag.id]:
+	case e.skipped[ag.ID]:
 		return false, ReasonAgentInactive, ar
-	case node != nil && e.offered(fw.id, node.Path, ag.id):
+	case node != nil && e.offered(fw.ID, node.Path, ag.ID):
 		return true, ReasonNone, ar
-	case !fw.active, fw.joined >= e.l.run:
+	case !fw.Active, fw.Joined >= e.l.run:
 		return false, ReasonInactive, ar
 	case node == nil:
 		return false, ReasonNothingLeft, ar
-	case fw.roles.Has(node.Path, tables.Suppressed):
+	case fw.Roles.Has(node.Path, tables.Suppressed):
 		return false, ReasonSuppressed, ar
-	case fw.waitsForNothing(node.Path):
+	case fw.WaitsForNothing(node.Path):
 		// Kept out of the role's sorter: nothing is pending.
 		return false, ReasonNoFit, ar
 	}
@@ -122,22 +124,22 @@ func (e *explainer) why(fw *framework, node *roles.Node, ag *agent) (bool, Reaso
 }
 
 // found is the reason the run found, or that follows from what it did.
-func (e *explainer) found(fw *framework, node *roles.Node, ag *agent, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) found(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, ar AgentReason) (Reason, AgentReason) {
 	// The fair-share stage first: it is what the run did last.
-	if i, ok := e.passes[passKey{fw.id, node.Path, ag.id, stageFairShare}]; ok {
+	if i, ok := e.passes[passKey{fw.ID, node.Path, ag.ID, stageFairShare}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node.Path, ag.id, stageFairShare}]; ok {
+	if i, ok := e.visits[visitKey{node.Path, ag.ID, stageFairShare}]; ok {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	// A role capped in the run (or parked since an earlier one) was not
 	// looked at on agents that still had something for it, even where
 	// one of its frameworks was offered something before the cap.
-	if (node.CappedRun == e.l.run || e.parked[node.Path]) && !ag.available.AllocatableTo(node.Path).IsEmpty() {
+	if (node.CappedRun == e.l.run || e.parked[node.Path]) && !ag.Available.AllocatableTo(node.Path).IsEmpty() {
 		if Reason(node.CappedBy) == ReasonMinAllocatable {
-			ar.Offer = ag.available.AllocatableTo(node.Path).Quantities()
+			ar.Offer = ag.Available.AllocatableTo(node.Path).Quantities()
 		} else {
-			ar.Offer = headroomOf(ag.available)
+			ar.Offer = headroomOf(ag.Available)
 		}
 		return Reason(node.CappedBy), ar
 	}
@@ -145,10 +147,10 @@ func (e *explainer) found(fw *framework, node *roles.Node, ag *agent, ar AgentRe
 		// The walk of the role made an offer there.
 		return e.fromVisit(fw, node, ag, visitRecord{kind: visitWalked}, ar)
 	}
-	if i, ok := e.passes[passKey{fw.id, node.Path, ag.id, stageGuarantees}]; ok {
+	if i, ok := e.passes[passKey{fw.ID, node.Path, ag.ID, stageGuarantees}]; ok {
 		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
 	}
-	if i, ok := e.visits[visitKey{node.Path, ag.id, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
+	if i, ok := e.visits[visitKey{node.Path, ag.ID, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	return e.elsewhere(fw, node, ag, ar)
@@ -159,7 +161,7 @@ func (e *explainer) found(fw *framework, node *roles.Node, ag *agent, ar AgentRe
 // region), its offer constraints, or a refusal filter covering the agent. The run stops at the first reason it
 // meets, in the order cheapest to check; Explain reports the most
 // actionable.
-func (e *explainer) sharpen(fw *framework, node *roles.Node, ag *agent, reason *Reason, ar AgentReason) AgentReason {
+func (e *explainer) sharpen(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, reason *Reason, ar AgentReason) AgentReason {
 	if *reason > ReasonIncapable {
 		if m := e.a.agentMissing(fw, ag); m != 0 {
 			*reason = ReasonIncapable
@@ -167,7 +169,7 @@ func (e *explainer) sharpen(fw *framework, node *roles.Node, ag *agent, reason *
 		}
 	}
 	if *reason > ReasonConstraints {
-		if cs, ok := fw.info.Constraints[node.Path]; ok && !cs.admits(ag.info.Attributes) {
+		if cs, ok := fw.Info.Constraints[node.Path]; ok && !cs.Admits(ag.Info.Attributes) {
 			*reason = ReasonConstraints
 			return AgentReason{Agent: ar.Agent, Framework: ar.Framework}
 		}
@@ -183,13 +185,13 @@ func (e *explainer) sharpen(fw *framework, node *roles.Node, ag *agent, reason *
 
 // fromPass is the reason of a logged pass; kept is the nobody entry the
 // pass comes from, if it does.
-func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobodyPasses, ar AgentReason) (Reason, AgentReason) {
-	reason := p.reason
+func (e *explainer) fromPass(fw *cluster.Framework, ag *cluster.Agent, p cluster.PassRecord, kept *cluster.NobodyPasses, ar AgentReason) (Reason, AgentReason) {
+	reason := Reason(p.Reason)
 	switch reason {
 	case ReasonFiltered:
-		ar.Until, _ = e.filterUntil(fw, p.node.Path, ag, resources.Resources{}, true)
+		ar.Until, _ = e.filterUntil(fw, p.Node.Path, ag, resources.Resources{}, true)
 	case ReasonIncapable:
-		ar.Missing = offer.Capabilities(p.missing)
+		ar.Missing = offer.Capabilities(p.Missing)
 		if ar.Missing == 0 {
 			ar.Missing = e.a.agentMissing(fw, ag)
 		}
@@ -201,7 +203,7 @@ func (e *explainer) fromPass(fw *framework, ag *agent, p passRecord, kept *nobod
 
 // fromVisit is the reason of a framework that a visit of its role on the
 // agent did not pass over one by one.
-func (e *explainer) fromVisit(fw *framework, node *roles.Node, ag *agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) fromVisit(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
 	if v.kind == visitUnfit {
 		// Its walk would have passed every framework over for that (the
 		// floor is only used where nothing else would come first; see
@@ -209,8 +211,8 @@ func (e *explainer) fromVisit(fw *framework, node *roles.Node, ag *agent, v visi
 		return ReasonNoFit, ar
 	}
 	if v.kind == visitUnchanged && v.cached != nil {
-		for _, p := range v.cached.passes {
-			if p.fw.id == fw.id {
+		for _, p := range v.cached.Passes {
+			if p.Framework.ID == fw.ID {
 				return e.fromPass(fw, ag, p, v.cached, ar)
 			}
 		}
@@ -231,7 +233,7 @@ func (e *explainer) fromVisit(fw *framework, node *roles.Node, ag *agent, v visi
 
 // elsewhere is the reason of a framework the run did not look at on the
 // agent: someone else was offered it first, or nothing was left there.
-func (e *explainer) elsewhere(fw *framework, node *roles.Node, ag *agent, ar AgentReason) (Reason, AgentReason) {
+func (e *explainer) elsewhere(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, ar AgentReason) (Reason, AgentReason) {
 	if w, ok := e.winner(fw, node, ag); ok {
 		k := e.l.offers[w].key
 		ar.Winner, ar.WinnerRole = k.framework, k.role
@@ -242,11 +244,11 @@ func (e *explainer) elsewhere(fw *framework, node *roles.Node, ag *agent, ar Age
 
 // winner returns the offer that took the agent instead of fw: the first
 // made there to another framework of the role, else the first made there.
-func (e *explainer) winner(fw *framework, node *roles.Node, ag *agent) (int, bool) {
+func (e *explainer) winner(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (int, bool) {
 	first := -1
-	for _, i := range e.offersOn[ag.id] {
+	for _, i := range e.offersOn[ag.ID] {
 		k := e.l.offers[i].key
-		if k.framework == fw.id && k.role == node.Path {
+		if k.framework == fw.ID && k.role == node.Path {
 			continue
 		}
 		if k.role == node.Path {
@@ -263,14 +265,14 @@ func (e *explainer) winner(fw *framework, node *roles.Node, ag *agent) (int, boo
 // that was in force at the run: with known (the run found one), the one
 // covering the agent's reference or else the latest; otherwise only one
 // that covers the agent's reference or the candidate offer.
-func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate resources.Resources, known bool) (time.Time, bool) {
+func (e *explainer) filterUntil(fw *cluster.Framework, role string, ag *cluster.Agent, candidate resources.Resources, known bool) (time.Time, bool) {
 	var latest time.Time
 	found := false
 	for _, f := range e.a.refusalsOn(fw, role, ag) {
 		if !refusals.InForceAt(f.Expires, f.Batch, e.l.now, e.l.periodic, e.l.batches) {
 			continue
 		}
-		if f.Covered == ag.refGen || f.Refused.Contains(ag.ref) || (!candidate.IsEmpty() && f.Refused.Contains(candidate)) {
+		if f.Covered == ag.RefGen || f.Refused.Contains(ag.Ref) || (!candidate.IsEmpty() && f.Refused.Contains(candidate)) {
 			return f.Expires, true
 		}
 		if known && (!found || f.Expires.After(latest)) {
@@ -282,13 +284,13 @@ func (e *explainer) filterUntil(fw *framework, role string, ag *agent, candidate
 
 // agentMissing returns the capabilities whose lack keeps fw from the
 // whole of ag: GPUs and the region.
-func (a *Allocator) agentMissing(fw *framework, ag *agent) offer.Capabilities {
-	caps := fw.info.Capabilities
+func (a *Allocator) agentMissing(fw *cluster.Framework, ag *cluster.Agent) offer.Capabilities {
+	caps := fw.Info.Capabilities
 	var m offer.Capabilities
-	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.hasGPUs {
+	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
 		m |= offer.GPUResources
 	}
-	if a.opts.Region != "" && ag.info.Region != "" && ag.info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
+	if a.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
 		m |= offer.RegionAware
 	}
 	return m
@@ -388,7 +390,7 @@ func (e *explainer) finish(b *groupBuilder, role string, node *roles.Node, subje
 		switch g.Reason {
 		case ReasonInactive:
 			g.State = "inactive"
-			if fw := e.a.frameworks.Get(g.Agents[0].Framework); fw != nil && fw.active && fw.joined >= e.l.run {
+			if fw := e.a.frameworks.Get(g.Agents[0].Framework); fw != nil && fw.Active && fw.Joined >= e.l.run {
 				g.State = "not yet in a run"
 			}
 		case ReasonQuotaLimit:

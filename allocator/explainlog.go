@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -50,11 +52,11 @@ type explainLog struct {
 	// candidates are the run's candidate agents, sorted; skipped those of
 	// them the run left out (inactive, not whitelisted, over-allocated).
 	candidates []string
-	skipped    []*agent
+	skipped    []*cluster.Agent
 	// offers are the run's offers in the order they were made.
 	offers  []offerRecord
 	visits  []visitRecord
-	passes  []passRecord
+	passes  []cluster.PassRecord
 	details []resources.Quantities
 	// removed are the latest frameworks removed, with their roles, oldest
 	// first.
@@ -69,20 +71,6 @@ type removedFramework struct {
 	run   uint64 // runs made before the removal
 }
 
-// passRecord says that a run passed fw over on ag in a role, and why.
-type passRecord struct {
-	fw     *framework
-	node   *roles.Node
-	ag     *agent
-	reason Reason
-	stage  stage
-	// missing are the capabilities whose lack made an incapable pass.
-	missing uint16
-	// detail is 1 + the index in explainLog.details of the quantities
-	// behind the pass, or 0 (-1 - the index in a nobody entry's copy).
-	detail int32
-}
-
 // visitKind is what a run did with an (agent, role) pair.
 type visitKind uint8
 
@@ -94,31 +82,15 @@ const (
 
 // visitRecord says that a run looked at a role on an agent.
 type visitRecord struct {
-	ag   *agent
+	ag   *cluster.Agent
 	node *roles.Node
 	// cached is, for an unchanged pair, the nobody entry that skipped it.
-	cached *nobodyPasses
+	cached *cluster.NobodyPasses
 	kind   visitKind
-	stage  stage
+	stage  cluster.Stage
 	// indexed: frameworks known to refuse the agent were stepped over.
 	indexed bool
 }
-
-// nobodyPasses are the passes of the walk that found that no framework of
-// a role could take anything on an agent, kept with the nobody entry.
-type nobodyPasses struct {
-	passes  []passRecord
-	details []resources.Quantities
-	indexed bool
-}
-
-// Kept passes of walks that passed nobody over one by one: shared, so that
-// such walks (every framework stepped over through the index) allocate
-// nothing.
-var (
-	noPasses        = &nobodyPasses{}
-	noPassesIndexed = &nobodyPasses{indexed: true}
-)
 
 // begin starts the log of a run, reusing the storage of the previous one.
 func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uint64, candidates []string) {
@@ -137,14 +109,14 @@ func (l *explainLog) begin(run uint64, now time.Time, periodic bool, batches uin
 }
 
 // pass logs that fw was passed over; detail, when not empty, is kept.
-func (l *explainLog) pass(fw *framework, ag *agent, node *roles.Node, st stage, reason Reason, detail resources.Quantities) {
+func (l *explainLog) pass(fw *cluster.Framework, ag *cluster.Agent, node *roles.Node, st cluster.Stage, reason Reason, detail resources.Quantities) {
 	if len(l.passes) >= maxPasses {
 		return
 	}
-	p := passRecord{fw: fw, node: node, ag: ag, reason: reason, stage: st}
+	p := cluster.PassRecord{Framework: fw, Node: node, Agent: ag, Reason: uint8(reason), Stage: st}
 	if !detail.IsEmpty() {
 		l.details = append(l.details, detail)
-		p.detail = int32(len(l.details))
+		p.Detail = int32(len(l.details))
 	}
 	l.passes = append(l.passes, p)
 }
@@ -153,27 +125,27 @@ func (l *explainLog) pass(fw *framework, ag *agent, node *roles.Node, st stage, 
 // it.
 func (l *explainLog) missing(before int, caps offer.Capabilities) {
 	if len(l.passes) > before {
-		l.passes[before].missing = uint16(caps)
+		l.passes[before].Missing = uint16(caps)
 	}
 }
 
 // visit logs a walk of a role's frameworks on an agent in the fair-share
 // stage that made no offer (one that did shows in the offers); walks of
 // the guarantee stage are not logged.
-func (l *explainLog) visit(ag *agent, node *roles.Node, st stage, indexed bool) {
+func (l *explainLog) visit(ag *cluster.Agent, node *roles.Node, st cluster.Stage, indexed bool) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitWalked, stage: st, indexed: indexed})
 }
 
 // unfit logs an (agent, role) pair skipped through the role's demand
 // floor.
-func (l *explainLog) unfit(ag *agent, node *roles.Node) {
+func (l *explainLog) unfit(ag *cluster.Agent, node *roles.Node) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnfit, stage: stageFairShare})
 }
 
 // unchanged logs an (agent, role) pair skipped through its nobody entry.
-func (l *explainLog) unchanged(ag *agent, node *roles.Node, st stage, cached *nobodyPasses) {
+func (l *explainLog) unchanged(ag *cluster.Agent, node *roles.Node, st cluster.Stage, cached *cluster.NobodyPasses) {
 	l.grow()
 	l.visits = append(l.visits, visitRecord{ag: ag, node: node, kind: visitUnchanged, stage: st, cached: cached})
 }
@@ -193,22 +165,22 @@ func (l *explainLog) grow() {
 // since returns what a nobody entry keeps of the passes logged from start
 // on: those of one walk, of one (agent, role) pair. Their quantities are
 // copied out of the log, which the next run reuses.
-func (l *explainLog) since(start int, indexed bool) *nobodyPasses {
+func (l *explainLog) since(start int, indexed bool) *cluster.NobodyPasses {
 	if start >= len(l.passes) {
 		if indexed {
-			return noPassesIndexed
+			return cluster.NoPassesIndexed
 		}
-		return noPasses
+		return cluster.NoPasses
 	}
-	kept := &nobodyPasses{indexed: indexed}
+	kept := &cluster.NobodyPasses{Indexed: indexed}
 	{
-		kept.passes = slices.Clone(l.passes[start:])
-		for i := range kept.passes {
-			if d := kept.passes[i].detail; d > 0 {
+		kept.Passes = slices.Clone(l.passes[start:])
+		for i := range kept.Passes {
+			if d := kept.Passes[i].Detail; d > 0 {
 				// Details of kept passes are held by index into a private
 				// copy: the log's details are reused by the next run.
-				kept.passes[i].detail = -1 - int32(len(kept.details))
-				kept.details = append(kept.details, l.details[d-1])
+				kept.Passes[i].Detail = -1 - int32(len(kept.Details))
+				kept.Details = append(kept.Details, l.details[d-1])
 			}
 		}
 	}
@@ -217,22 +189,22 @@ func (l *explainLog) since(start int, indexed bool) *nobodyPasses {
 
 // detailOf returns the quantities behind a pass, from the log or from the
 // kept passes of a nobody entry.
-func (l *explainLog) detailOf(p passRecord, kept *nobodyPasses) resources.Quantities {
+func (l *explainLog) detailOf(p cluster.PassRecord, kept *cluster.NobodyPasses) resources.Quantities {
 	switch {
-	case p.detail > 0 && int(p.detail) <= len(l.details):
-		return l.details[p.detail-1]
-	case p.detail < 0 && kept != nil && int(-1-p.detail) < len(kept.details):
-		return kept.details[-1-p.detail]
+	case p.Detail > 0 && int(p.Detail) <= len(l.details):
+		return l.details[p.Detail-1]
+	case p.Detail < 0 && kept != nil && int(-1-p.Detail) < len(kept.Details):
+		return kept.Details[-1-p.Detail]
 	}
 	return resources.Quantities{}
 }
 
 // forget remembers a removed framework and its roles for Explain.
-func (l *explainLog) forget(fw *framework, runs uint64) {
+func (l *explainLog) forget(fw *cluster.Framework, runs uint64) {
 	if len(l.removed) == maxRemembered {
 		l.removed = slices.Delete(l.removed, 0, 1)
 	}
-	l.removed = append(l.removed, removedFramework{id: fw.id, roles: fw.roles.List(tables.Subscribed), run: runs})
+	l.removed = append(l.removed, removedFramework{id: fw.ID, roles: fw.Roles.List(tables.Subscribed), run: runs})
 }
 
 // removedFramework returns what is remembered of a removed framework.

@@ -3,6 +3,8 @@ package allocator
 import (
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -83,7 +85,7 @@ func (a *Allocator) refuseDuration(d time.Duration) time.Duration {
 
 // addRefusal records fw's refusal of res (tagged with allocation roles) on
 // ag, which has just been given back.
-func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
+func (a *Allocator) addRefusal(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, d time.Duration) {
 	d = a.refuseDuration(d)
 	if d == 0 {
 		return
@@ -93,30 +95,30 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 		f := refusals.Refusal{Refused: res.AllocatedTo(role).Unallocate(), Expires: expires, Batch: a.batches}
 		whole := false
 		switch {
-		case f.Refused.Equal(ag.ref):
+		case f.Refused.Equal(ag.Ref):
 			// The usual decline of everything the agent had: share the
 			// reference's storage rather than keep a copy per filter.
-			f.Refused, whole = ag.ref, true
-		case !f.Refused.Contains(ag.ref) && f.Refused.Contains(ag.available):
+			f.Refused, whole = ag.Ref, true
+		case !f.Refused.Contains(ag.Ref) && f.Refused.Contains(ag.Available):
 			// The refusal covers what the agent has now, not its
 			// reference: narrow the reference, which keeps every filter
 			// that covered the wider one covering.
 			a.unpackWhole(ag)
-			if f.Refused.Equal(ag.available) {
+			if f.Refused.Equal(ag.Available) {
 				// It refused all the agent has: that becomes the
 				// reference, in available's storage, and the refusal
 				// one of the whole reference.
-				ag.refIsAvailable()
-				f.Refused, whole = ag.ref, true
+				ag.RefIsAvailable()
+				f.Refused, whole = ag.Ref, true
 			} else {
-				ag.refIsAvailable()
+				ag.RefIsAvailable()
 			}
 		}
 		a.checkCoverage(fw, ag, role, &f)
-		ag.filtered.SetFiltered(a.filterNum(fw))
+		ag.Filtered.SetFiltered(a.filterNum(fw))
 		if !whole || !a.storeWhole(fw, role, ag, f) {
 			a.unpackWholeOf(fw, role, ag)
-			fw.filters.Add(role, ag.id, f)
+			fw.Filters.Add(role, ag.ID, f)
 		}
 		if a.obs != nil {
 			a.observeFilter(fw, role, expires, f.Batch, 1)
@@ -126,21 +128,21 @@ func (a *Allocator) addRefusal(fw *framework, ag *agent, res resources.Resources
 
 // checkCoverage finds out whether f covers ag's reference and, if it does,
 // records it in f and in ag's index for role.
-func (a *Allocator) checkCoverage(fw *framework, ag *agent, role string, f *refusals.Refusal) {
-	if f.Covered == ag.refGen || !f.Refused.Contains(ag.ref) {
+func (a *Allocator) checkCoverage(fw *cluster.Framework, ag *cluster.Agent, role string, f *refusals.Refusal) {
+	if f.Covered == ag.RefGen || !f.Refused.Contains(ag.Ref) {
 		return
 	}
-	f.Covered = ag.refGen
-	i, ok := a.sorterNum(role, fw.id)
+	f.Covered = ag.RefGen
+	i, ok := a.sorterNum(role, fw.ID)
 	if !ok {
 		return
 	}
-	idx, _ := ag.refusals.Get(role)
+	idx, _ := ag.Refusals.Get(role)
 	if idx == nil {
 		idx = &refusals.Index{}
-		ag.refusals.Set(role, idx)
+		ag.Refusals.Set(role, idx)
 	}
-	idx.Mark(i, ag.refGen, f.Expires)
+	idx.Mark(i, ag.RefGen, f.Expires)
 }
 
 // sorterNum returns the framework's number in the role's framework
@@ -161,38 +163,13 @@ func (a *Allocator) sorterNum(role, fwID string) (int, bool) {
 // availableGrew keeps ag.available within ag.ref after available grew:
 // when it no longer fits, the reference becomes available and a new
 // generation starts, in which no filter is known to cover yet.
-func (a *Allocator) availableGrew(ag *agent) {
-	if ag.ref.Contains(ag.available) {
+func (a *Allocator) availableGrew(ag *cluster.Agent) {
+	if ag.Ref.Contains(ag.Available) {
 		return
 	}
 	a.unpackWhole(ag)
-	ag.refIsAvailable()
-	ag.refGen++
-}
-
-// refIsAvailable makes the reference what is available now, in the same
-// storage rather than a copy (an agent's largest resources value after its
-// total): available is frozen, so its next change in place copies it first
-// and the reference keeps the entries it has. An offer of everything
-// available empties available without a copy, so an agent that is offered
-// whole, refused and recovered never copies them.
-func (ag *agent) refIsAvailable() {
-	ag.available = ag.available.Frozen()
-	ag.ref = ag.available
-}
-
-// refusers returns the index of the frameworks of role known to refuse
-// everything on ag at now, or nil when there is none worth using.
-func (ag *agent) refusers(role string, now time.Time) *refusals.Index {
-	idx, _ := ag.refusals.Get(role)
-	if idx == nil {
-		return nil
-	}
-	if !idx.ValidAt(ag.refGen, now) {
-		ag.refusals.Drop(role)
-		return nil
-	}
-	return idx
+	ag.RefIsAvailable()
+	ag.RefGen++
 }
 
 // isFiltered reports whether a refusal of fw covers the candidate offer,
@@ -202,13 +179,13 @@ func (ag *agent) refusers(role string, now time.Time) *refusals.Index {
 // filters are dropped here. withinRef says the candidate is within the
 // agent's reference (it comes from what is available): only then does a
 // filter known to cover the reference cover it without a look.
-func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
-	if fw.num != 0 && !ag.filtered.Filtered(fw.num) && !a.opts.CacheFree {
+func (a *Allocator) isFiltered(fw *cluster.Framework, role string, ag *cluster.Agent, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
+	if fw.Num != 0 && !ag.Filtered.Filtered(fw.Num) && !a.opts.CacheFree {
 		return false, time.Time{}
 	}
-	list := fw.filters.On(role, ag.id)
+	list := fw.Filters.On(role, ag.ID)
 	if len(list) == 0 {
-		w, ok := fw.whole.On(role, int(ag.num))
+		w, ok := fw.Whole.On(role, int(ag.Num))
 		if !ok {
 			return false, time.Time{}
 		}
@@ -225,7 +202,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 		}
 		kept = append(kept, f)
 	}
-	fw.filters.Keep(role, ag.id, list, kept)
+	fw.Filters.Keep(role, ag.ID, list, kept)
 	if len(kept) == 0 {
 		a.unfiltered(fw, ag)
 	}
@@ -233,7 +210,7 @@ func (a *Allocator) isFiltered(fw *framework, role string, ag *agent, candidate 
 }
 
 // isFilteredWhole is isFiltered for fw's compact filter w in role on ag.
-func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w refusals.WholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
+func (a *Allocator) isFilteredWhole(fw *cluster.Framework, role string, ag *cluster.Agent, w refusals.WholeRefusal, candidate resources.Resources, withinRef bool, r *run) (bool, time.Time) {
 	f := a.refusalOf(w, ag)
 	if a.filterGone(fw, role, &f, r.now) {
 		dropWhole(fw, role, ag)
@@ -243,7 +220,7 @@ func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w ref
 	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
 	if f.Covered != w.Covered {
 		w.Covered = f.Covered
-		fw.whole.Put(role, int(ag.num), w, len(a.agentsByNum))
+		fw.Whole.Put(role, int(ag.Num), w, len(a.agentsByNum))
 	}
 	if !filtered {
 		return false, time.Time{}
@@ -253,7 +230,7 @@ func (a *Allocator) isFilteredWhole(fw *framework, role string, ag *agent, w ref
 
 // filterGone reports whether f, a filter of fw in role, can no longer
 // apply to a run at now or later, and is to be dropped.
-func (a *Allocator) filterGone(fw *framework, role string, f *refusals.Refusal, now time.Time) bool {
+func (a *Allocator) filterGone(fw *cluster.Framework, role string, f *refusals.Refusal, now time.Time) bool {
 	if a.filterAlive(f.Expires, f.Batch, now) {
 		return false
 	}
@@ -266,8 +243,8 @@ func (a *Allocator) filterGone(fw *framework, role string, f *refusals.Refusal, 
 // filterCovers reports whether f, a filter of fw in role on ag, applies to
 // candidate in run r; when it does, what it covers is recorded in f and
 // ag's index. withinRef is isFiltered's.
-func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refusals.Refusal, candidate resources.Resources, withinRef bool, r *run) bool {
-	if !a.filterInForce(f.Expires, f.Batch, r) || !((withinRef && f.Covered == ag.refGen && !a.opts.CacheFree) || f.Refused.Contains(candidate)) {
+func (a *Allocator) filterCovers(fw *cluster.Framework, role string, ag *cluster.Agent, f *refusals.Refusal, candidate resources.Resources, withinRef bool, r *run) bool {
+	if !a.filterInForce(f.Expires, f.Batch, r) || !((withinRef && f.Covered == ag.RefGen && !a.opts.CacheFree) || f.Refused.Contains(candidate)) {
 		return false
 	}
 	a.checkCoverage(fw, ag, role, f)
@@ -281,22 +258,22 @@ func (a *Allocator) filterCovers(fw *framework, role string, ag *agent, f *refus
 // framework that declines in a role it has left keeps its filter there);
 // should it come back, its filters are found by isFiltered, as any filter
 // not yet in an index is.
-func (a *Allocator) clearRefusalBits(fw *framework, role string) {
-	i, ok := a.sorterNum(role, fw.id)
+func (a *Allocator) clearRefusalBits(fw *cluster.Framework, role string) {
+	i, ok := a.sorterNum(role, fw.ID)
 	if !ok {
 		return
 	}
-	clearOn := func(ag *agent) {
-		if idx, _ := ag.refusals.Get(role); idx != nil {
+	clearOn := func(ag *cluster.Agent) {
+		if idx, _ := ag.Refusals.Get(role); idx != nil {
 			idx.Skip.Clear(i)
 		}
 	}
-	for agentID := range fw.filters[role] {
+	for agentID := range fw.Filters[role] {
 		if ag := a.agents.Get(agentID); ag != nil {
 			clearOn(ag)
 		}
 	}
-	if s, ok := fw.whole[role]; ok {
+	if s, ok := fw.Whole[role]; ok {
 		for num := range s.All() {
 			clearOn(a.agentsByNum.At(num))
 		}
@@ -305,16 +282,16 @@ func (a *Allocator) clearRefusalBits(fw *framework, role string) {
 
 // forgetFilters drops fw's filters in role (every role when role is ""),
 // and their entries in the agents' indexes.
-func (a *Allocator) forgetFilters(fw *framework, role string) {
+func (a *Allocator) forgetFilters(fw *cluster.Framework, role string) {
 	a.forgetWhole(fw, role)
-	for r, byAgent := range fw.filters {
+	for r, byAgent := range fw.Filters {
 		if role != "" && r != role {
 			continue
 		}
-		if i, ok := a.sorterNum(r, fw.id); ok {
+		if i, ok := a.sorterNum(r, fw.ID); ok {
 			for agentID := range byAgent {
 				if ag := a.agents.Get(agentID); ag != nil {
-					if idx, _ := ag.refusals.Get(r); idx != nil {
+					if idx, _ := ag.Refusals.Get(r); idx != nil {
 						idx.Skip.Clear(i)
 					}
 				}
@@ -327,7 +304,7 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 				}
 			}
 		}
-		delete(fw.filters, r)
+		delete(fw.Filters, r)
 		for agentID := range byAgent {
 			if ag := a.agents.Get(agentID); ag != nil {
 				a.unfiltered(fw, ag)
@@ -348,52 +325,52 @@ func (a *Allocator) forgetFilters(fw *framework, role string) {
 // filterNum returns fw's number, handing one out (and setting its bits on
 // every agent it already has filters on: after a restore, the snapshot's
 // filters) the first time.
-func (a *Allocator) filterNum(fw *framework) int {
-	if fw.num != 0 {
-		return fw.num
+func (a *Allocator) filterNum(fw *cluster.Framework) int {
+	if fw.Num != 0 {
+		return fw.Num
 	}
-	fw.num = a.filterNums.Take()
-	a.refusersByNum.Set(fw.num, fw)
-	fw.filters.Each(func(_, agentID string, _ *refusals.Refusal) {
+	fw.Num = a.filterNums.Take()
+	a.refusersByNum.Set(fw.Num, fw)
+	fw.Filters.Each(func(_, agentID string, _ *refusals.Refusal) {
 		if ag := a.agents.Get(agentID); ag != nil {
-			ag.filtered.SetFiltered(fw.num)
+			ag.Filtered.SetFiltered(fw.Num)
 		}
 	})
-	return fw.num
+	return fw.Num
 }
 
 // unfiltered clears fw's bit on ag unless fw still has a filter there in
 // some role.
-func (a *Allocator) unfiltered(fw *framework, ag *agent) {
-	if fw.num != 0 && !fw.filters.AnyOn(ag.id) && !fw.whole.AnyOn(int(ag.num)) {
-		ag.filtered.ClearFiltered(fw.num)
+func (a *Allocator) unfiltered(fw *cluster.Framework, ag *cluster.Agent) {
+	if fw.Num != 0 && !fw.Filters.AnyOn(ag.ID) && !fw.Whole.AnyOn(int(ag.Num)) {
+		ag.Filtered.ClearFiltered(fw.Num)
 	}
 }
 
 // releaseNum gives a removed framework's number back, once its filters
 // are forgotten.
-func (a *Allocator) releaseNum(fw *framework) {
-	if fw.num == 0 {
+func (a *Allocator) releaseNum(fw *cluster.Framework) {
+	if fw.Num == 0 {
 		return
 	}
-	a.refusersByNum.Set(fw.num, nil)
-	a.filterNums.Give(fw.num)
-	fw.num = 0
+	a.refusersByNum.Set(fw.Num, nil)
+	a.filterNums.Give(fw.Num)
+	fw.Num = 0
 }
 
 // forgetAgentFilters drops every framework's filters for the agent, and the
 // agent's indexes.
-func (a *Allocator) forgetAgentFilters(ag *agent) {
+func (a *Allocator) forgetAgentFilters(ag *cluster.Agent) {
 	for fw := range a.frameworks.All() {
 		gone := func(role string, f refusals.Refusal) {
 			if a.obs != nil {
 				a.observeFilter(fw, role, f.Expires, f.Batch, -1)
 			}
 		}
-		fw.filters.DropAgent(ag.id, gone)
+		fw.Filters.DropAgent(ag.ID, gone)
 		a.dropWholeOn(fw, ag, gone)
-		delete(fw.inverseFilters, ag.id)
+		delete(fw.InverseFilters, ag.ID)
 	}
-	ag.refusals = tables.ByRole[*refusals.Index]{}
-	ag.filtered = nil
+	ag.Refusals = tables.ByRole[*refusals.Index]{}
+	ag.Filtered = nil
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -72,7 +74,7 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	a.ready()
 	fp.Agents = fp.Agents[:0]
 	for _, ag := range a.agentList {
-		fp.Agents = append(fp.Agents, AgentHash{ag.id, ag.fingerprint()})
+		fp.Agents = append(fp.Agents, AgentHash{ag.ID, agentFingerprint(ag)})
 	}
 	fp.Rest = a.restFingerprint()
 	fp.Filters = a.filtersFingerprint()
@@ -223,32 +225,6 @@ func (h *fpHash) held(m iter.Seq2[string, resources.Resources], tag uint64) {
 	h.u(sum)
 }
 
-func (ag *agent) fingerprint() uint64 {
-	var h fpHash
-	h.s(ag.id)
-	h.s(ag.info.Hostname)
-	h.b(ag.active)
-	h.b(ag.overAllocated)
-	h.resources(ag.total)
-	h.resources(ag.available)
-	h.held(ag.offered.All(), 1)
-	h.held(ag.allocated.All(), 2)
-	h.held(maps.All(ag.unclaimed()), 3)
-	// Holds are kept in order of creation; that order is part of the state
-	// (an expired hold is given back before a later one).
-	h.u(uint64(len(ag.holds())))
-	for _, hd := range ag.holds() {
-		h.s(hd.framework)
-		h.resources(hd.res)
-		h.time(hd.until)
-	}
-	if u := ag.info.Unavailability; u != nil {
-		h.time(u.Start)
-		h.u(uint64(u.Duration))
-	}
-	return uint64(h)
-}
-
 func (a *Allocator) restFingerprint() uint64 {
 	var h fpHash
 	h.b(a.paused)
@@ -282,28 +258,28 @@ func (a *Allocator) restFingerprint() uint64 {
 
 	sum = 0
 	for fw := range a.frameworks.All() {
-		fwID := fw.id
+		fwID := fw.ID
 		x := fpHash(5)
 		x.s(fwID)
-		x.b(fw.active)
-		x.u(uint64(fw.roles.Count(tables.Subscribed)))
-		for r := range fw.roles.All(tables.Subscribed) {
+		x.b(fw.Active)
+		x.u(uint64(fw.Roles.Count(tables.Subscribed)))
+		for r := range fw.Roles.All(tables.Subscribed) {
 			x.s(r)
 		}
-		x.u(uint64(fw.roles.Count(tables.Suppressed)))
-		for r := range fw.roles.All(tables.Suppressed) {
+		x.u(uint64(fw.Roles.Count(tables.Suppressed)))
+		for r := range fw.Roles.All(tables.Suppressed) {
 			x.s(r)
 		}
-		x.u(uint64(fw.info.Capabilities))
+		x.u(uint64(fw.Info.Capabilities))
 		var tasks uint64
-		for _, t := range fw.tasks {
+		for _, t := range fw.Tasks {
 			y := fpHash(6)
-			y.s(t.id)
-			y.s(t.agent)
-			y.s(t.role)
-			y.resources(t.uses)
-			y.resources(t.owns)
-			y.u(t.seq)
+			y.s(t.ID)
+			y.s(t.Agent)
+			y.s(t.Role)
+			y.resources(t.Uses)
+			y.resources(t.Owns)
+			y.u(t.Seq)
 			tasks += uint64(y)
 		}
 		x.u(tasks)
@@ -313,13 +289,13 @@ func (a *Allocator) restFingerprint() uint64 {
 
 	sum = 0
 	for ag := range a.agents.All() {
-		id := ag.id
-		for fwID, st := range ag.inverse() {
-			if st.status != 0 {
+		id := ag.ID
+		for fwID, st := range ag.Inverse() {
+			if st.Status != 0 {
 				x := fpHash(8)
 				x.s(id)
 				x.s(fwID)
-				x.u(uint64(st.status))
+				x.u(uint64(st.Status))
 				sum += uint64(x)
 			}
 		}
@@ -351,19 +327,45 @@ func (a *Allocator) filtersFingerprint() uint64 {
 		}
 	}
 	for fw := range a.frameworks.All() {
-		fwID := fw.id
-		for role, byAgent := range fw.filters {
+		fwID := fw.ID
+		for role, byAgent := range fw.Filters {
 			for agentID, list := range byAgent {
 				add(fwID, role, agentID, list)
 			}
 		}
-		for role, s := range fw.whole {
+		for role, s := range fw.Whole {
 			for num, w := range s.All() {
 				ag := a.agentsByNum.At(num)
 				one := [1]refusals.Refusal{a.refusalOf(w, ag)}
-				add(fwID, role, ag.id, one[:])
+				add(fwID, role, ag.ID, one[:])
 			}
 		}
 	}
 	return sum
+}
+
+func agentFingerprint(ag *cluster.Agent) uint64 {
+	var h fpHash
+	h.s(ag.ID)
+	h.s(ag.Info.Hostname)
+	h.b(ag.Active)
+	h.b(ag.OverAllocated)
+	h.resources(ag.Total)
+	h.resources(ag.Available)
+	h.held(ag.Offered.All(), 1)
+	h.held(ag.Allocated.All(), 2)
+	h.held(maps.All(ag.Unclaimed()), 3)
+	// Holds are kept in order of creation; that order is part of the state
+	// (an expired hold is given back before a later one).
+	h.u(uint64(len(ag.Holds())))
+	for _, hd := range ag.Holds() {
+		h.s(hd.Framework)
+		h.resources(hd.Res)
+		h.time(hd.Until)
+	}
+	if u := ag.Info.Unavailability; u != nil {
+		h.time(u.Start)
+		h.u(uint64(u.Duration))
+	}
+	return uint64(h)
 }

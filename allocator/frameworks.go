@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -51,19 +53,19 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 		if err != nil {
 			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
 		}
-		changes = append(changes, agentChange{ag: ag, total: ag.total.Quantities(), held: q})
+		changes = append(changes, agentChange{ag: ag, total: ag.Total.Quantities(), held: q})
 	}
 	if err := a.checkSums(changes...); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
-	fw := &framework{
-		id:     id,
-		joined: a.runs,
-		info:   info.clone(),
-		active: active,
+	fw := &cluster.Framework{
+		ID:     id,
+		Joined: a.runs,
+		Info:   info.clone().spec(),
+		Active: active,
 	}
-	fw.roles.MarkOnly(tables.Subscribed, info.Roles)
-	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
+	fw.Roles.MarkOnly(tables.Subscribed, info.Roles)
+	fw.Roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	a.frameworks.Put(fw)
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
@@ -117,19 +119,19 @@ func (a *Allocator) removeFramework(id string) error {
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
 	for _, ag := range a.agentList {
-		if ag.offered.Has(id) || ag.allocated.Has(id) || ag.holds().has(id) {
+		if ag.Offered.Has(id) || ag.Allocated.Has(id) || ag.Holds().Has(id) {
 			a.holdsToOffered(ag, id)
-			a.untrackAllocation(fw, ag, ag.held(id), false)
+			a.untrackAllocation(fw, ag, ag.Held(id), false)
 		}
 	}
 	for ag := range a.agents.All() {
-		delete(ag.inverse(), id)
-		ag.dropOffers(id)
+		delete(ag.Inverse(), id)
+		ag.DropOffers(id)
 	}
-	for _, role := range fw.roles.List(tables.Tracked) {
+	for _, role := range fw.Roles.List(tables.Tracked) {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
-	for _, t := range fw.tasks {
+	for _, t := range fw.Tasks {
 		a.forgetTask(fw, t)
 	}
 	a.frameworks.Delete(id)
@@ -150,8 +152,8 @@ func (a *Allocator) activateFramework(id string) error {
 	if err != nil {
 		return err
 	}
-	fw.active = true
-	for role := range fw.roles.All(tables.Subscribed) {
+	fw.Active = true
+	for role := range fw.Roles.All(tables.Subscribed) {
 		a.syncActivation(fw, role)
 	}
 	a.allWantRun()
@@ -171,13 +173,13 @@ func (a *Allocator) deactivateFramework(id string) error {
 	if err != nil {
 		return err
 	}
-	fw.active = false
-	for role := range fw.roles.All(tables.Tracked) {
+	fw.Active = false
+	for role := range fw.Roles.All(tables.Tracked) {
 		a.syncActivation(fw, role)
 	}
 	a.forgetFilters(fw, "")
 	a.leaveRounds(fw)
-	clear(fw.inverseFilters)
+	clear(fw.InverseFilters)
 	return nil
 }
 
@@ -199,29 +201,29 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	a.uncapped() // minimum allocatable resources may have changed
-	for _, role := range fw.roles.List(tables.Subscribed) {
+	for _, role := range fw.Roles.List(tables.Subscribed) {
 		if slices.Contains(info.Roles, role) {
 			continue
 		}
-		fw.roles.Unmark(role, tables.Subscribed)
+		fw.Roles.Unmark(role, tables.Subscribed)
 		a.forgetFilters(fw, role)
-		fw.roles.Unmark(role, tables.Suppressed)
-		delete(fw.demand, role)
-		if len(fw.demand) == 0 {
-			fw.demand = nil
+		fw.Roles.Unmark(role, tables.Suppressed)
+		delete(fw.Demand, role)
+		if len(fw.Demand) == 0 {
+			fw.Demand = nil
 		}
 		a.syncActivation(fw, role)
 		if a.heldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 	}
-	fw.info = info.clone()
-	fw.roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
+	fw.Info = info.clone().spec()
+	fw.Roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	for _, role := range info.Roles {
-		fw.roles.Mark(role, tables.Subscribed)
+		fw.Roles.Mark(role, tables.Subscribed)
 		a.trackFrameworkUnderRole(fw, role)
 	}
-	for _, role := range fw.roles.List(tables.Subscribed) {
+	for _, role := range fw.Roles.List(tables.Subscribed) {
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -240,7 +242,7 @@ func (a *Allocator) suppressOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.roles.Mark(role, tables.Suppressed)
+		fw.Roles.Mark(role, tables.Suppressed)
 		a.syncActivation(fw, role)
 	}
 	return nil
@@ -260,44 +262,32 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 		return err
 	}
 	for _, role := range roles {
-		fw.roles.Unmark(role, tables.Suppressed)
+		fw.Roles.Unmark(role, tables.Suppressed)
 		a.forgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
 	a.leaveRounds(fw)
-	clear(fw.inverseFilters)
+	clear(fw.InverseFilters)
 	a.allWantRun()
 	return nil
 }
 
 // frameworkRoles looks up a framework and the roles an event names: all its
 // roles when none are named; a role it is not subscribed to is an error.
-func (a *Allocator) frameworkRoles(id string, roles []string) (*framework, []string, error) {
+func (a *Allocator) frameworkRoles(id string, roles []string) (*cluster.Framework, []string, error) {
 	fw, err := a.framework(id)
 	if err != nil {
 		return nil, nil, err
 	}
-	roles, err = fw.pickRoles(roles)
+	roles, err = pickRoles(fw, roles)
 	return fw, roles, err
-}
-
-func (fw *framework) pickRoles(roles []string) ([]string, error) {
-	if len(roles) == 0 {
-		return fw.roles.List(tables.Subscribed), nil
-	}
-	for _, role := range roles {
-		if !fw.roles.Has(role, tables.Subscribed) {
-			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.id, role)
-		}
-	}
-	return roles, nil
 }
 
 // syncActivation makes the framework's state in a role's sorter match
 // "active, subscribed, not suppressed and not waiting for nothing" (see
 // demand.go), and marks the role changed (its
 // epoch), since the framework's filters, info or state may have changed.
-func (a *Allocator) syncActivation(fw *framework, role string) {
+func (a *Allocator) syncActivation(fw *cluster.Framework, role string) {
 	n := a.roles.Get(role)
 	if n == nil || n.FrameworkSorter == nil {
 		return
@@ -305,10 +295,10 @@ func (a *Allocator) syncActivation(fw *framework, role string) {
 	s := n.FrameworkSorter
 	n.Epoch = a.roles.NewEpoch()
 	a.observeFramework(fw, role)
-	if fw.active && fw.roles.Has(role, tables.Subscribed) && !fw.roles.Has(role, tables.Suppressed) && !fw.waitsForNothing(role) {
-		_ = s.Activate(fw.id)
+	if fw.Active && fw.Roles.Has(role, tables.Subscribed) && !fw.Roles.Has(role, tables.Suppressed) && !fw.WaitsForNothing(role) {
+		_ = s.Activate(fw.ID)
 	} else {
-		_ = s.Deactivate(fw.id)
+		_ = s.Deactivate(fw.ID)
 	}
 }
 
@@ -336,13 +326,13 @@ func (a *Allocator) rolesWithSorters() []string {
 	return roles
 }
 
-func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.roles.Mark(role, tables.Tracked) {
+func (a *Allocator) trackFrameworkUnderRole(fw *cluster.Framework, role string) {
+	if !fw.Roles.Mark(role, tables.Tracked) {
 		return
 	}
 	a.uncapped()
 	node := a.roles.Ensure(role)
-	node.Frameworks.Add(fw.id)
+	node.Frameworks.Add(fw.ID)
 	if !a.roleSorter.Contains(role) {
 		_ = a.roleSorter.Add(role)
 		_ = a.roleSorter.Activate(role)
@@ -354,12 +344,12 @@ func (a *Allocator) trackFrameworkUnderRole(fw *framework, role string) {
 		s = &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
 		node.FrameworkSorter = s
 	}
-	_ = s.Add(fw.id)
+	_ = s.Add(fw.ID)
 	a.syncActivation(fw, role)
 }
 
-func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
-	if !fw.roles.Unmark(role, tables.Tracked) {
+func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string) {
+	if !fw.Roles.Unmark(role, tables.Tracked) {
 		return
 	}
 	a.uncapped()
@@ -367,7 +357,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 	node := a.roles.Get(role)
 	s := node.FrameworkSorter
 	a.clearRefusalBits(fw, role)
-	_ = s.Remove(fw.id)
+	_ = s.Remove(fw.ID)
 	if s.Count() == 0 {
 		node.FrameworkSorter = nil
 		a.sorterRoles--
@@ -376,11 +366,11 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *framework, role string) {
 		// that they name only roles the sorter has.
 		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
 	}
-	node.Frameworks.Remove(fw.id)
+	node.Frameworks.Remove(fw.ID)
 	a.roles.Prune(role)
 }
 
-func (a *Allocator) framework(id string) (*framework, error) {
+func (a *Allocator) framework(id string) (*cluster.Framework, error) {
 	fw, ok := a.frameworks.Lookup(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
@@ -391,7 +381,7 @@ func (a *Allocator) framework(id string) (*framework, error) {
 // frameworkOn returns a framework and an agent of an event about the
 // framework on the agent, or the error that names the unknown one (the
 // framework first).
-func (a *Allocator) frameworkOn(fwID, agentID string) (*framework, *agent, error) {
+func (a *Allocator) frameworkOn(fwID, agentID string) (*cluster.Framework, *cluster.Agent, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return nil, nil, err
@@ -411,9 +401,21 @@ func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
 		return out
 	}
 	for _, ag := range a.agentList {
-		if ag.offered.Has(fwID) || ag.allocated.Has(fwID) || ag.holds().has(fwID) {
-			out.Add(ag.held(fwID).AllocatedTo(role))
+		if ag.Offered.Has(fwID) || ag.Allocated.Has(fwID) || ag.Holds().Has(fwID) {
+			out.Add(ag.Held(fwID).AllocatedTo(role))
 		}
 	}
 	return out
+}
+
+func pickRoles(fw *cluster.Framework, roles []string) ([]string, error) {
+	if len(roles) == 0 {
+		return fw.Roles.List(tables.Subscribed), nil
+	}
+	for _, role := range roles {
+		if !fw.Roles.Has(role, tables.Subscribed) {
+			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.ID, role)
+		}
+	}
+	return roles, nil
 }

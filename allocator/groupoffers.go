@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/offer"
 )
 
@@ -96,21 +98,21 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	// allocation for the run, not one each (they keep the room across runs).
 	fresh := 0
 	for i := range records {
-		if cap(records[i].ag.outstanding) == 0 {
+		if cap(records[i].ag.Outstanding) == 0 {
 			fresh++
 		}
 	}
-	room := make([]outstandingOffer, fresh)
+	room := make([]cluster.OutstandingOffer, fresh)
 	for i, k := range g.sorted {
 		rec := &records[k]
 		out = append(out, offer.Offer{
 			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
 			Role: rec.key.role, Resources: rec.res,
 		})
-		if cap(rec.ag.outstanding) == 0 && len(room) > 0 {
-			rec.ag.outstanding, room = room[:0:1], room[1:]
+		if cap(rec.ag.Outstanding) == 0 && len(room) > 0 {
+			rec.ag.Outstanding, room = room[:0:1], room[1:]
 		}
-		rec.ag.outstanding = append(rec.ag.outstanding, outstandingOffer{id: ids[i], framework: rec.key.framework, role: rec.key.role, res: rec.res})
+		rec.ag.Outstanding = append(rec.ag.Outstanding, cluster.OutstandingOffer{ID: ids[i], Framework: rec.key.framework, Role: rec.key.role, Res: rec.res})
 	}
 	return out
 }

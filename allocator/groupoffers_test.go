@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/offer"
@@ -19,9 +21,9 @@ import (
 func TestGroupOffersOrder(t *testing.T) {
 	a, err := New(Options{Seed: 1})
 	require.NoError(t, err)
-	agents, ranks := map[string]*agent{}, map[string]int{}
+	agents, ranks := map[string]*cluster.Agent{}, map[string]int{}
 	for i, id := range []string{"a0", "a1", "a2", "a3"} {
-		agents[id], ranks[id] = &agent{id: id}, i
+		agents[id], ranks[id] = &cluster.Agent{ID: id}, i
 	}
 	res := resources.MustParse("cpus:1", "*")
 	made := []struct{ fw, role, agent string }{
@@ -41,8 +43,8 @@ func TestGroupOffersOrder(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s", o.FrameworkID, o.Role, o.AgentID))
 		require.Equal(t, fmt.Sprintf("offer-%d", i+1), o.ID, "ids in output order")
 		outstanding := map[string]string{}
-		for _, oo := range agents[o.AgentID].outstanding {
-			outstanding[oo.id] = oo.framework + " " + oo.role
+		for _, oo := range agents[o.AgentID].Outstanding {
+			outstanding[oo.ID] = oo.Framework + " " + oo.Role
 		}
 		require.Equal(t, o.FrameworkID+" "+o.Role, outstanding[o.ID], "%s noted outstanding on %s", o.ID, o.AgentID)
 	}
@@ -65,9 +67,9 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	build := func(groups int) []offerRecord {
 		var records []offerRecord
 		for i := range 1000 {
-			ag := &agent{id: fmt.Sprintf("a%04d", i), outstanding: make([]outstandingOffer, 0, 4)}
+			ag := &cluster.Agent{ID: fmt.Sprintf("a%04d", i), Outstanding: make([]cluster.OutstandingOffer, 0, 4)}
 			fw, role := fmt.Sprintf("f%03d", (i*7)%groups), fmt.Sprintf("r%d", i%2)
-			records = append(records, offerRecord{key: offerKey{fw, role, ag.id}, res: res.Allocate(role), ag: ag, rank: i})
+			records = append(records, offerRecord{key: offerKey{fw, role, ag.ID}, res: res.Allocate(role), ag: ag, rank: i})
 		}
 		return records
 	}
@@ -82,7 +84,7 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	records := build(200)
 	many := testing.AllocsPerRun(5, func() {
 		for i := range records {
-			records[i].ag.outstanding = records[i].ag.outstanding[:0]
+			records[i].ag.Outstanding = records[i].ag.Outstanding[:0]
 		}
 		a.groupOffers(records)
 	})
@@ -90,7 +92,7 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	one := build(1)
 	few := testing.AllocsPerRun(5, func() {
 		for i := range one {
-			one[i].ag.outstanding = one[i].ag.outstanding[:0]
+			one[i].ag.Outstanding = one[i].ag.Outstanding[:0]
 		}
 		a.groupOffers(one)
 	})
@@ -113,7 +115,7 @@ func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 			id := fmt.Sprintf("a%02d", i)
 			require.NoError(t, a.AddAgent(id, AgentInfo{}, resources.MustParse("cpus:1", "*"), nil))
 			if withRoom {
-				a.agents.Get(id).outstanding = make([]outstandingOffer, 0, 1)
+				a.agents.Get(id).Outstanding = make([]cluster.OutstandingOffer, 0, 1)
 			}
 		}
 		return a
@@ -125,7 +127,7 @@ func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		require.Len(t, out, 40)
 		for _, o := range out {
-			require.Len(t, a.agents.Get(o.AgentID).outstanding, 1, o.AgentID)
+			require.Len(t, a.agents.Get(o.AgentID).Outstanding, 1, o.AgentID)
 		}
 		return after.Mallocs - before.Mallocs
 	}

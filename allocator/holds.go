@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/tables"
 
 	"github.com/allot-go/allot/resources"
@@ -33,50 +35,6 @@ import (
 // offered, so they count once. Removing the framework or the agent ends its
 // holds.
 
-// hold is resources held for a framework on an agent.
-type hold struct {
-	framework string
-	res       resources.Resources // tagged with allocation roles; frozen
-	until     time.Time
-}
-
-// holdList is what an agent holds, in the order the holds were made.
-type holdList []hold
-
-// add holds res (tagged with allocation roles) for the framework until
-// the given time; res is frozen, not copied.
-func (hs *holdList) add(fwID string, res resources.Resources, until time.Time) {
-	*hs = append(*hs, hold{framework: fwID, res: res.Frozen(), until: until})
-}
-
-// of returns what is held for the framework, all its holds together.
-func (hs holdList) of(fwID string) resources.Resources {
-	var out resources.Resources
-	for _, h := range hs {
-		if h.framework == fwID {
-			out.Add(h.res)
-		}
-	}
-	return out
-}
-
-// has reports whether something is held for the framework.
-func (hs holdList) has(fwID string) bool {
-	return slices.ContainsFunc(hs, func(h hold) bool { return h.framework == fwID })
-}
-
-// release removes the framework's holds (every framework's when fwID is
-// ""), calling gone for each in order.
-func (hs *holdList) release(fwID string, gone func(hold)) {
-	*hs = slices.DeleteFunc(*hs, func(h hold) bool {
-		if fwID != "" && h.framework != fwID {
-			return false
-		}
-		gone(h)
-		return true
-	})
-}
-
 // RecoverHeld gives back resources a framework uses on an agent (as
 // RecoverAllocated does) but holds them for the framework for d: the next
 // run offers them to it alone (see the package doc and holds.go). res must
@@ -96,7 +54,7 @@ func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d
 	if err := checkHold(res, d); err != nil {
 		return err
 	}
-	if !ag.allocated.Get(fwID).Contains(res) {
+	if !ag.Allocated.Get(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q does not use %s on agent %q", ErrNotHeld, fwID, res, agentID)
 	}
 	a.holdFor(fw, ag, res, d)
@@ -116,22 +74,22 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	held := t.owns.NonShared()
+	held := t.Owns.NonShared()
 	if err := checkHold(held, d); err != nil {
 		return err
 	}
-	ag := a.agents.Get(t.agent)
-	if !ag.allocated.Get(fwID).Contains(held) {
-		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, held)
+	ag := a.agents.Get(t.Agent)
+	if !ag.Allocated.Get(fwID).Contains(held) {
+		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.Agent, held)
 	}
-	if shared := t.owns.Shared(); !shared.IsEmpty() {
+	if shared := t.Owns.Shared(); !shared.IsEmpty() {
 		// The task's shared volumes go as EndTask lets them go; its other
 		// resources are held. EndTask refuses before it changes anything,
 		// and then the task owns what it owned.
-		owns := t.owns
-		t.owns = shared
+		owns := t.Owns
+		t.Owns = shared
 		if err := a.endTask(fwID, taskID); err != nil {
-			t.owns = owns
+			t.Owns = owns
 			return err
 		}
 	} else {
@@ -159,9 +117,9 @@ func checkHold(res resources.Resources, d time.Duration) error {
 
 // holdFor moves res (checked) from what fw uses on ag to a hold for it.
 // Nothing else changes: held resources count as they did in use.
-func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d time.Duration) {
-	ag.allocated.Set(fw.id, ag.allocated.Get(fw.id).Minus(res))
-	ag.more().holds.add(fw.id, res.Clone(), a.opts.Clock().Add(d))
+func (a *Allocator) holdFor(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, d time.Duration) {
+	ag.Allocated.Set(fw.ID, ag.Allocated.Get(fw.ID).Minus(res))
+	ag.More().Holds.Add(fw.ID, res.Clone(), a.opts.Clock().Add(d))
 	a.wantsRun(ag)
 }
 
@@ -171,22 +129,22 @@ func (a *Allocator) holdFor(fw *framework, ag *agent, res resources.Resources, d
 // which are what counts towards that role's guarantee. The rest stays in
 // the pool, as does everything when the framework left or no longer
 // subscribes to the role.
-func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.Resources) {
+func (a *Allocator) holdFreed(p *pendingPreemption, ag *cluster.Agent, freed resources.Resources) {
 	fw := a.frameworks.Get(p.forFramework)
 	node := a.roles.Get(p.heldIn)
-	if fw == nil || !fw.roles.Has(p.heldIn, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.overAllocated {
+	if fw == nil || !fw.Roles.Has(p.heldIn, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.OverAllocated {
 		return
 	}
 	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
 		return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
 	})
-	if plain.IsEmpty() || !ag.available.Contains(plain) {
+	if plain.IsEmpty() || !ag.Available.Contains(plain) {
 		return
 	}
 	held := plain.Allocate(p.heldIn).Frozen()
 	a.trackOffer(fw, ag, p.heldIn, node, node.FrameworkSorter, held, plain, false)
-	ag.offered.Set(fw.id, ag.offered.Get(fw.id).Minus(held))
-	ag.more().holds.add(fw.id, held, a.opts.Clock().Add(a.reclaimTimeout()))
+	ag.Offered.Set(fw.ID, ag.Offered.Get(fw.ID).Minus(held))
+	ag.More().Holds.Add(fw.ID, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
 		a.observeHeld(fw, p.heldIn, a.ch.q, resources.Quantities{}, false)
@@ -198,20 +156,20 @@ func (a *Allocator) holdFreed(p *pendingPreemption, ag *agent, freed resources.R
 
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
 // into offered resources, so that the usual paths give them back.
-func (a *Allocator) holdsToOffered(ag *agent, fwID string) {
-	if ag.rare == nil {
+func (a *Allocator) holdsToOffered(ag *cluster.Agent, fwID string) {
+	if ag.Rare == nil {
 		return
 	}
-	ag.rare.holds.release(fwID, func(h hold) {
-		a.heldToOffered(a.frameworks.Get(h.framework), ag, h.res)
+	ag.Rare.Holds.Release(fwID, func(h cluster.Hold) {
+		a.heldToOffered(a.frameworks.Get(h.Framework), ag, h.Res)
 	})
 }
 
 // heldToOffered moves res, held for fw on ag, to what fw is offered there.
 // The Observer counts held resources as allocated (they are charged as
 // they were in use), so it is told they moved.
-func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resources) {
-	ag.offered.Set(fw.id, ag.offered.Get(fw.id).Plus(res))
+func (a *Allocator) heldToOffered(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources) {
+	ag.Offered.Set(fw.ID, ag.Offered.Get(fw.ID).Plus(res))
 	if a.obs == nil {
 		return
 	}
@@ -225,48 +183,48 @@ func (a *Allocator) heldToOffered(fw *framework, ag *agent, res resources.Resour
 // offerHolds makes, at the start of a run, the offers of what the
 // candidate agents hold for frameworks, and gives back to the pool the
 // holds that expired before the run's instant.
-func (a *Allocator) offerHolds(r *run, agents []*agent) {
+func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 	for _, ag := range agents {
-		if len(ag.holds()) > 0 && r.stage1 == nil {
+		if len(ag.Holds()) > 0 && r.stage1 == nil {
 			// Offers from holds are recorded as stage one's are, so that
 			// a later offer to the same framework, role and agent joins.
 			r.stage1 = map[offerKey]int{}
 		}
-		if len(ag.holds()) == 0 {
+		if len(ag.Holds()) == 0 {
 			continue
 		}
 		// While a hold is looked at, the agent's holds are the holds kept
 		// so far and those not yet looked at: what a hold gives back must
 		// not count as still held, but the others must (a framework's role
 		// stays tracked while a hold in it remains).
-		rare := ag.rare
-		holds := rare.holds
-		var kept []hold
+		rare := ag.Rare
+		holds := rare.Holds
+		var kept []cluster.Hold
 		for i, h := range holds {
-			rare.holds = slices.Concat(kept, holds[i+1:])
-			fw := a.frameworks.Get(h.framework)
+			rare.Holds = slices.Concat(kept, holds[i+1:])
+			fw := a.frameworks.Get(h.Framework)
 			switch {
-			case r.now.After(h.until):
-				a.heldToOffered(fw, ag, h.res)
-				a.untrackAllocation(fw, ag, h.res, false)
-			case !fw.active:
+			case r.now.After(h.Until):
+				a.heldToOffered(fw, ag, h.Res)
+				a.untrackAllocation(fw, ag, h.Res, false)
+			case !fw.Active:
 				kept = append(kept, h)
 			default:
-				for _, role := range h.res.AllocationRoles() {
-					part := h.res.AllocatedTo(role)
-					if fw.roles.Has(role, tables.Suppressed) || !fw.roles.Has(role, tables.Subscribed) {
-						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+				for _, role := range h.Res.AllocationRoles() {
+					part := h.Res.AllocatedTo(role)
+					if fw.Roles.Has(role, tables.Suppressed) || !fw.Roles.Has(role, tables.Subscribed) {
+						kept = append(kept, cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
 						continue
 					}
 					// What the framework can no longer take (it dropped a
 					// capability, or its constraints now exclude the
 					// agent), or too little to offer, goes back to the pool
 					// now.
-					capable := stripIncapable(part, fw.info.Capabilities)
+					capable := stripIncapable(part, fw.Info.Capabilities)
 					if !a.allocatable(capable.Unallocate(), role, fw) || !a.capableOfAgent(fw, ag) {
 						capable = resources.Resources{}
 					}
-					if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+					if cs, ok := fw.Info.Constraints[role]; ok && !cs.Admits(ag.Info.Attributes) {
 						capable = resources.Resources{}
 					}
 					if !capable.Equal(part) {
@@ -281,14 +239,14 @@ func (a *Allocator) offerHolds(r *run, agents []*agent) {
 					// A refusal filter of the framework that covers the
 					// held resources keeps them held, not offered.
 					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), false, r); filtered {
-						kept = append(kept, hold{framework: h.framework, res: part.Frozen(), until: h.until})
+						kept = append(kept, cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
 						continue
 					}
 					a.heldToOffered(fw, ag, part)
-					a.record(r, ag, offerKey{fw.id, role, ag.id}, part.Frozen(), true, false)
+					a.record(r, ag, offerKey{fw.ID, role, ag.ID}, part.Frozen(), true, false)
 				}
 			}
 		}
-		rare.holds = kept
+		rare.Holds = kept
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
@@ -65,41 +67,6 @@ type AttributeConstraint struct {
 	Attribute string
 	Op        ConstraintOp
 	Value     string
-}
-
-func (c AttributeConstraint) holds(attrs map[string]string) bool {
-	v, ok := attrs[c.Attribute]
-	switch c.Op {
-	case OpExists:
-		return ok
-	case OpNotExists:
-		return !ok
-	case OpEquals:
-		return ok && v == c.Value
-	case OpNotEquals:
-		return !ok || v != c.Value
-	}
-	return false
-}
-
-// admits reports whether an agent with attrs qualifies.
-func (cs Constraints) admits(attrs map[string]string) bool {
-	if len(cs) == 0 {
-		return true
-	}
-	for _, group := range cs {
-		all := true
-		for _, c := range group {
-			if !c.holds(attrs) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 func (info *FrameworkInfo) validate() error {
@@ -264,4 +231,67 @@ func (s InverseOfferStatus) String() string {
 		return "DECLINE"
 	}
 	return "UNKNOWN"
+}
+
+// The record's operators are the ConstraintOps by value.
+const (
+	_ = uint(uint8(OpExists) - cluster.OpExists)
+	_ = uint(cluster.OpExists - uint8(OpExists))
+	_ = uint(uint8(OpNotEquals) - cluster.OpNotEquals)
+	_ = uint(cluster.OpNotEquals - uint8(OpNotEquals))
+)
+
+// spec is info as a framework's record keeps it (info is not copied: pass
+// a clone).
+func (info FrameworkInfo) spec() cluster.FrameworkInfo {
+	s := cluster.FrameworkInfo{
+		Roles: info.Roles, Principal: info.Principal, Capabilities: info.Capabilities,
+		SuppressedRoles: info.SuppressedRoles, MinAllocatable: info.MinAllocatable,
+	}
+	if info.Constraints != nil {
+		s.Constraints = make(map[string]cluster.Constraints, len(info.Constraints))
+		for role, cs := range info.Constraints {
+			var set cluster.Constraints
+			if cs != nil {
+				set = make(cluster.Constraints, len(cs))
+			}
+			for i, g := range cs {
+				if g != nil {
+					set[i] = make([]cluster.AttributeConstraint, len(g))
+				}
+				for j, c := range g {
+					set[i][j] = cluster.AttributeConstraint{Attribute: c.Attribute, Op: uint8(c.Op), Value: c.Value}
+				}
+			}
+			s.Constraints[role] = set
+		}
+	}
+	return s
+}
+
+// publicInfo is the FrameworkInfo s was made from (s is not copied).
+func publicInfo(s cluster.FrameworkInfo) FrameworkInfo {
+	info := FrameworkInfo{
+		Roles: s.Roles, Principal: s.Principal, Capabilities: s.Capabilities,
+		SuppressedRoles: s.SuppressedRoles, MinAllocatable: s.MinAllocatable,
+	}
+	if s.Constraints != nil {
+		info.Constraints = make(map[string]Constraints, len(s.Constraints))
+		for role, set := range s.Constraints {
+			var cs Constraints
+			if set != nil {
+				cs = make(Constraints, len(set))
+			}
+			for i, g := range set {
+				if g != nil {
+					cs[i] = make(ConstraintGroup, len(g))
+				}
+				for j, c := range g {
+					cs[i][j] = AttributeConstraint{Attribute: c.Attribute, Op: ConstraintOp(c.Op), Value: c.Value}
+				}
+			}
+			info.Constraints[role] = cs
+		}
+	}
+	return info
 }

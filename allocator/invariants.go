@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -63,21 +65,21 @@ func (a *Allocator) CheckInvariants() error {
 		}
 	}
 	for i, listed := range a.agentList {
-		id := listed.id
+		id := listed.ID
 		ag := a.agents.Get(id)
-		if ag != listed || (i > 0 && a.agentList[i-1].id >= id) {
+		if ag != listed || (i > 0 && a.agentList[i-1].ID >= id) {
 			c.fail("agent %s is not listed at its place among the ids", id)
 			continue
 		}
-		if a.agentsByNum.At(int(ag.num)) != ag {
-			c.fail("agent %s: number %d is not its own", id, ag.num)
+		if a.agentsByNum.At(int(ag.Num)) != ag {
+			c.fail("agent %s: number %d is not its own", id, ag.Num)
 		}
-		totals.Add(ag.total.Quantities())
-		mine := headroomOf(ag.available)
-		if !ag.headroom.Equal(mine) {
+		totals.Add(ag.Total.Quantities())
+		mine := headroomOf(ag.Available)
+		if !ag.Headroom.Equal(mine) {
 			// Offers of part of an agent take what they counted off its
 			// share (trackOffer): it must be what a sum gives.
-			c.fail("agent %s: headroom %s, recomputed %s", id, ag.headroom, mine)
+			c.fail("agent %s: headroom %s, recomputed %s", id, ag.Headroom, mine)
 		}
 		headroom.Add(mine)
 		c.agent(id, ag)
@@ -119,9 +121,9 @@ func (c *invariantCheck) fail(format string, args ...any) {
 }
 
 // agent checks one agent's holdings and adds them to the recomputed sums.
-func (c *invariantCheck) agent(id string, ag *agent) {
+func (c *invariantCheck) agent(id string, ag *cluster.Agent) {
 	a := c.a
-	for r := range ag.total.Reserved("").All() {
+	for r := range ag.Total.Reserved("").All() {
 		if r.Type == resources.ScalarType {
 			q := c.reserved[r.Role()]
 			q.Add(quantityOf(r))
@@ -134,15 +136,15 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 	// is counted as it comes.
 	var sharedByRole map[string]resources.Resources
 	sharedOutside := false
-	for _, fwID := range ag.frameworkIDs() {
-		held := ag.offered.Get(fwID)
-		if more := ag.allocated.Get(fwID); held.IsEmpty() {
+	for _, fwID := range ag.FrameworkIDs() {
+		held := ag.Offered.Get(fwID)
+		if more := ag.Allocated.Get(fwID); held.IsEmpty() {
 			held = more
 		} else if !more.IsEmpty() {
 			held = held.Plus(more)
 		}
-		if len(ag.holds()) > 0 {
-			held = held.Plus(ag.holds().of(fwID))
+		if len(ag.Holds()) > 0 {
+			held = held.Plus(ag.Holds().Of(fwID))
 		}
 		fw, ok := a.frameworks.Lookup(fwID)
 		if !ok {
@@ -152,11 +154,11 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		used.AddUnallocated(held, false)
 		if held.HasShared() {
 			for r := range held.Shared().Unallocate().All() {
-				sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+				sharedOutside = sharedOutside || !ag.Total.ContainsResource(r)
 			}
 		}
 		for r := range held.All() {
-			if !fw.roles.Has(r.AllocationRole, tables.Tracked) {
+			if !fw.Roles.Has(r.AllocationRole, tables.Tracked) {
 				c.fail("agent %s: framework %s holds %s in untracked role %q", id, fwID, r, r.AllocationRole)
 			}
 			if !r.Reservations.AllocatableTo(r.AllocationRole) {
@@ -171,26 +173,26 @@ func (c *invariantCheck) agent(id string, ag *agent) {
 		sh.AddQuantitiesTo(&q)
 		c.roleHeld[role] = q
 	}
-	for _, fwID := range slices.Sorted(maps.Keys(ag.unclaimed())) {
+	for _, fwID := range slices.Sorted(maps.Keys(ag.Unclaimed())) {
 		if _, known := a.frameworks.Lookup(fwID); known {
 			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
 		}
-		res := ag.unclaimed()[fwID]
+		res := ag.Unclaimed()[fwID]
 		if res.IsEmpty() {
 			c.fail("agent %s: empty unclaimed usage of %s", id, fwID)
 		}
 		used.AddUnallocated(res, false)
 		for r := range res.Shared().Unallocate().All() {
-			sharedOutside = sharedOutside || !ag.total.ContainsResource(r)
+			sharedOutside = sharedOutside || !ag.Total.ContainsResource(r)
 		}
 	}
-	over := !ag.total.Contains(used) || sharedOutside
-	if over != ag.overAllocated {
-		c.fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.overAllocated, over)
+	over := !ag.Total.Contains(used) || sharedOutside
+	if over != ag.OverAllocated {
+		c.fail("agent %s: over-allocated flag %v, recomputed %v", id, ag.OverAllocated, over)
 	}
-	if !ag.overAllocated {
-		if sum := ag.available.Plus(used); !sum.Equal(ag.total) {
-			c.fail("agent %s: available + offered + allocated = %s, total %s", id, sum, ag.total)
+	if !ag.OverAllocated {
+		if sum := ag.Available.Plus(used); !sum.Equal(ag.Total) {
+			c.fail("agent %s: available + offered + allocated = %s, total %s", id, sum, ag.Total)
 		}
 	}
 }
@@ -398,31 +400,31 @@ func (c *invariantCheck) roleChildren(n *roles.Node, name string) {
 // known agents, and that listed agents hold something of the framework.
 func (c *invariantCheck) filters() {
 	a := c.a
-	wholeOn := map[*agent]int{}
+	wholeOn := map[*cluster.Agent]int{}
 	defer func() {
 		for _, ag := range a.agentList {
-			if int(ag.wholeRefused) != wholeOn[ag] {
-				c.fail("agent %s counts %d compact filters, holds %d", ag.id, ag.wholeRefused, wholeOn[ag])
+			if int(ag.WholeRefused) != wholeOn[ag] {
+				c.fail("agent %s counts %d compact filters, holds %d", ag.ID, ag.WholeRefused, wholeOn[ag])
 			}
 		}
 	}()
 	for _, fwID := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(fwID)
-		if fw.num != 0 && a.refusersByNum.At(fw.num) != fw {
-			c.fail("framework %s: number %d is not its own", fwID, fw.num)
+		if fw.Num != 0 && a.refusersByNum.At(fw.Num) != fw {
+			c.fail("framework %s: number %d is not its own", fwID, fw.Num)
 		}
 		c.wholeFilters(fw, wholeOn)
-		for role, byAgent := range fw.filters {
+		for role, byAgent := range fw.Filters {
 			for agentID := range byAgent {
 				ag, ok := a.agents.Lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
-				} else if fw.num != 0 && !ag.filtered.Filtered(fw.num) {
+				} else if fw.Num != 0 && !ag.Filtered.Filtered(fw.Num) {
 					c.fail("framework %s: filter in %s on %s, which does not list it as filtered", fwID, role, agentID)
 				}
 			}
 		}
-		for agentID := range fw.inverseFilters {
+		for agentID := range fw.InverseFilters {
 			if _, ok := a.agents.Lookup(agentID); !ok {
 				c.fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
 			}
@@ -434,22 +436,22 @@ func (c *invariantCheck) filters() {
 func (c *invariantCheck) outstanding() {
 	a := c.a
 	for _, ag := range a.agentList {
-		id := ag.id
+		id := ag.ID
 		sums := map[string]resources.Resources{}
-		for _, o := range ag.outstanding {
-			if _, ok := a.frameworks.Lookup(o.framework); !ok {
-				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.id, o.framework)
+		for _, o := range ag.Outstanding {
+			if _, ok := a.frameworks.Lookup(o.Framework); !ok {
+				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.ID, o.Framework)
 			}
-			if role, ok := o.res.AllocationRole(); !ok || role != o.role {
-				c.fail("agent %s: outstanding offer %s of role %q holds %s", id, o.id, o.role, o.res)
+			if role, ok := o.Res.AllocationRole(); !ok || role != o.Role {
+				c.fail("agent %s: outstanding offer %s of role %q holds %s", id, o.ID, o.Role, o.Res)
 			}
-			s := sums[o.framework]
-			s.Add(o.res)
-			sums[o.framework] = s
+			s := sums[o.Framework]
+			s.Add(o.Res)
+			sums[o.Framework] = s
 		}
 		for fwID, s := range sums {
-			if !ag.offered.Get(fwID).Contains(s) {
-				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.offered.Get(fwID))
+			if !ag.Offered.Get(fwID).Contains(s) {
+				c.fail("agent %s: outstanding offers of %s hold %s, more than it is offered (%s)", id, fwID, s, ag.Offered.Get(fwID))
 			}
 		}
 	}
@@ -478,29 +480,29 @@ func (c *invariantCheck) parked() {
 // wholeFilters checks fw's compact filters: on known agents, which list fw
 // as filtered, with no ordinary filter beside them, and none in a
 // cache-free allocator; it counts them per agent into on.
-func (c *invariantCheck) wholeFilters(fw *framework, on map[*agent]int) {
+func (c *invariantCheck) wholeFilters(fw *cluster.Framework, on map[*cluster.Agent]int) {
 	a := c.a
-	if a.opts.CacheFree && len(fw.whole) > 0 {
-		c.fail("framework %s: compact filters in a cache-free allocator", fw.id)
+	if a.opts.CacheFree && len(fw.Whole) > 0 {
+		c.fail("framework %s: compact filters in a cache-free allocator", fw.ID)
 	}
-	for role, s := range fw.whole {
+	for role, s := range fw.Whole {
 		n := 0
 		for num := range s.All() {
 			n++
 			ag := a.agentsByNum.At(num)
 			switch {
 			case ag == nil:
-				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.id, role, num)
+				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.ID, role, num)
 				continue
-			case fw.num == 0 || !ag.filtered.Filtered(fw.num):
-				c.fail("framework %s: compact filter in %s on %s, which does not list it as filtered", fw.id, role, ag.id)
-			case len(fw.filters.On(role, ag.id)) > 0:
-				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.id, role, ag.id)
+			case fw.Num == 0 || !ag.Filtered.Filtered(fw.Num):
+				c.fail("framework %s: compact filter in %s on %s, which does not list it as filtered", fw.ID, role, ag.ID)
+			case len(fw.Filters.On(role, ag.ID)) > 0:
+				c.fail("framework %s: compact and ordinary filters in %s on %s", fw.ID, role, ag.ID)
 			}
 			on[ag]++
 		}
 		if n == 0 || n != s.Len() {
-			c.fail("framework %s: %d compact filters in %s, counted %d", fw.id, n, role, s.Len())
+			c.fail("framework %s: %d compact filters in %s, counted %d", fw.ID, n, role, s.Len())
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/stretchr/testify/require"
@@ -41,10 +43,10 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 	}{
 		{"totals", func(a *Allocator) { a.totals.Add(cpu) }, "cluster totals"},
 		{"headroom", func(a *Allocator) { a.freeHeadroom.Add(cpu) }, "free headroom"},
-		{"available", func(a *Allocator) { a.agents.Get("a1").available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
-		{"over-allocated flag", func(a *Allocator) { a.agents.Get("a1").overAllocated = true }, "over-allocated flag"},
-		{"pending agent", func(a *Allocator) { a.pending.Put(&agent{id: "a1"}) }, "agent a1 waits for a run"},
-		{"pending agent removed", func(a *Allocator) { a.pending.Put(&agent{id: "gone"}) }, "agent gone waits for a run"},
+		{"available", func(a *Allocator) { a.agents.Get("a1").Available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
+		{"over-allocated flag", func(a *Allocator) { a.agents.Get("a1").OverAllocated = true }, "over-allocated flag"},
+		{"pending agent", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "a1"}) }, "agent a1 waits for a run"},
+		{"pending agent removed", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "gone"}) }, "agent gone waits for a run"},
 		{"role sorter", func(a *Allocator) {
 			require.NoError(t, a.roleSorter.Allocated("web", "a1", resources.MustParse("cpus:1", "")))
 		}, "role sorter: web holds"},
@@ -68,12 +70,12 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		{"agent listed twice", func(a *Allocator) { a.agentList[1] = a.agentList[0] }, "is not listed at its place"},
 		{"agent list short", func(a *Allocator) { a.agentList = a.agentList[:1] }, "1 agents listed, 2 agents"},
 		{"filter on unknown agent", func(a *Allocator) {
-			a.frameworks.Get("batch").filters = map[string]map[string][]refusals.Refusal{"batch": {"a9": {{}}}}
+			a.frameworks.Get("batch").Filters = map[string]map[string][]refusals.Refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
 			for _, ag := range a.agentList {
-				if len(ag.outstanding) > 0 {
-					ag.outstanding = append(ag.outstanding, ag.outstanding[0])
+				if len(ag.Outstanding) > 0 {
+					ag.Outstanding = append(ag.Outstanding, ag.Outstanding[0])
 					return
 				}
 			}

@@ -26,10 +26,10 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 		c := *u
 		u = &c
 	}
-	ag.info.Unavailability = u
-	clear(ag.inverse())
+	ag.Info.Unavailability = u
+	clear(ag.Inverse())
 	for fw := range a.frameworks.All() {
-		delete(fw.inverseFilters, agentID)
+		delete(fw.InverseFilters, agentID)
 	}
 	a.wantsRun(ag)
 	return nil
@@ -55,15 +55,15 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 	if status != InverseAccepted && status != InverseDeclined {
 		return fmt.Errorf("%w: %d", ErrInvalidStatus, status)
 	}
-	st := ag.inverseState(fwID)
-	st.outstanding = false
-	st.status = status
+	st := ag.InverseState(fwID)
+	st.Outstanding = false
+	st.Status = uint8(status)
 	if filter != nil {
 		if d := a.refuseDuration(filter.Refuse); d > 0 {
-			if fw.inverseFilters == nil {
-				fw.inverseFilters = map[string]refusals.InverseFilter{}
+			if fw.InverseFilters == nil {
+				fw.InverseFilters = map[string]refusals.InverseFilter{}
 			}
-			fw.inverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.batches}
+			fw.InverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.batches}
 		}
 	}
 	return nil
@@ -75,15 +75,15 @@ func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferSta
 	a.ready()
 	out := map[string]map[string]InverseOfferStatus{}
 	for ag := range a.agents.All() {
-		id := ag.id
-		for fwID, st := range ag.inverse() {
-			if st.status == 0 {
+		id := ag.ID
+		for fwID, st := range ag.Inverse() {
+			if st.Status == 0 {
 				continue
 			}
 			if out[id] == nil {
 				out[id] = map[string]InverseOfferStatus{}
 			}
-			out[id][fwID] = st.status
+			out[id][fwID] = InverseOfferStatus(st.Status)
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -293,9 +295,9 @@ func (s *observerState) markRole(role string) *roleLedger {
 // observeHeld records that fw's holdings in role changed: offered and
 // allocated (non-shared scalar quantities) added or, with add false, taken
 // away.
-func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated resources.Quantities, add bool) {
+func (a *Allocator) observeHeld(fw *cluster.Framework, role string, offered, allocated resources.Quantities, add bool) {
 	s := a.obs
-	fr := s.frameworkRole(fw.id, role)
+	fr := s.frameworkRole(fw.ID, role)
 	r := s.markRole(role)
 	if !offered.IsEmpty() {
 		roles.Adjust(&fr.offered, offered, add)
@@ -312,31 +314,31 @@ func (a *Allocator) observeHeld(fw *framework, role string, offered, allocated r
 
 // observeFilter records that a filter of fw in role expiring at t, made
 // after batch periodic runs, was made (delta 1) or dropped (-1).
-func (a *Allocator) observeFilter(fw *framework, role string, t time.Time, batch uint64, delta int) {
+func (a *Allocator) observeFilter(fw *cluster.Framework, role string, t time.Time, batch uint64, delta int) {
 	s := a.obs
-	fr := s.frameworkRole(fw.id, role)
+	fr := s.frameworkRole(fw.ID, role)
 	fr.filters.add(t, batch, delta)
 	s.markRole(role).filters.add(t, batch, delta)
 }
 
 // observeFramework marks a framework and one of its roles changed (role
 // may be empty), and notes whether the framework suppresses the role.
-func (a *Allocator) observeFramework(fw *framework, role string) {
+func (a *Allocator) observeFramework(fw *cluster.Framework, role string) {
 	if a.obs == nil {
 		return
 	}
-	a.obs.framework(fw.id)
+	a.obs.framework(fw.ID)
 	if role == "" {
 		return
 	}
 	r := a.obs.markRole(role)
-	if fw.roles.Has(role, tables.Tracked) && fw.roles.Has(role, tables.Suppressed) {
+	if fw.Roles.Has(role, tables.Tracked) && fw.Roles.Has(role, tables.Suppressed) {
 		if r.suppressed == nil {
 			r.suppressed = map[string]struct{}{}
 		}
-		r.suppressed[fw.id] = struct{}{}
+		r.suppressed[fw.ID] = struct{}{}
 	} else {
-		delete(r.suppressed, fw.id)
+		delete(r.suppressed, fw.ID)
 	}
 }
 
@@ -388,7 +390,7 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 			s.markRole(path)
 		}
 		for fw := range a.frameworks.All() {
-			id := fw.id
+			id := fw.ID
 			s.framework(id)
 		}
 	}
@@ -474,13 +476,13 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roles.Node) RoleMetrics {
 	return m
 }
 
-func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) FrameworkMetrics {
-	m := FrameworkMetrics{Framework: fw.id, Active: fw.active, Offers: l.offers, InverseOffers: l.inverseOffers}
-	for role := range fw.roles.All(tables.Tracked) {
-		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.roles.Has(role, tables.Suppressed)}
+func (a *Allocator) frameworkMetrics(fw *cluster.Framework, l *frameworkLedger) FrameworkMetrics {
+	m := FrameworkMetrics{Framework: fw.ID, Active: fw.Active, Offers: l.offers, InverseOffers: l.inverseOffers}
+	for role := range fw.Roles.All(tables.Tracked) {
+		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.Roles.Has(role, tables.Suppressed)}
 		if fs := a.frameworkSorter(role); fs != nil {
 			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
-				rm.Share = sr.ShareOf(fw.id)
+				rm.Share = sr.ShareOf(fw.ID)
 			}
 		}
 		if r := l.roles[role]; r != nil {
@@ -492,18 +494,18 @@ func (a *Allocator) frameworkMetrics(fw *framework, l *frameworkLedger) Framewor
 }
 
 // frameworkRemoved drops a removed framework's ledger.
-func (a *Allocator) frameworkRemoved(fw *framework) {
+func (a *Allocator) frameworkRemoved(fw *cluster.Framework) {
 	if a.obs == nil {
 		return
 	}
-	delete(a.obs.frameworks, fw.id)
-	a.obs.removedFrameworks = append(a.obs.removedFrameworks, fw.id)
+	delete(a.obs.frameworks, fw.ID)
+	a.obs.removedFrameworks = append(a.obs.removedFrameworks, fw.ID)
 }
 
 // observeTaken records that part of what fw held in role was given back:
 // taken from what it was offered, the rest (of q, the non-shared
 // quantities given back) from what it used.
-func (a *Allocator) observeTaken(fw *framework, role string, taken resources.Resources, q resources.Quantities) {
+func (a *Allocator) observeTaken(fw *cluster.Framework, role string, taken resources.Resources, q resources.Quantities) {
 	var offered resources.Quantities
 	if !taken.IsEmpty() {
 		taken.NonShared().AddQuantitiesTo(&offered)
@@ -514,7 +516,7 @@ func (a *Allocator) observeTaken(fw *framework, role string, taken resources.Res
 // observeUpdated records operations applied to offered resources: taken
 // from what fw was offered (the rest from what it used), and become the
 // unused rest, still offered, and the launched tasks' resources.
-func (a *Allocator) observeUpdated(fw *framework, role string, offered, taken resources.Resources, accepted offer.Applied) {
+func (a *Allocator) observeUpdated(fw *cluster.Framework, role string, offered, taken resources.Resources, accepted offer.Applied) {
 	var all resources.Quantities
 	offered.NonShared().AddQuantitiesTo(&all)
 	a.observeTaken(fw, role, taken, all)

@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -9,7 +10,7 @@ import (
 // offerTo makes fw an offer on ag in role (its node and framework sorter
 // fs) if it can take one. It returns what it did and, for an offer, the
 // unreserved non-revocable quantities offered.
-func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node *roles.Node, fs *roles.TrackedSorter, st stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
+func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, role string, node *roles.Node, fs *roles.TrackedSorter, st cluster.Stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
 		return passed, resources.Quantities{}
 	}
@@ -18,25 +19,25 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		// frameworks offered something here already: only one whose
 		// offers are sized to its tasks may be offered more, in the same
 		// offer; the others had what the stage gives them here.
-		if _, stated := fw.pendingIn(role); !stated || a.opts.WholeOffers {
+		if _, stated := fw.PendingIn(role); !stated || a.opts.WholeOffers {
 			r.stable = false // no pass of its own: not a verdict to keep
 			return passed, resources.Quantities{}
 		}
 	}
-	if fw.info.Constraints != nil {
-		if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+	if fw.Info.Constraints != nil {
+		if cs, ok := fw.Info.Constraints[role]; ok && !cs.Admits(ag.Info.Attributes) {
 			return a.passOver(r, fw, ag, node, st, ReasonConstraints, resources.Quantities{})
 		}
 	}
 	// available is read-only below: on the common path it is the agent's
 	// own value.
-	available := ag.available
+	available := ag.Available
 	// whole: available is still all of the agent's available resources.
 	whole := true
-	if ag.hasReserved {
+	if ag.HasReserved {
 		available, whole = available.AllocatableTo(role), false
 	}
-	if shared, ok := r.offeredShared[ag.id]; ok {
+	if shared, ok := r.offeredShared[ag.ID]; ok {
 		available, whole = available.Minus(shared), false
 	}
 	if available.IsEmpty() {
@@ -51,13 +52,13 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 		a.explain.missing(at, a.agentMissing(fw, ag))
 		return out, q
 	}
-	if ag.hasShared || ag.hasRevocable || ag.hasRefined {
+	if ag.HasShared || ag.HasRevocable || ag.HasRefined {
 		before := available
-		available, whole = stripIncapable(available, fw.info.Capabilities), false
+		available, whole = stripIncapable(available, fw.Info.Capabilities), false
 		if available.IsEmpty() {
 			at := len(a.explain.passes)
 			out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
-			a.explain.missing(at, strippedMissing(before, fw.info.Capabilities))
+			a.explain.missing(at, strippedMissing(before, fw.Info.Capabilities))
 			return out, q
 		}
 	}
@@ -77,7 +78,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
-		cut := a.cutOrder(r, st, ag.id, fw.id, role)
+		cut := a.cutOrder(r, st, ag.ID, fw.ID, role)
 		quotaPart, rest := available.QuotaPart()
 		uncut = quotaPart
 		if st == stageGuarantees {
@@ -142,7 +143,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	// sizedFor is the pending task the offer is sized for (demand.go), -1
 	// when it is not sized.
 	sizedFor := -1
-	if pending, stated := fw.pendingIn(role); stated {
+	if pending, stated := fw.PendingIn(role); stated {
 		i := pendingFit(pending, toOffer)
 		if i < 0 {
 			if cutByLimit || cutByHeadroom || cutByShare {
@@ -194,15 +195,15 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, ag, offerKey{fw.id, role, ag.id}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
-	if ag.hasShared {
+	a.record(r, ag, offerKey{fw.ID, role, ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
+	if ag.HasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
 				r.offeredShared = map[string]resources.Resources{}
 			}
-			s := r.offeredShared[ag.id]
+			s := r.offeredShared[ag.ID]
 			s.Add(shared)
-			r.offeredShared[ag.id] = s
+			r.offeredShared[ag.ID] = s
 		}
 	}
 	if st == stageGuarantees {
@@ -211,7 +212,7 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 	if sizedFor >= 0 {
 		r.sized = true
 	}
-	if fw.demand != nil {
+	if fw.Demand != nil {
 		// Before trackOffer, which may change toOffer's storage.
 		a.consumeDemand(fw, role, toOffer, sizedFor)
 	}
@@ -224,9 +225,9 @@ func (a *Allocator) offerTo(r *run, ag *agent, fw *framework, role string, node 
 
 // offerShareOf is the most of each unreserved, non-revocable scalar of ag
 // one offer may hold under Options.OfferShare.
-func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
+func (a *Allocator) offerShareOf(ag *cluster.Agent) resources.Limits {
 	var l resources.Limits
-	for name, v := range headroomOf(ag.total).All() {
+	for name, v := range headroomOf(ag.Total).All() {
 		l.Set(name, resources.Scalar(float64(v)*a.opts.OfferShare))
 	}
 	return l
@@ -238,7 +239,7 @@ func (a *Allocator) offerShareOf(ag *agent) resources.Limits {
 // agent's earlier sized offers: those were made while the fair-share stage
 // was at the agent, so they are among the run's last offers, from
 // r.agentOffers on.
-func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resources, stage, sized bool) {
+func (a *Allocator) record(r *run, ag *cluster.Agent, key offerKey, res resources.Resources, stage, sized bool) {
 	join := func(i int) {
 		merged := r.offers[i].res.Clone()
 		merged.Add(res)
@@ -261,19 +262,19 @@ func (a *Allocator) record(r *run, ag *agent, key offerKey, res resources.Resour
 			}
 		}
 	}
-	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.num])})
+	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.Num])})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged
 // with role (its node and framework sorter fs), plain is the same without
 // the tag, and whole says it is all of the agent's available resources.
-func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
+func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
-	if held := ag.offered.Get(fw.id); held.IsEmpty() {
-		ag.offered.Set(fw.id, offered)
+	if held := ag.Offered.Get(fw.ID); held.IsEmpty() {
+		ag.Offered.Set(fw.ID, offered)
 	} else {
-		ag.offered.Set(fw.id, held.Plus(offered))
+		ag.Offered.Set(fw.ID, held.Plus(offered))
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
@@ -282,26 +283,26 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *role
 	// offered is what trackHeld has just counted, and its headroom is the
 	// available quantities: an offer of all of them takes that much from
 	// the free headroom, without reading the agent's part of it again.
-	unreservedOnly := !ag.hasReserved && !ag.hasRevocable
+	unreservedOnly := !ag.HasReserved && !ag.HasRevocable
 	allHeadroom := whole && unreservedOnly
 	if allHeadroom {
 		a.freeHeadroom.Subtract(counted)
-		ag.headroom.Reset()
+		ag.Headroom.Reset()
 	}
 	if whole {
-		ag.available = resources.Resources{}
+		ag.Available = resources.Resources{}
 	} else {
-		ag.available.Subtract(plain.NonShared())
+		ag.Available.Subtract(plain.NonShared())
 	}
-	partHeadroom := !allHeadroom && unreservedOnly && !ag.hasShared
+	partHeadroom := !allHeadroom && unreservedOnly && !ag.HasShared
 	if partHeadroom {
 		// Part of what the agent has (an offer sized to a pending task,
 		// or cut): what trackHeld counted is what leaves its headroom,
 		// as for a whole offer, without summing what is left again.
-		ag.headroom.Subtract(counted)
+		ag.Headroom.Subtract(counted)
 		a.freeHeadroom.Subtract(counted)
 	}
-	if unreservedOnly && !ag.hasShared {
+	if unreservedOnly && !ag.HasShared {
 		// Nothing shared either: the sorters' charge is what trackHeld
 		// counted, without reading the offer's resources again.
 		a.ch.loadQuantities(counted)
@@ -311,8 +312,8 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *role
 	if a.obs != nil {
 		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
 	}
-	sorterAllocated(a.roleSorter.Sorter, role, ag.id, offered, &a.ch)
-	sorterAllocated(fs.Sorter, fw.id, ag.id, offered, &a.ch)
+	sorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
+	sorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)
 	if !allHeadroom && !partHeadroom {
 		a.refreshHeadroom(ag)
 	}
@@ -320,11 +321,11 @@ func (a *Allocator) trackOffer(fw *framework, ag *agent, role string, node *role
 
 // allocatable reports whether res meets the minimum allocatable resources of
 // fw in role (or the global ones).
-func (a *Allocator) allocatable(res resources.Resources, role string, fw *framework) bool {
+func (a *Allocator) allocatable(res resources.Resources, role string, fw *cluster.Framework) bool {
 	if res.IsEmpty() {
 		return false
 	}
-	mins, ok := fw.info.MinAllocatable[role]
+	mins, ok := fw.Info.MinAllocatable[role]
 	if !ok {
 		mins = a.opts.MinAllocatable
 	}
@@ -342,12 +343,12 @@ func (a *Allocator) allocatable(res resources.Resources, role string, fw *framew
 // capableOfAgent reports whether fw may be offered anything of ag: agents
 // with GPUs go only to GPU-capable frameworks (unless Options allow all),
 // and agents outside the master's region only to region-aware ones.
-func (a *Allocator) capableOfAgent(fw *framework, ag *agent) bool {
-	caps := fw.info.Capabilities
-	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.hasGPUs {
+func (a *Allocator) capableOfAgent(fw *cluster.Framework, ag *cluster.Agent) bool {
+	caps := fw.Info.Capabilities
+	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
 		return false
 	}
-	if a.opts.Region != "" && ag.info.Region != "" && ag.info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
+	if a.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
 		return false
 	}
 	return true

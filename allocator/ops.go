@@ -4,29 +4,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
-
-// defaultAgentCapabilities are assumed for agents that declare none: what
-// every current Mesos agent has.
-const defaultAgentCapabilities = offer.MultiRole | offer.HierarchicalRole | offer.ReservationRefinement | offer.ResizeVolume
-
-func (ag *agent) capabilities() offer.Capabilities {
-	if ag.info.Capabilities == 0 {
-		return defaultAgentCapabilities
-	}
-	return ag.info.Capabilities
-}
-
-// inUse returns the persistent volumes that tasks use on the agent.
-func (ag *agent) inUse() resources.Resources {
-	var out resources.Resources
-	for _, fwID := range ag.allocated.IDs() {
-		out.Add(ag.allocated.Get(fwID).PersistentVolumes().Unallocate())
-	}
-	return out
-}
 
 // OperationContext returns what offer.Validate needs to judge a framework's
 // operations on an agent: the framework's principal, roles and
@@ -42,14 +24,14 @@ func (a *Allocator) OperationContext(fwID, agentID string) (offer.Context, error
 	return a.operationContext(fw, ag), nil
 }
 
-func (a *Allocator) operationContext(fw *framework, ag *agent) offer.Context {
+func (a *Allocator) operationContext(fw *cluster.Framework, ag *cluster.Agent) offer.Context {
 	return offer.Context{
-		Principal:             fw.info.Principal,
-		Roles:                 slices.Clone(fw.info.Roles),
-		FrameworkCapabilities: fw.info.Capabilities,
-		AgentCapabilities:     ag.capabilities(),
-		Checkpointed:          ag.total.Clone(),
-		InUse:                 ag.inUse(),
+		Principal:             fw.Info.Principal,
+		Roles:                 slices.Clone(fw.Info.Roles),
+		FrameworkCapabilities: fw.Info.Capabilities,
+		AgentCapabilities:     ag.Capabilities(),
+		Checkpointed:          ag.Total.Clone(),
+		InUse:                 ag.InUse(),
 	}
 }
 
@@ -65,12 +47,12 @@ func (a *Allocator) OperatorContext(agentID string) (offer.Context, error) {
 	return a.operatorContext(ag), nil
 }
 
-func (a *Allocator) operatorContext(ag *agent) offer.Context {
+func (a *Allocator) operatorContext(ag *cluster.Agent) offer.Context {
 	return offer.Context{
 		Operator:          true,
-		AgentCapabilities: ag.capabilities(),
-		Checkpointed:      ag.total.Clone(),
-		InUse:             ag.inUse(),
+		AgentCapabilities: ag.Capabilities(),
+		Checkpointed:      ag.Total.Clone(),
+		InUse:             ag.InUse(),
 	}
 }
 
@@ -170,7 +152,7 @@ type planned struct {
 // (the agent's checkpointed total and the volumes its tasks use), with the
 // task ids of seen taken already (plan adds the new ones), and works out
 // what they would do. It changes nothing in the allocator.
-func (a *Allocator) plan(fw *framework, ctx offer.Context, role string, offered resources.Resources, ops []offer.Operation, seen map[string]bool) (planned, error) {
+func (a *Allocator) plan(fw *cluster.Framework, ctx offer.Context, role string, offered resources.Resources, ops []offer.Operation, seen map[string]bool) (planned, error) {
 	if a.opts.ReservedFirst {
 		ops = reservedFirst(role, offered, ops)
 	}
@@ -214,7 +196,7 @@ func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources,
 	// what it leaves unused is offered); the volumes other frameworks'
 	// tasks use stay.
 	ctx, seen, left := a.operationContext(fw, ag), map[string]bool{}, offered.Clone()
-	offeredToFw, used := ag.offered.Get(fwID).Clone(), ag.allocated.Get(fwID).Clone()
+	offeredToFw, used := ag.Offered.Get(fwID).Clone(), ag.Allocated.Get(fwID).Clone()
 	others := ctx.InUse.Minus(used.PersistentVolumes().Unallocate())
 	for i, op := range ops {
 		ctx.InUse = others.Plus(used.PersistentVolumes().Unallocate())
@@ -231,18 +213,18 @@ func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources,
 
 // checkOffered verifies that offered resources carry one allocation role
 // and are held by the framework on the agent, and returns the role.
-func (a *Allocator) checkOffered(fwID string, ag *agent, offered resources.Resources) error {
+func (a *Allocator) checkOffered(fwID string, ag *cluster.Agent, offered resources.Resources) error {
 	_, err := offeredRole(fwID, ag, offered)
 	return err
 }
 
-func offeredRole(fwID string, ag *agent, offered resources.Resources) (string, error) {
+func offeredRole(fwID string, ag *cluster.Agent, offered resources.Resources) (string, error) {
 	roles := offered.AllocationRoles()
 	if len(roles) != 1 || roles[0] == "" {
 		return "", fmt.Errorf("%w: offered resources must carry exactly one allocation role, have %q", ErrInvalidResources, roles)
 	}
-	if !ag.offeredOrUsed(fwID).Contains(offered) {
-		return "", fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, ag.id, offered)
+	if !ag.OfferedOrUsed(fwID).Contains(offered) {
+		return "", fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, ag.ID, offered)
 	}
 	return roles[0], nil
 }
@@ -272,18 +254,18 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	taken, _ := takeFrom(&ag.offered, &ag.allocated, fwID, offered)
+	taken, _ := takeFrom(&ag.Offered, &ag.Allocated, fwID, offered)
 	if !taken.IsEmpty() {
-		ag.offersTaken(fwID, role, taken, accepted.Unused)
+		ag.OffersTaken(fwID, role, taken, accepted.Unused)
 	}
 	if a.obs != nil {
 		a.observeUpdated(fw, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
-		ag.offered.Set(fwID, ag.offered.Get(fwID).Plus(accepted.Unused))
+		ag.Offered.Set(fwID, ag.Offered.Get(fwID).Plus(accepted.Unused))
 	}
 	if !accepted.Launched.IsEmpty() {
-		ag.allocated.Set(fwID, ag.allocated.Get(fwID).Plus(accepted.Launched))
+		ag.Allocated.Set(fwID, ag.Allocated.Get(fwID).Plus(accepted.Launched))
 	}
 	// Every task launched joins the ledger, one with no resources too: its
 	// id is taken until it ends.
@@ -302,7 +284,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		// operation makes the next may consume.
 		a.trackReservations(added, true)
 		a.trackReservations(removed, false)
-		ag.total = total
+		ag.Total = total
 		a.setFlags(ag)
 		if !removed.Shared().IsEmpty() || !added.Shared().IsEmpty() {
 			a.recomputeAvailable(ag)
@@ -352,12 +334,12 @@ func (a *Allocator) updateAvailable(agentID string, ops []offer.Operation) error
 		return err
 	}
 	ctx := a.operatorContext(ag)
-	total, available := ag.total.Clone(), ag.available.Clone()
+	total, available := ag.Total.Clone(), ag.Available.Clone()
 	// Shared volumes stay available while frameworks hold them, but an
 	// operator may not convert one that anybody holds.
 	var heldShared resources.Resources
-	for _, fwID := range ag.frameworkIDs() {
-		heldShared.Add(ag.held(fwID).Shared().Unallocate())
+	for _, fwID := range ag.FrameworkIDs() {
+		heldShared.Add(ag.Held(fwID).Shared().Unallocate())
 	}
 	for i, op := range ops {
 		if offer.KindOf(op) == offer.KindLaunch {
@@ -383,7 +365,7 @@ func (a *Allocator) updateAvailable(agentID string, ops []offer.Operation) error
 		}
 	}
 	a.removeTotal(ag)
-	ag.total = total
+	ag.Total = total
 	a.addTotal(ag)
 	return nil
 }

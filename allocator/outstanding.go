@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -19,58 +18,6 @@ import (
 // agent end the offer they equal, if one does; otherwise they are taken
 // from the framework's newest offers there first, which end when emptied.
 
-// outstandingOffer is an offer made and not yet accepted, declined or
-// rescinded in full.
-type outstandingOffer struct {
-	id, framework, role string
-	res                 resources.Resources // tagged with role; frozen
-}
-
-// offersTaken ends or shrinks the outstanding offers of fw on ag in role
-// for resources (tagged with role) that left fw's offered holdings there.
-// left, when not empty, is what the offer taken whole became and still
-// holds (the rest of an offer some operations were applied to): the offer
-// stays outstanding with it.
-func (ag *agent) offersTaken(fwID, role string, taken, left resources.Resources) {
-	for i := len(ag.outstanding) - 1; i >= 0; i-- {
-		o := &ag.outstanding[i]
-		if o.framework == fwID && o.role == role && (o.res.Identical(taken) || o.res.Equal(taken)) {
-			if left.IsEmpty() {
-				ag.outstanding = slices.Delete(ag.outstanding, i, i+1)
-			} else {
-				o.res = left.Frozen()
-			}
-			return
-		}
-	}
-	for i := len(ag.outstanding) - 1; i >= 0 && !taken.IsEmpty(); i-- {
-		o := &ag.outstanding[i]
-		if o.framework != fwID || o.role != role {
-			continue
-		}
-		// What of the offer taken holds: o − (o − taken).
-		part := o.res.Minus(o.res.Minus(taken))
-		if part.IsEmpty() {
-			continue
-		}
-		taken = taken.Minus(part)
-		if rest := o.res.Minus(part); rest.IsEmpty() {
-			ag.outstanding = slices.Delete(ag.outstanding, i, i+1)
-		} else {
-			o.res = rest.Frozen()
-		}
-	}
-}
-
-// dropOffers forgets every outstanding offer of fw on ag.
-func (ag *agent) dropOffers(fwID string) {
-	ag.outstanding = slices.DeleteFunc(ag.outstanding, func(o outstandingOffer) bool { return o.framework == fwID })
-}
-
-func (ag *agent) offerView(o *outstandingOffer) offer.Offer {
-	return offer.Offer{ID: o.id, FrameworkID: o.framework, AgentID: ag.id, Role: o.role, Resources: o.res}
-}
-
 // Offers returns every outstanding offer: made, and not yet accepted,
 // declined or rescinded in full (what is left of one given back in part).
 // They are sorted by agent, then in the order they were made. Their
@@ -79,8 +26,8 @@ func (a *Allocator) Offers() []offer.Offer {
 	a.ready()
 	var out []offer.Offer
 	for _, ag := range a.agentList {
-		for i := range ag.outstanding {
-			out = append(out, ag.offerView(&ag.outstanding[i]))
+		for i := range ag.Outstanding {
+			out = append(out, ag.OfferView(&ag.Outstanding[i]))
 		}
 	}
 	return out
@@ -98,11 +45,11 @@ func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]of
 	}
 	plain := res.Unallocate()
 	var out []offer.Offer
-	for i := range ag.outstanding {
-		o := &ag.outstanding[i]
-		held := o.res.Unallocate()
+	for i := range ag.Outstanding {
+		o := &ag.Outstanding[i]
+		held := o.Res.Unallocate()
 		if !held.Minus(plain).Equal(held) {
-			out = append(out, ag.offerView(o))
+			out = append(out, ag.OfferView(o))
 		}
 	}
 	return out, nil
@@ -119,9 +66,9 @@ func (a *Allocator) RescindOffer(offerID string) error {
 // rescindOffer is RescindOffer's handler (see events.go).
 func (a *Allocator) rescindOffer(offerID string) error {
 	for _, ag := range a.agentList {
-		for i := range ag.outstanding {
-			if o := ag.outstanding[i]; o.id == offerID {
-				return a.recover(o.framework, ag.id, o.res, nil, false)
+		for i := range ag.Outstanding {
+			if o := ag.Outstanding[i]; o.ID == offerID {
+				return a.recover(o.Framework, ag.ID, o.Res, nil, false)
 			}
 		}
 	}

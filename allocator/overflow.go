@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/allot-go/allot/allocator/internal/tables"
+	"github.com/allot-go/allot/allocator/internal/cluster"
 
 	"github.com/allot-go/allot/resources"
 )
@@ -23,7 +23,7 @@ import (
 // quantities after the event and the non-shared scalars it adds to what is
 // held there. ag is nil for an agent being added.
 type agentChange struct {
-	ag    *agent
+	ag    *cluster.Agent
 	total resources.Quantities
 	held  resources.Quantities
 }
@@ -35,9 +35,9 @@ func (a *Allocator) checkSums(changes ...agentChange) error {
 	for _, c := range changes {
 		held := c.held
 		if c.ag != nil {
-			totals.Subtract(c.ag.total.Quantities())
-			excess.Subtract(c.ag.excess())
-			held = held.Plus(c.ag.heldQuantities())
+			totals.Subtract(c.ag.Total.Quantities())
+			excess.Subtract(c.ag.Excess())
+			held = held.Plus(c.ag.HeldQuantities())
 		}
 		totals.Add(c.total)
 		excess.Add(held.Minus(c.total))
@@ -93,26 +93,6 @@ func usedQuantities(used map[string]resources.Resources, what string) (resources
 		}
 	}
 	return sum, nil
-}
-
-// heldQuantities returns the non-shared scalars every framework holds on
-// the agent, offered, allocated or held, and those in use by frameworks
-// not added yet.
-func (ag *agent) heldQuantities() resources.Quantities {
-	var q resources.Quantities
-	for _, held := range []*tables.PerFramework{&ag.offered, &ag.allocated} {
-		for _, r := range held.All() {
-			if r.HasShared() {
-				r = r.NonShared()
-			}
-			r.AddQuantitiesTo(&q)
-		}
-	}
-	for _, h := range ag.holds() {
-		h.res.AddQuantitiesTo(&q)
-	}
-	ag.unclaimedQuantities(&q)
-	return q
 }
 
 // checkGuarantees reports ErrOverflow if role's guarantees g would take the

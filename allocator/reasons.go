@@ -1,5 +1,7 @@
 package allocator
 
+import "github.com/allot-go/allot/allocator/internal/cluster"
+
 // Reason says why a framework (or a role) got nothing on an agent in the
 // latest allocation run, as Explain reports it. The constants are in order
 // of precedence, the most actionable first: what the framework can change
@@ -92,4 +94,11 @@ const (
 	SkipIncapable      = ReasonIncapable
 	SkipConstraints    = ReasonConstraints
 	SkipAgentInactive  = ReasonAgentInactive
+)
+
+// The framework records count pass-overs by reason in arrays of
+// numReasonCodes: a Reason added or removed must change it too.
+const (
+	_ = uint(cluster.NumReasons - numReasons)
+	_ = uint(numReasons - cluster.NumReasons)
 )

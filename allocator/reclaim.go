@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -189,7 +191,7 @@ func (rc *reclaimer) lapse() {
 	}
 	for ref, p := range a.preempting {
 		fw := a.frameworks.Get(ref.framework)
-		if fw == nil || fw.tasks[ref.task] == nil || rc.r.now.After(p.until) {
+		if fw == nil || fw.Tasks[ref.task] == nil || rc.r.now.After(p.until) {
 			delete(a.preempting, ref)
 			continue
 		}
@@ -209,12 +211,12 @@ func compareTaskRefs(x, y taskRef) int {
 // suppress offers in it; else, when subtree is set (a guarantee covers
 // n's subtree), the first found so in n's sub-roles, depth first in path
 // order. Nil if none.
-func (a *Allocator) beneficiary(n *roles.Node, subtree bool) (*framework, string) {
+func (a *Allocator) beneficiary(n *roles.Node, subtree bool) (*cluster.Framework, string) {
 	if fs := n.FrameworkSorter; fs != nil {
-		var found *framework
+		var found *cluster.Framework
 		walk(fs.Sorter, func(id string) bool {
 			fw := a.frameworks.Get(id)
-			if fw != nil && fw.active && fw.roles.Has(n.Path, tables.Subscribed) && !fw.roles.Has(n.Path, tables.Suppressed) {
+			if fw != nil && fw.Active && fw.Roles.Has(n.Path, tables.Subscribed) && !fw.Roles.Has(n.Path, tables.Suppressed) {
 				found = fw
 				return false
 			}
@@ -235,11 +237,11 @@ func (a *Allocator) beneficiary(n *roles.Node, subtree bool) (*framework, string
 }
 
 // usableBy reports whether what a task frees on ag could be offered to fw.
-func (a *Allocator) usableBy(fw *framework, role string, ag *agent) bool {
-	if !ag.active || !a.whitelisted(ag) || !a.capableOfAgent(fw, ag) {
+func (a *Allocator) usableBy(fw *cluster.Framework, role string, ag *cluster.Agent) bool {
+	if !ag.Active || !a.whitelisted(ag) || !a.capableOfAgent(fw, ag) {
 		return false
 	}
-	if cs, ok := fw.info.Constraints[role]; ok && !cs.admits(ag.info.Attributes) {
+	if cs, ok := fw.Info.Constraints[role]; ok && !cs.Admits(ag.Info.Attributes) {
 		return false
 	}
 	return true
@@ -342,12 +344,12 @@ func fairBefore(x, y *reclaimCandidate) bool {
 
 // youngerFirst orders tasks youngest first, then by framework and task id.
 func youngerFirst(x, y *reclaimCandidate) int {
-	return cmp.Or(-cmp.Compare(x.t.seq, y.t.seq), strings.Compare(x.fw.id, y.fw.id), strings.Compare(x.t.id, y.t.id))
+	return cmp.Or(-cmp.Compare(x.t.Seq, y.t.Seq), strings.Compare(x.fw.ID, y.fw.ID), strings.Compare(x.t.ID, y.t.ID))
 }
 
 // minsOf returns the minimum allocatable alternatives of fw in role.
-func (a *Allocator) minsOf(fw *framework, role string) []resources.Quantities {
-	if mins, ok := fw.info.MinAllocatable[role]; ok {
+func (a *Allocator) minsOf(fw *cluster.Framework, role string) []resources.Quantities {
+	if mins, ok := fw.Info.MinAllocatable[role]; ok {
 		return mins
 	}
 	return a.opts.MinAllocatable
@@ -368,12 +370,12 @@ func containsAnyMin(q resources.Quantities, mins []resources.Quantities) bool {
 }
 
 // choose records c as chosen for n, to be held for fw in role in.
-func (rc *reclaimer) choose(c *reclaimCandidate, n *roles.Node, fw *framework, in string, reason PreemptReason) {
+func (rc *reclaimer) choose(c *reclaimCandidate, n *roles.Node, fw *cluster.Framework, in string, reason PreemptReason) {
 	a := rc.a
 	none := resources.Quantities{}
 	p := Preemption{
-		FrameworkID: c.fw.id, TaskID: c.t.id, AgentID: c.ag.id, Role: c.node.Path,
-		For: n.Path, ForFramework: fw.id, HeldIn: in, Reason: reason, Frees: c.frees.Clone(),
+		FrameworkID: c.fw.ID, TaskID: c.t.ID, AgentID: c.ag.ID, Role: c.node.Path,
+		For: n.Path, ForFramework: fw.ID, HeldIn: in, Reason: reason, Frees: c.frees.Clone(),
 		ForShare:  [2]float64{rc.share(n, none, none), rc.share(n, c.frees, none)},
 		RoleShare: [2]float64{rc.share(c.node, none, none), rc.share(c.node, none, c.frees)},
 	}
@@ -393,8 +395,8 @@ func (rc *reclaimer) choose(c *reclaimCandidate, n *roles.Node, fw *framework, i
 	pf.Add(c.frees)
 	rc.pendingFor[n.Path] = pf
 	a.tookAt[n.Path] = rc.r.id
-	a.preempting[taskRef{c.fw.id, c.t.id}] = &pendingPreemption{
-		forRole: n.Path, forFramework: fw.id, heldIn: in, reason: reason, frees: c.frees.Clone(),
+	a.preempting[taskRef{c.fw.ID, c.t.ID}] = &pendingPreemption{
+		forRole: n.Path, forFramework: fw.ID, heldIn: in, reason: reason, frees: c.frees.Clone(),
 		until: rc.r.now.Add(a.reclaimTimeout()),
 	}
 	c.chosen = true
@@ -428,11 +430,11 @@ func (a *Allocator) Preempting() []Preemption {
 	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
 		p := a.preempting[ref]
 		fw := a.frameworks.Get(ref.framework)
-		if fw == nil || fw.tasks[ref.task] == nil {
+		if fw == nil || fw.Tasks[ref.task] == nil {
 			continue
 		}
-		t := fw.tasks[ref.task]
-		out = append(out, Preemption{FrameworkID: ref.framework, TaskID: ref.task, AgentID: t.agent, Role: t.role,
+		t := fw.Tasks[ref.task]
+		out = append(out, Preemption{FrameworkID: ref.framework, TaskID: ref.task, AgentID: t.Agent, Role: t.Role,
 			For: p.forRole, ForFramework: p.forFramework, HeldIn: p.heldIn, Reason: p.reason, Frees: p.frees.Clone()})
 	}
 	return out

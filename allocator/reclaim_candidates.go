@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/offer"
@@ -55,11 +57,11 @@ type reclaimer struct {
 
 // reclaimCandidate is a task that could be chosen.
 type reclaimCandidate struct {
-	t *task
+	t *cluster.Task
 	// chosen: the task was chosen in this run.
 	chosen bool
-	fw     *framework
-	ag     *agent
+	fw     *cluster.Framework
+	ag     *cluster.Agent
 	node   *roles.Node
 	frees  resources.Quantities
 	// dominant is frees' dominant share of the cluster, for the order of
@@ -96,33 +98,33 @@ func (rc *reclaimer) gather() {
 	byShape := map[uint64][]*reclaimShape{}
 	var h maphash.Hash
 	var lastNode *roles.Node
-	var lastAgent *agent
+	var lastAgent *cluster.Agent
 	ledger := a.liveLedger()
 	slab := make([]reclaimCandidate, 0, len(ledger))
 	for i := len(ledger) - 1; i >= 0; i-- { // youngest first
 		t := ledger[i]
-		if t.ended {
+		if t.Ended {
 			continue
 		}
 		if len(a.preempting) > 0 {
-			if _, chosen := a.preempting[taskRef{t.fw.id, t.id}]; chosen {
+			if _, chosen := a.preempting[taskRef{t.Framework.ID, t.ID}]; chosen {
 				continue
 			}
 		}
-		frees := t.reclaimable()
+		frees := t.Reclaimable()
 		if frees.IsEmpty() {
 			continue
 		}
-		if lastNode == nil || lastNode.Path != t.role {
-			lastNode = a.roles.Get(t.role)
+		if lastNode == nil || lastNode.Path != t.Role {
+			lastNode = a.roles.Get(t.Role)
 		}
-		if lastAgent == nil || lastAgent.id != t.agent {
-			lastAgent = a.agents.Get(t.agent)
+		if lastAgent == nil || lastAgent.ID != t.Agent {
+			lastAgent = a.agents.Get(t.Agent)
 		}
 		if lastNode == nil || lastAgent == nil {
 			continue
 		}
-		slab = append(slab, reclaimCandidate{t: t, fw: t.fw, ag: lastAgent, node: lastNode, frees: frees})
+		slab = append(slab, reclaimCandidate{t: t, fw: t.Framework, ag: lastAgent, node: lastNode, frees: frees})
 		c := &slab[len(slab)-1]
 		key := shapeKey(&h, frees)
 		i := slices.IndexFunc(byShape[key], func(s *reclaimShape) bool { return s.frees.Equal(frees) })
@@ -208,34 +210,18 @@ func shapeKey(h *maphash.Hash, q resources.Quantities) uint64 {
 	return h.Sum64()
 }
 
-// reclaimable is what the task's end frees that counts towards a
-// guarantee: its unreserved, non-revocable, non-shared scalars. The
-// non-shared part of what a task owns never changes, so it is worked out
-// once.
-func (t *task) reclaimable() resources.Quantities {
-	if !t.freesKnown {
-		owns := t.owns
-		if owns.HasShared() {
-			owns = owns.NonShared()
-		}
-		owns.AddUnreservedQuantitiesTo(&t.frees)
-		t.freesKnown = true
-	}
-	return t.frees
-}
-
 // freeFor is the unreserved, non-revocable scalars free on the agents fw
 // could be offered them on in role. A framework that every active,
 // whitelisted agent could serve sees them all, summed once a run.
-func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
+func (rc *reclaimer) freeFor(fw *cluster.Framework, role string) resources.Quantities {
 	a := rc.a
-	_, constrained := fw.info.Constraints[role]
+	_, constrained := fw.Info.Constraints[role]
 	if !constrained && rc.capableOfAll(fw) {
 		if !rc.freeAllKnown {
 			rc.freeAllKnown = true
 			for _, ag := range a.agentList {
-				if ag.active && a.whitelisted(ag) {
-					rc.freeAll.Add(ag.headroom)
+				if ag.Active && a.whitelisted(ag) {
+					rc.freeAll.Add(ag.Headroom)
 				}
 			}
 		}
@@ -244,15 +230,15 @@ func (rc *reclaimer) freeFor(fw *framework, role string) resources.Quantities {
 	var q resources.Quantities
 	for _, ag := range a.agentList {
 		if a.usableBy(fw, role, ag) {
-			q.Add(ag.headroom)
+			q.Add(ag.Headroom)
 		}
 	}
 	return q
 }
 
 // capableOfAll reports whether capableOfAgent holds for fw on every agent.
-func (rc *reclaimer) capableOfAll(fw *framework) bool {
-	a, caps := rc.a, fw.info.Capabilities
+func (rc *reclaimer) capableOfAll(fw *cluster.Framework) bool {
+	a, caps := rc.a, fw.Info.Capabilities
 	return (a.opts.AllowGPUsToAll || caps.Has(offer.GPUResources) || !rc.anyGPUs()) && (a.opts.Region == "" || caps.Has(offer.RegionAware))
 }
 
@@ -261,7 +247,7 @@ func (rc *reclaimer) anyGPUs() bool {
 	if !rc.gpusKnown {
 		rc.gpusKnown = true
 		for ag := range rc.a.agents.All() {
-			rc.gpus = rc.gpus || ag.hasGPUs
+			rc.gpus = rc.gpus || ag.HasGPUs
 		}
 	}
 	return rc.gpus
@@ -272,7 +258,7 @@ func (rc *reclaimer) anyGPUs() bool {
 // a role outside n's subtree (whose consumption counts as n's already),
 // on an agent fw could use in role in, and without taking its role or an
 // ancestor below its guarantee.
-func (rc *reclaimer) eligible(c *reclaimCandidate, n *roles.Node, fw *framework, in string) bool {
+func (rc *reclaimer) eligible(c *reclaimCandidate, n *roles.Node, fw *cluster.Framework, in string) bool {
 	if c.chosen || c.node == n || reservation.IsStrictSubrole(c.node.Path, n.Path) {
 		return false
 	}
@@ -300,7 +286,7 @@ func (rc *reclaimer) eligible(c *reclaimCandidate, n *roles.Node, fw *framework,
 // frees the least beyond the need (each resource by the cluster's total),
 // then the youngest; nil when none covers anything. Tasks of one shape
 // cover alike, so shapes are ranked and each searched youngest first.
-func (rc *reclaimer) chooseVictim(n *roles.Node, fw *framework, in string, need resources.Quantities) *reclaimCandidate {
+func (rc *reclaimer) chooseVictim(n *roles.Node, fw *cluster.Framework, in string, need resources.Quantities) *reclaimCandidate {
 	var best *reclaimCandidate
 	var bestCover, bestExcess float64
 	for _, s := range rc.shapes {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -12,5 +14,5 @@ import (
 // demand and the two reasons it and the rotation added to the counts of
 // pass-overs).
 func TestFrameworkRecordIsSmall(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(framework{}), uintptr(256))
+	require.LessOrEqual(t, unsafe.Sizeof(cluster.Framework{}), uintptr(256))
 }

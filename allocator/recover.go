@@ -44,7 +44,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	} else if !single && slices.Contains(res.AllocationRoles(), "") {
 		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
 	}
-	if !ag.offered.Get(fwID).Contains(res) && !ag.allocated.Get(fwID).Contains(res) && !ag.offeredOrUsed(fwID).Contains(res) {
+	if !ag.Offered.Get(fwID).Contains(res) && !ag.Allocated.Get(fwID).Contains(res) && !ag.OfferedOrUsed(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)

@@ -104,7 +104,7 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 		// The round-robin framework's task ends: the agent offers more
 		// than anybody refused.
 		ag := a.agents.Get("agent-00000")
-		require.NoError(t, a.RecoverAllocated("f0000", ag.id, ag.allocated.Get("f0000"), nil))
+		require.NoError(t, a.RecoverAllocated("f0000", ag.ID, ag.Allocated.Get("f0000"), nil))
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 {
 			t.Fatalf("after the agent grew: %v", res.Offers)

@@ -3,6 +3,8 @@ package allocator
 import (
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -43,33 +45,33 @@ import (
 // regardless. Options.MesosOfferOrder turns the rotation off.
 
 // noteDecline puts fw in ag's round after it declined resources there.
-func (a *Allocator) noteDecline(fw *framework, ag *agent) {
+func (a *Allocator) noteDecline(fw *cluster.Framework, ag *cluster.Agent) {
 	if !a.opts.MesosOfferOrder {
-		ag.filtered.SetDeclined(a.filterNum(fw))
+		ag.Filtered.SetDeclined(a.filterNum(fw))
 	}
 }
 
 // heldBack reports whether fw is in ag's round: it declined what the
 // agent has, and others are offered it first.
-func (a *Allocator) heldBack(fw *framework, ag *agent) bool {
-	return fw.num != 0 && ag.filtered.Declined(fw.num)
+func (a *Allocator) heldBack(fw *cluster.Framework, ag *cluster.Agent) bool {
+	return fw.Num != 0 && ag.Filtered.Declined(fw.Num)
 }
 
 // agentChanged starts a new round on ag, whose available resources grew
 // or whose info changed, unless a decline is what changed them.
-func (a *Allocator) agentChanged(ag *agent) {
+func (a *Allocator) agentChanged(ag *cluster.Agent) {
 	if !a.declining {
-		ag.filtered.ClearRound()
+		ag.Filtered.ClearRound()
 	}
 }
 
 // leaveRounds takes fw out of every agent's round.
-func (a *Allocator) leaveRounds(fw *framework) {
-	if fw.num == 0 {
+func (a *Allocator) leaveRounds(fw *cluster.Framework) {
+	if fw.Num == 0 {
 		return
 	}
 	for _, ag := range a.agentList {
-		ag.filtered.ClearDeclined(fw.num)
+		ag.Filtered.ClearDeclined(fw.Num)
 	}
 }
 
@@ -78,11 +80,11 @@ func (a *Allocator) leaveRounds(fw *framework) {
 // something is still left, the round ends (it is emptied) and endRound
 // says so: the stage then walks the agent again, and offers what is left
 // in DRF order to whoever can take it, the frameworks held back included.
-func (a *Allocator) endRound(r *run, ag *agent) bool {
-	if r.heldBack == 0 || ag.available.IsEmpty() {
+func (a *Allocator) endRound(r *run, ag *cluster.Agent) bool {
+	if r.heldBack == 0 || ag.Available.IsEmpty() {
 		return false
 	}
-	ag.filtered.ClearRound()
+	ag.Filtered.ClearRound()
 	return true
 }
 
@@ -94,33 +96,33 @@ func (a *Allocator) endRound(r *run, ag *agent) bool {
 // end: its role was capped in the meantime (the cap is its reason), or
 // skipped for what its frameworks wait for, or the agent was taken first;
 // its pass is dropped, and Explain finds those from the visits and offers.
-func (a *Allocator) settleHeldBack(r *run, ag *agent, first, second int) {
+func (a *Allocator) settleHeldBack(r *run, ag *cluster.Agent, first, second int) {
 	passes := a.explain.passes
 	for i := first; i < second && i < len(passes); i++ {
 		p := &passes[i]
-		if p.reason != ReasonDeclined || p.ag != ag {
+		if Reason(p.Reason) != ReasonDeclined || p.Agent != ag {
 			continue
 		}
-		if a.offeredHere(r, p.fw, p.node.Path) || slices.ContainsFunc(passes[second:], func(q passRecord) bool {
-			return q.ag == ag && q.fw == p.fw && q.node == p.node
+		if a.offeredHere(r, p.Framework, p.Node.Path) || slices.ContainsFunc(passes[second:], func(q cluster.PassRecord) bool {
+			return q.Agent == ag && q.Framework == p.Framework && q.Node == p.Node
 		}) {
 			continue
 		}
-		if p.node.CappedRun == r.id {
-			p.reason = Reason(p.node.CappedBy)
+		if p.Node.CappedRun == r.id {
+			p.Reason = p.Node.CappedBy
 			continue
 		}
-		p.reason = ReasonNone
+		p.Reason = uint8(ReasonNone)
 	}
 }
 
 // roundMembers returns the ids of the frameworks in ag's round, for a
 // snapshot.
-func (a *Allocator) roundMembers(ag *agent) []string {
+func (a *Allocator) roundMembers(ag *cluster.Agent) []string {
 	var out []string
-	for num := range ag.filtered.DeclinedAll() {
+	for num := range ag.Filtered.DeclinedAll() {
 		if fw := a.refusersByNum.At(num); fw != nil {
-			out = append(out, fw.id)
+			out = append(out, fw.ID)
 		}
 	}
 	slices.Sort(out)

@@ -170,7 +170,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		cur, ok := s.a.agents.Lookup(id)
 		info := AgentInfo{}
 		if ok {
-			info = cur.info.clone()
+			info = AgentInfo(cur.Info).clone()
 		}
 		if d.HasArg("attrs") {
 			info.Attributes = parseAttrs(argList(d, "attrs"))
@@ -234,7 +234,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		fw, ok := s.a.frameworks.Lookup(id)
 		info := FrameworkInfo{}
 		if ok {
-			info = fw.info.clone()
+			info = publicInfo(fw.Info).clone()
 		}
 		if d.HasArg("roles") {
 			info.Roles = argList(d, "roles")
@@ -305,7 +305,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if !ok {
 			return errText(s.a.RecoverResources(fwID, agentID, resources.Resources{}, filter))
 		}
-		held := ag.offered.Get(fwID)
+		held := ag.Offered.Get(fwID)
 		if role, ok := arg(d, "role"); ok {
 			held = held.AllocatedTo(role)
 		}
@@ -336,7 +336,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		offered := resources.Resources{}
 		if ag, ok := s.a.agents.Lookup(agentID); ok {
-			offered = ag.offered.Get(fwID).AllocatedTo(role)
+			offered = ag.Offered.Get(fwID).AllocatedTo(role)
 		}
 		if d.Cmd == "update-allocation" {
 			return errText(s.a.UpdateAllocation(fwID, agentID, offered, ops))
@@ -618,22 +618,22 @@ func formatResult(res Result, stats bool) string {
 // unless the agent is over-allocated.
 func checkConservation(a *Allocator) error {
 	for i, ag := range a.agentList {
-		id := ag.id
-		if i > 0 && a.agentList[i-1].id >= id {
+		id := ag.ID
+		if i > 0 && a.agentList[i-1].ID >= id {
 			return fmt.Errorf("agent ids out of order")
 		}
-		if ag.overAllocated {
+		if ag.OverAllocated {
 			continue
 		}
-		sum := ag.available.Clone()
-		for _, fw := range ag.offered.IDs() {
-			sum.Add(ag.offered.Get(fw).NonShared().Unallocate())
+		sum := ag.Available.Clone()
+		for _, fw := range ag.Offered.IDs() {
+			sum.Add(ag.Offered.Get(fw).NonShared().Unallocate())
 		}
-		for _, fw := range ag.allocated.IDs() {
-			sum.Add(ag.allocated.Get(fw).NonShared().Unallocate())
+		for _, fw := range ag.Allocated.IDs() {
+			sum.Add(ag.Allocated.Get(fw).NonShared().Unallocate())
 		}
-		if !sum.Equal(ag.total) {
-			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.total)
+		if !sum.Equal(ag.Total) {
+			return fmt.Errorf("agent %s: available+offered+allocated = %s, total %s", id, sum, ag.Total)
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package allocator
 import (
 	"fmt"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 
 	"github.com/allot-go/allot/allocator/internal/codec"
@@ -35,7 +37,7 @@ func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
 	c.Bool(&l.periodic)
 	c.Uvarint(&l.batches)
 	codec.WalkStrings(c, &l.candidates, "run candidates")
-	codec.WalkList(c, &l.skipped, "skipped agents", func(ag **agent) { sn.agentRef(c, ag) })
+	codec.WalkList(c, &l.skipped, "skipped agents", func(ag **cluster.Agent) { sn.agentRef(c, ag) })
 	codec.WalkList(c, &l.offers, "run offers", func(o *offerRecord) {
 		c.String(&o.key.framework)
 		c.String(&o.key.role)
@@ -48,7 +50,7 @@ func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
 		codec.WalkByte(c, &v.kind)
 		codec.WalkByte(c, &v.stage)
 		c.Bool(&v.indexed)
-		codec.WalkOptional(c, &v.cached, func(np *nobodyPasses) { sn.passesFields(c, np) })
+		codec.WalkOptional(c, &v.cached, func(np *cluster.NobodyPasses) { sn.passesFields(c, np) })
 	})
 	// The log's passes are those of no index: the flag is always false.
 	sn.logIndexed = false
@@ -81,20 +83,20 @@ func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
 func (sn *snapState) keptPassesFields(c *codec.Codec) {
 	a := sn.a
 	for _, ag := range a.agentList {
-		id := ag.id
-		for _, role := range ag.nobody.Roles() {
-			e, _ := ag.nobody.Get(role)
-			np := e.passes
+		id := ag.ID
+		for _, role := range ag.Nobody.Roles() {
+			e, _ := ag.Nobody.Get(role)
+			np := e.Passes
 			switch {
 			case c.Reading():
-				np = &nobodyPasses{}
+				np = &cluster.NobodyPasses{}
 			case np == nil:
-				np = noPasses
+				np = cluster.NoPasses
 			}
 			sn.passesFields(c, np)
 			if c.Reading() {
-				e.passes = kept(np)
-				ag.nobody.Set(role, e)
+				e.Passes = kept(np)
+				ag.Nobody.Set(role, e)
 				sn.kept = append(sn.kept, keptPasses{agent: id, role: role, passes: np})
 			}
 		}
@@ -104,28 +106,28 @@ func (sn *snapState) keptPassesFields(c *codec.Codec) {
 // keptPasses are the passes a nobody entry keeps, for a reader's check.
 type keptPasses struct {
 	agent, role string
-	passes      *nobodyPasses
+	passes      *cluster.NobodyPasses
 }
 
 // passesFields walks the passes of a walk kept with a nobody entry or a
 // visit.
-func (sn *snapState) passesFields(c *codec.Codec, np *nobodyPasses) {
-	sn.passFields(c, &np.indexed, &np.passes, &np.details)
+func (sn *snapState) passesFields(c *codec.Codec, np *cluster.NobodyPasses) {
+	sn.passFields(c, &np.Indexed, &np.Passes, &np.Details)
 }
 
 // passFields walks the passes of a walk (of the run's log, or kept): whether
 // frameworks were stepped over through the refusal index, the passes, and
 // the quantities behind them.
-func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]passRecord, details *[]resources.Quantities) {
+func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]cluster.PassRecord, details *[]resources.Quantities) {
 	c.Bool(indexed)
-	codec.WalkList(c, passes, "passes", func(p *passRecord) {
-		sn.frameworkRef(c, &p.fw)
-		sn.nodeRef(c, &p.node)
-		sn.agentRef(c, &p.ag)
-		codec.WalkByte(c, &p.reason)
-		codec.WalkByte(c, &p.stage)
-		codec.WalkUvarint(c, &p.missing)
-		codec.WalkVarint(c, &p.detail)
+	codec.WalkList(c, passes, "passes", func(p *cluster.PassRecord) {
+		sn.frameworkRef(c, &p.Framework)
+		sn.nodeRef(c, &p.Node)
+		sn.agentRef(c, &p.Agent)
+		codec.WalkByte(c, &p.Reason)
+		codec.WalkByte(c, &p.Stage)
+		codec.WalkUvarint(c, &p.Missing)
+		codec.WalkVarint(c, &p.Detail)
 	})
 	codec.WalkList(c, details, "pass details", c.Quantities)
 }
@@ -133,10 +135,10 @@ func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]passRec
 // agentRef, frameworkRef and nodeRef walk a record's reference by id; a
 // reader resolves it (see refs).
 
-func (sn *snapState) agentRef(c *codec.Codec, ag **agent) {
+func (sn *snapState) agentRef(c *codec.Codec, ag **cluster.Agent) {
 	var id string
 	if *ag != nil {
-		id = (*ag).id
+		id = (*ag).ID
 	}
 	c.String(&id)
 	if c.Reading() {
@@ -144,10 +146,10 @@ func (sn *snapState) agentRef(c *codec.Codec, ag **agent) {
 	}
 }
 
-func (sn *snapState) frameworkRef(c *codec.Codec, fw **framework) {
+func (sn *snapState) frameworkRef(c *codec.Codec, fw **cluster.Framework) {
 	var id string
 	if *fw != nil {
-		id = (*fw).id
+		id = (*fw).ID
 	}
 	c.String(&id)
 	if c.Reading() {
@@ -179,35 +181,35 @@ func (sn *snapState) resolver() *refs {
 // allocator's agents, frameworks and roles, or to stand-ins.
 type refs struct {
 	a          *Allocator
-	agents     map[string]*agent
-	frameworks map[string]*framework
+	agents     map[string]*cluster.Agent
+	frameworks map[string]*cluster.Framework
 	nodes      map[string]*roles.Node
 }
 
 func newRefs(a *Allocator) *refs {
-	return &refs{a: a, agents: map[string]*agent{}, frameworks: map[string]*framework{}, nodes: map[string]*roles.Node{}}
+	return &refs{a: a, agents: map[string]*cluster.Agent{}, frameworks: map[string]*cluster.Framework{}, nodes: map[string]*roles.Node{}}
 }
 
-func (x *refs) agent(id string) *agent {
+func (x *refs) agent(id string) *cluster.Agent {
 	if ag, ok := x.a.agents.Lookup(id); ok {
 		return ag
 	}
 	if ag, ok := x.agents[id]; ok {
 		return ag
 	}
-	ag := &agent{id: id}
+	ag := &cluster.Agent{ID: id}
 	x.agents[id] = ag
 	return ag
 }
 
-func (x *refs) framework(id string) *framework {
+func (x *refs) framework(id string) *cluster.Framework {
 	if fw, ok := x.a.frameworks.Lookup(id); ok {
 		return fw
 	}
 	if fw, ok := x.frameworks[id]; ok {
 		return fw
 	}
-	fw := &framework{id: id}
+	fw := &cluster.Framework{ID: id}
 	x.frameworks[id] = fw
 	return fw
 }
@@ -225,14 +227,14 @@ func (x *refs) node(path string) *roles.Node {
 }
 
 // kept returns the shared empty passes for a nobody entry that kept none.
-func kept(np *nobodyPasses) *nobodyPasses {
-	if len(np.passes) > 0 || len(np.details) > 0 {
+func kept(np *cluster.NobodyPasses) *cluster.NobodyPasses {
+	if len(np.Passes) > 0 || len(np.Details) > 0 {
 		return np
 	}
-	if np.indexed {
-		return noPassesIndexed
+	if np.Indexed {
+		return cluster.NoPassesIndexed
 	}
-	return noPasses
+	return cluster.NoPasses
 }
 
 // checkExplain checks what a reader read for Explain: records in bounds,
@@ -244,7 +246,7 @@ func (sn *snapState) checkExplain() error {
 			return fmt.Errorf("a visit of kind %d in stage %d", v.kind, v.stage)
 		}
 		if v.cached != nil {
-			if err := checkPasses(v.cached.passes, len(v.cached.details)); err != nil {
+			if err := checkPasses(v.cached.Passes, len(v.cached.Details)); err != nil {
 				return err
 			}
 		}
@@ -256,7 +258,7 @@ func (sn *snapState) checkExplain() error {
 		return err
 	}
 	for _, p := range l.passes {
-		if p.detail < 0 {
+		if p.Detail < 0 {
 			return fmt.Errorf("a pass of the run's log with a kept detail")
 		}
 	}
@@ -267,7 +269,7 @@ func (sn *snapState) checkExplain() error {
 		return fmt.Errorf("records of run 0")
 	}
 	for _, k := range sn.kept {
-		if err := checkPasses(k.passes.passes, len(k.passes.details)); err != nil {
+		if err := checkPasses(k.passes.Passes, len(k.passes.Details)); err != nil {
 			return fmt.Errorf("agent %q, role %q: %w", k.agent, k.role, err)
 		}
 	}
@@ -275,13 +277,13 @@ func (sn *snapState) checkExplain() error {
 }
 
 // checkPasses checks passes and the details they point to (n of them).
-func checkPasses(passes []passRecord, n int) error {
+func checkPasses(passes []cluster.PassRecord, n int) error {
 	for _, p := range passes {
-		if p.reason >= numReasons || p.stage > stageFairShare {
-			return fmt.Errorf("a pass for reason %d in stage %d", p.reason, p.stage)
+		if Reason(p.Reason) >= numReasons || p.Stage > stageFairShare {
+			return fmt.Errorf("a pass for reason %d in stage %d", p.Reason, p.Stage)
 		}
-		if p.detail != 0 && !detailIn(p.detail, n) {
-			return fmt.Errorf("a pass with detail %d of %d", p.detail, n)
+		if p.Detail != 0 && !detailIn(p.Detail, n) {
+			return fmt.Errorf("a pass with detail %d of %d", p.Detail, n)
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -58,21 +60,21 @@ type snapState struct {
 	// demand: a reader attaches them once the rest is rebuilt
 	// (placeFairness).
 	rounds map[string][]string
-	demand map[string]map[string][]Pending
+	demand map[string]map[string][]cluster.Pending
 }
 
 // savedHold is a hold and the agent it is on.
 type savedHold struct {
 	agent string
-	h     hold
+	h     cluster.Hold
 }
 
 // snapStateOf returns what a writer walks for a.
 func snapStateOf(a *Allocator) *snapState {
 	sn := &snapState{a: a, opts: a.opts, nodes: &a.roles.Nodes}
 	for _, ag := range a.agentList {
-		for _, h := range ag.holds() {
-			sn.holds = append(sn.holds, savedHold{agent: ag.id, h: h})
+		for _, h := range ag.Holds() {
+			sn.holds = append(sn.holds, savedHold{agent: ag.ID, h: h})
 		}
 	}
 	return sn
@@ -114,15 +116,15 @@ func (sn *snapState) walk(c *codec.Codec) {
 	if !c.Reading() {
 		ids = make([]string, len(a.agentList))
 		for i, ag := range a.agentList {
-			ids[i] = ag.id
+			ids[i] = ag.ID
 		}
 	}
 	codec.WalkKeyed(c, ids, "agents", "agent", func(id string) {
 		c.Item("agent", id, func() { agentFields(c, sn.agent(id)) })
 	})
-	codec.WalkTable(c, &a.frameworks, "frameworks", "framework", func(id string, fw *framework) *framework {
+	codec.WalkTable(c, &a.frameworks, "frameworks", "framework", func(id string, fw *cluster.Framework) *cluster.Framework {
 		if fw == nil {
-			fw = &framework{id: id}
+			fw = &cluster.Framework{ID: id}
 		}
 		c.Item("framework", id, func() { frameworkFields(c, sn, fw) })
 		return fw
@@ -264,10 +266,10 @@ func runStatsFields(c *codec.Codec, st *RunStats) {
 }
 
 // holdFields walks a hold (its agent is walked before it).
-func holdFields(c *codec.Codec, h *hold) {
-	c.String(&h.framework)
-	c.Resources(&h.res)
-	c.Time(&h.until)
+func holdFields(c *codec.Codec, h *cluster.Hold) {
+	c.String(&h.Framework)
+	c.Resources(&h.Res)
+	c.Time(&h.Until)
 }
 
 // roleFields walks the role tree: the weights, then the nodes.
@@ -295,12 +297,12 @@ func (sn *snapState) roleFields(c *codec.Codec) {
 
 // agent returns the agent a walk walks for id: a writer's, or a new one
 // for a reader.
-func (sn *snapState) agent(id string) *agent {
+func (sn *snapState) agent(id string) *cluster.Agent {
 	a := sn.a
 	if ag := a.agents.Get(id); ag != nil {
 		return ag
 	}
-	ag := &agent{id: id}
+	ag := &cluster.Agent{ID: id}
 	a.numberAgent(ag)
 	a.agents.Put(ag)
 	a.agentList = append(a.agentList, ag)
@@ -308,28 +310,28 @@ func (sn *snapState) agent(id string) *agent {
 }
 
 // agentFields walks an agent (its id is walked before it).
-func agentFields(c *codec.Codec, ag *agent) {
-	agentInfoFields(c, &ag.info)
-	c.Bool(&ag.active)
-	c.Resources(&ag.total)
-	c.Resources(&ag.available)
-	c.Resources(&ag.ref)
-	c.Uvarint(&ag.refGen)
-	c.Uvarint(&ag.version)
-	for _, held := range []*tables.PerFramework{&ag.offered, &ag.allocated} {
+func agentFields(c *codec.Codec, ag *cluster.Agent) {
+	agentInfoFields(c, (*AgentInfo)(&ag.Info))
+	c.Bool(&ag.Active)
+	c.Resources(&ag.Total)
+	c.Resources(&ag.Available)
+	c.Resources(&ag.Ref)
+	c.Uvarint(&ag.RefGen)
+	c.Uvarint(&ag.Version)
+	for _, held := range []*tables.PerFramework{&ag.Offered, &ag.Allocated} {
 		codec.WalkPerFramework(c, held, "holdings", "holding of framework")
 	}
 	// The rare fields are walked through copies, so that saving an agent
-	// without them makes none (agentRare).
-	unclaimed := ag.unclaimed()
+	// without them makes none (cluster.AgentRare).
+	unclaimed := ag.Unclaimed()
 	codec.WalkMap(c, &unclaimed, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
 		c.Resources(&res)
 		return res
 	})
-	if len(unclaimed) > 0 || ag.rare != nil {
-		ag.more().unclaimed = unclaimed
+	if len(unclaimed) > 0 || ag.Rare != nil {
+		ag.More().Unclaimed = unclaimed
 	}
-	codec.WalkByRole(c, &ag.refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusals.Index) *refusals.Index {
+	codec.WalkByRole(c, &ag.Refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusals.Index) *refusals.Index {
 		if idx == nil {
 			idx = &refusals.Index{}
 		}
@@ -338,36 +340,36 @@ func agentFields(c *codec.Codec, ag *agent) {
 		codec.WalkList(c, &idx.Skip, "bitset words", c.Uvarint)
 		return idx
 	})
-	codec.WalkByRole(c, &ag.nobody, "cache entries", "cache entry", "cache entry of role", func(e nobodyEntry) nobodyEntry {
-		c.Uvarint(&e.version)
-		c.Uvarint(&e.epoch)
-		until := e.until.Time()
+	codec.WalkByRole(c, &ag.Nobody, "cache entries", "cache entry", "cache entry of role", func(e cluster.NobodyEntry) cluster.NobodyEntry {
+		c.Uvarint(&e.Version)
+		c.Uvarint(&e.Epoch)
+		until := e.Until.Time()
 		c.Time(&until)
 		if c.Reading() {
 			var ok bool
-			if e.until, ok = refusals.ExpiryOf(until); !ok {
+			if e.Until, ok = refusals.ExpiryOf(until); !ok {
 				c.Failf("cache entry's expiry %v out of range", until)
 			}
 		}
 		return e
 	})
-	inverse := ag.inverse()
-	codec.WalkMap(c, &inverse, "inverse-offer states", "inverse-offer state of framework", func(_ string, st *inverseState) *inverseState {
+	inverse := ag.Inverse()
+	codec.WalkMap(c, &inverse, "inverse-offer states", "inverse-offer state of framework", func(_ string, st *cluster.InverseState) *cluster.InverseState {
 		if st == nil {
-			st = &inverseState{}
+			st = &cluster.InverseState{}
 		}
-		c.Bool(&st.outstanding)
-		codec.WalkByte(c, &st.status)
+		c.Bool(&st.Outstanding)
+		codec.WalkByte(c, &st.Status)
 		return st
 	})
-	if len(inverse) > 0 || ag.rare != nil {
-		ag.more().inverse = inverse
+	if len(inverse) > 0 || ag.Rare != nil {
+		ag.More().Inverse = inverse
 	}
-	codec.WalkList(c, &ag.outstanding, "outstanding offers", func(o *outstandingOffer) {
-		c.String(&o.id)
-		c.String(&o.framework)
-		c.String(&o.role)
-		c.Resources(&o.res)
+	codec.WalkList(c, &ag.Outstanding, "outstanding offers", func(o *cluster.OutstandingOffer) {
+		c.String(&o.ID)
+		c.String(&o.Framework)
+		c.String(&o.Role)
+		c.Resources(&o.Res)
 	})
 }
 
@@ -387,20 +389,20 @@ func agentInfoFields(c *codec.Codec, info *AgentInfo) {
 }
 
 // frameworkFields walks a framework (its id is walked before it).
-func frameworkFields(c *codec.Codec, sn *snapState, fw *framework) {
-	frameworkInfoFields(c, &fw.info)
-	c.Bool(&fw.active)
+func frameworkFields(c *codec.Codec, sn *snapState, fw *cluster.Framework) {
+	frameworkInfoFields(c, &fw.Info)
+	c.Bool(&fw.Active)
 	// The roles it subscribes to are its info's (rebuild).
-	suppressedRoles, trackedRoles := fw.roles.List(tables.Suppressed), fw.roles.List(tables.Tracked)
+	suppressedRoles, trackedRoles := fw.Roles.List(tables.Suppressed), fw.Roles.List(tables.Tracked)
 	codec.WalkKeys(c, &suppressedRoles, "suppressed roles")
 	codec.WalkKeys(c, &trackedRoles, "tracked roles")
 	if c.Reading() {
-		fw.roles.MarkOnly(tables.Suppressed, suppressedRoles)
-		fw.roles.MarkOnly(tables.Tracked, trackedRoles)
+		fw.Roles.MarkOnly(tables.Suppressed, suppressedRoles)
+		fw.Roles.MarkOnly(tables.Tracked, trackedRoles)
 	}
 	// Compact filters are written as the ordinary ones they stand for, and
 	// read back as such.
-	filters := &fw.filters
+	filters := &fw.Filters
 	if !c.Reading() {
 		all := sn.a.refusalsOf(fw)
 		filters = &all
@@ -417,34 +419,34 @@ func frameworkFields(c *codec.Codec, sn *snapState, fw *framework) {
 		})
 		return byAgent
 	})
-	codec.WalkMap(c, &fw.inverseFilters, "inverse-offer filters", "inverse-offer filter on agent", func(_ string, f refusals.InverseFilter) refusals.InverseFilter {
+	codec.WalkMap(c, &fw.InverseFilters, "inverse-offer filters", "inverse-offer filter on agent", func(_ string, f refusals.InverseFilter) refusals.InverseFilter {
 		c.Time(&f.Expires)
 		c.Uvarint(&f.Batch)
 		return f
 	})
-	codec.WalkMap(c, &fw.tasks, "tasks", "task", func(id string, t *task) *task {
+	codec.WalkMap(c, &fw.Tasks, "tasks", "task", func(id string, t *cluster.Task) *cluster.Task {
 		if t == nil {
-			t = &task{id: id}
+			t = &cluster.Task{ID: id}
 		}
-		c.String(&t.agent)
-		c.String(&t.role)
-		c.Resources(&t.uses)
-		c.Resources(&t.owns)
-		c.Uvarint(&t.seq)
-		t.fw = fw
+		c.String(&t.Agent)
+		c.String(&t.Role)
+		c.Resources(&t.Uses)
+		c.Resources(&t.Owns)
+		c.Uvarint(&t.Seq)
+		t.Framework = fw
 		return t
 	})
-	for i := range fw.skips {
-		n := int(fw.skips[i])
+	for i := range fw.Skips {
+		n := int(fw.Skips[i])
 		c.Int(&n, "skips") // at most math.MaxInt32 when read
-		fw.skips[i] = int32(n)
+		fw.Skips[i] = int32(n)
 	}
-	c.Uvarint(&fw.skipsRun)
-	c.Uvarint(&fw.joined)
+	c.Uvarint(&fw.SkipsRun)
+	c.Uvarint(&fw.Joined)
 }
 
 // frameworkInfoFields walks what the host said of a framework.
-func frameworkInfoFields(c *codec.Codec, info *FrameworkInfo) {
+func frameworkInfoFields(c *codec.Codec, info *cluster.FrameworkInfo) {
 	codec.WalkStrings(c, &info.Roles, "roles")
 	c.String(&info.Principal)
 	codec.WalkUvarint(c, &info.Capabilities)
@@ -457,9 +459,9 @@ func frameworkInfoFields(c *codec.Codec, info *FrameworkInfo) {
 		}
 		return alts
 	})
-	codec.WalkMap(c, &info.Constraints, "constraint roles", "constraints of role", func(_ string, cs Constraints) Constraints {
-		codec.WalkList(c, &cs, "constraint groups", func(g *ConstraintGroup) {
-			codec.WalkList(c, g, "constraints", func(ac *AttributeConstraint) {
+	codec.WalkMap(c, &info.Constraints, "constraint roles", "constraints of role", func(_ string, cs cluster.Constraints) cluster.Constraints {
+		codec.WalkList(c, &cs, "constraint groups", func(g *[]cluster.AttributeConstraint) {
+			codec.WalkList(c, g, "constraints", func(ac *cluster.AttributeConstraint) {
 				c.String(&ac.Attribute)
 				codec.WalkByte(c, &ac.Op)
 				c.String(&ac.Value)
@@ -561,15 +563,15 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 				if sn.rounds == nil {
 					sn.rounds = map[string][]string{}
 				}
-				sn.rounds[ag.id] = ids
+				sn.rounds[ag.ID] = ids
 			}
 		}
 		for fw := range a.frameworks.All() {
-			if fw.demand != nil {
+			if fw.Demand != nil {
 				if sn.demand == nil {
-					sn.demand = map[string]map[string][]Pending{}
+					sn.demand = map[string]map[string][]cluster.Pending{}
 				}
-				sn.demand[fw.id] = fw.demand
+				sn.demand[fw.ID] = fw.Demand
 			}
 		}
 	}
@@ -577,9 +579,9 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 		codec.WalkKeys(c, &ids, "frameworks that declined")
 		return ids
 	})
-	codec.WalkMap(c, &sn.demand, "frameworks stating demand", "framework", func(_ string, byRole map[string][]Pending) map[string][]Pending {
-		codec.WalkMap(c, &byRole, "roles with demand", "role", func(_ string, list []Pending) []Pending {
-			codec.WalkList(c, &list, "pending tasks", func(p *Pending) {
+	codec.WalkMap(c, &sn.demand, "frameworks stating demand", "framework", func(_ string, byRole map[string][]cluster.Pending) map[string][]cluster.Pending {
+		codec.WalkMap(c, &byRole, "roles with demand", "role", func(_ string, list []cluster.Pending) []cluster.Pending {
+			codec.WalkList(c, &list, "pending tasks", func(p *cluster.Pending) {
 				c.Quantities(&p.Resources)
 				c.Int(&p.Count, "pending count")
 			})

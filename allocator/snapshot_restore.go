@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -109,8 +111,8 @@ func (sn *snapState) checkRunNumbers() error {
 		}
 	}
 	for _, id := range a.frameworks.Keys() {
-		if fw := a.frameworks.Get(id); fw.skipsRun > a.runs {
-			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.skipsRun, a.runs)
+		if fw := a.frameworks.Get(id); fw.SkipsRun > a.runs {
+			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.SkipsRun, a.runs)
 		}
 	}
 	return nil
@@ -124,8 +126,8 @@ func (sn *snapState) checkReclaim() error {
 	seqs := map[uint64]bool{}
 	for _, id := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(id)
-		for _, tid := range slices.Sorted(maps.Keys(fw.tasks)) {
-			seq := fw.tasks[tid].seq
+		for _, tid := range slices.Sorted(maps.Keys(fw.Tasks)) {
+			seq := fw.Tasks[tid].Seq
 			if seq == 0 || seq > a.taskSeq || seqs[seq] {
 				return fmt.Errorf("framework %q: task %q launched as number %d (last %d, or taken)", id, tid, seq, a.taskSeq)
 			}
@@ -154,16 +156,16 @@ func (sn *snapState) checkReclaim() error {
 func (sn *snapState) checkAgents() error {
 	a := sn.a
 	for _, ag := range a.agentList {
-		id := ag.id
+		id := ag.ID
 		if err := validID("agent", id); err != nil {
 			return err
 		}
 		ag := a.agents.Get(id)
-		if fw, ok := leastKey(ag.unclaimed(), func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
+		if fw, ok := leastKey(ag.Unclaimed(), func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
 			return fmt.Errorf("agent %q: empty holding of %q", id, fw)
 		}
-		if fw, ok := leastKey(ag.inverse(), func(_ string, st *inverseState) bool { return st.status > InverseDeclined }); ok {
-			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.inverse()[fw].status)
+		if fw, ok := leastKey(ag.Inverse(), func(_ string, st *cluster.InverseState) bool { return InverseOfferStatus(st.Status) > InverseDeclined }); ok {
+			return fmt.Errorf("agent %q: inverse-offer status %d", id, ag.Inverse()[fw].Status)
 		}
 	}
 	return nil
@@ -178,18 +180,19 @@ func (sn *snapState) checkFrameworks() error {
 			return err
 		}
 		fw := a.frameworks.Get(id)
-		if err := fw.info.validate(); err != nil {
+		info := publicInfo(fw.Info)
+		if err := info.validate(); err != nil {
 			return fmt.Errorf("framework %q: %v", id, err)
 		}
 		noFilter := func(_ string, list []refusals.Refusal) bool { return len(list) == 0 }
-		role, ok := leastKey(fw.filters, func(_ string, byAgent map[string][]refusals.Refusal) bool {
+		role, ok := leastKey(fw.Filters, func(_ string, byAgent map[string][]refusals.Refusal) bool {
 			_, empty := leastKey(byAgent, noFilter)
 			return len(byAgent) == 0 || empty
 		})
 		if !ok {
 			continue
 		}
-		if agentID, ok := leastKey(fw.filters[role], noFilter); ok {
+		if agentID, ok := leastKey(fw.Filters[role], noFilter); ok {
 			return fmt.Errorf("framework %q: no filter on %q", id, agentID)
 		}
 		return fmt.Errorf("framework %q: no filters in role %q", id, role)
@@ -235,24 +238,24 @@ func (sn *snapState) resolve() error {
 	}
 	for _, id := range a.frameworks.Keys() {
 		fw := a.frameworks.Get(id)
-		for role := range fw.roles.All(tables.Tracked) {
+		for role := range fw.Roles.All(tables.Tracked) {
 			n := a.roles.Get(role)
 			if n == nil || n.FrameworkSorter == nil || !n.FrameworkSorter.Contains(id) {
 				return fmt.Errorf("framework %q tracked in role %q, which has no node or sorter for it", id, role)
 			}
 			n.Frameworks.Add(id)
 		}
-		if tid, ok := leastKey(fw.tasks, func(_ string, t *task) bool { return a.agents.Get(t.agent) == nil }); ok {
-			t := fw.tasks[tid]
-			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.id, t.agent)
+		if tid, ok := leastKey(fw.Tasks, func(_ string, t *cluster.Task) bool { return a.agents.Get(t.Agent) == nil }); ok {
+			t := fw.Tasks[tid]
+			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.ID, t.Agent)
 		}
-		if agentID, ok := leastKey(fw.inverseFilters, func(agentID string, _ refusals.InverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
+		if agentID, ok := leastKey(fw.InverseFilters, func(agentID string, _ refusals.InverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
 			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 		}
 	}
 	for _, ag := range a.agentList {
-		id := ag.id
-		if fwID, ok := leastKey(ag.inverse(), func(fwID string, _ *inverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
+		id := ag.ID
+		if fwID, ok := leastKey(ag.Inverse(), func(fwID string, _ *cluster.InverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
@@ -273,22 +276,22 @@ func (sn *snapState) resolve() error {
 func (sn *snapState) attachHolds() error {
 	a := sn.a
 	for _, sh := range sn.holds {
-		ag, fw := a.agents.Get(sh.agent), a.frameworks.Get(sh.h.framework)
+		ag, fw := a.agents.Get(sh.agent), a.frameworks.Get(sh.h.Framework)
 		switch {
 		case ag == nil:
 			return fmt.Errorf("a hold on unknown agent %q", sh.agent)
 		case fw == nil:
-			return fmt.Errorf("agent %q: a hold for unknown framework %q", sh.agent, sh.h.framework)
-		case sh.h.until.IsZero():
-			return fmt.Errorf("agent %q: a hold for %q with no expiry", sh.agent, sh.h.framework)
+			return fmt.Errorf("agent %q: a hold for unknown framework %q", sh.agent, sh.h.Framework)
+		case sh.h.Until.IsZero():
+			return fmt.Errorf("agent %q: a hold for %q with no expiry", sh.agent, sh.h.Framework)
 		}
-		if err := checkHold(sh.h.res, time.Second); err != nil {
-			return fmt.Errorf("agent %q: a hold for %q: %w", sh.agent, sh.h.framework, err)
+		if err := checkHold(sh.h.Res, time.Second); err != nil {
+			return fmt.Errorf("agent %q: a hold for %q: %w", sh.agent, sh.h.Framework, err)
 		}
 		h := sh.h
-		h.res = h.res.Frozen()
-		rare := ag.more()
-		rare.holds = append(rare.holds, h)
+		h.Res = h.Res.Frozen()
+		rare := ag.More()
+		rare.Holds = append(rare.Holds, h)
 	}
 	return nil
 }
@@ -299,7 +302,7 @@ func (sn *snapState) attachHolds() error {
 func (sn *snapState) rebuild() error {
 	a := sn.a
 	for fw := range a.frameworks.All() {
-		fw.roles.MarkOnly(tables.Subscribed, fw.info.Roles)
+		fw.Roles.MarkOnly(tables.Subscribed, fw.Info.Roles)
 	}
 	for _, ag := range a.agentList {
 		if err := a.rebuildAgent(ag); err != nil {
@@ -321,9 +324,9 @@ func (sn *snapState) rebuild() error {
 // rebuildAgent counts a restored agent in the cluster's totals and its
 // frameworks' holdings in their roles, and works out its flags, use and
 // headroom.
-func (a *Allocator) rebuildAgent(ag *agent) error {
-	id := ag.id
-	totalQ, err := quantitiesWithin(ag.total, false, "a total")
+func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
+	id := ag.ID
+	totalQ, err := quantitiesWithin(ag.Total, false, "a total")
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
@@ -332,13 +335,13 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 		return fmt.Errorf("%w: the cluster's totals", ErrOverflow)
 	}
 	a.setFlags(ag)
-	a.trackReservations(ag.total, true)
-	for _, fwID := range ag.frameworkIDs() {
+	a.trackReservations(ag.Total, true)
+	for _, fwID := range ag.FrameworkIDs() {
 		fw := a.frameworks.Get(fwID)
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
-		for _, held := range []resources.Resources{ag.offered.Get(fwID), ag.allocated.Get(fwID), ag.holds().of(fwID)} {
+		for _, held := range []resources.Resources{ag.Offered.Get(fwID), ag.Allocated.Get(fwID), ag.Holds().Of(fwID)} {
 			roles := held.AllocationRoles()
 			for _, role := range roles {
 				if role == "" {
@@ -355,8 +358,8 @@ func (a *Allocator) rebuildAgent(ag *agent) error {
 		}
 	}
 	a.measureUse(ag)
-	if !ag.ref.Contains(ag.available) {
-		return fmt.Errorf("agent %q: available %s beyond its reference %s", id, ag.available, ag.ref)
+	if !ag.Ref.Contains(ag.Available) {
+		return fmt.Errorf("agent %q: available %s beyond its reference %s", id, ag.Available, ag.Ref)
 	}
 	a.refreshHeadroom(ag)
 	return nil
@@ -380,9 +383,9 @@ func (sn *snapState) finish() error {
 		a.roles.Epochs = max(a.roles.Epochs, n.Epoch)
 	}
 	for ag := range a.agents.All() {
-		for _, role := range ag.nobody.Roles() {
-			e, _ := ag.nobody.Get(role)
-			a.roles.Epochs = max(a.roles.Epochs, e.epoch)
+		for _, role := range ag.Nobody.Roles() {
+			e, _ := ag.Nobody.Get(role)
+			a.roles.Epochs = max(a.roles.Epochs, e.Epoch)
 		}
 	}
 	return nil
@@ -415,7 +418,7 @@ func (sn *snapState) placeFairness() error {
 			if fw == nil {
 				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
 			}
-			ag.filtered.SetDeclined(a.filterNum(fw))
+			ag.Filtered.SetDeclined(a.filterNum(fw))
 		}
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {
@@ -424,7 +427,7 @@ func (sn *snapState) placeFairness() error {
 			return fmt.Errorf("demand of unknown framework %q", fwID)
 		}
 		for role, list := range sn.demand[fwID] {
-			if !fw.roles.Has(role, tables.Subscribed) {
+			if !fw.Roles.Has(role, tables.Subscribed) {
 				return fmt.Errorf("framework %q: demand in role %q it is not subscribed to", fwID, role)
 			}
 			for i, p := range list {
@@ -433,12 +436,12 @@ func (sn *snapState) placeFairness() error {
 				}
 			}
 			if list == nil {
-				list = []Pending{}
+				list = []cluster.Pending{}
 			}
-			if fw.demand == nil {
-				fw.demand = map[string][]Pending{}
+			if fw.Demand == nil {
+				fw.Demand = map[string][]cluster.Pending{}
 			}
-			fw.demand[role] = list
+			fw.Demand[role] = list
 		}
 	}
 	return nil

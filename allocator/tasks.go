@@ -5,38 +5,16 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
 
-// task is one entry of the ledger of launched tasks.
-type task struct {
-	id, agent, role string
-	// uses is everything the task was launched with, tagged with role.
-	uses resources.Resources
-	// owns is the part of the framework's allocation on the agent that the
-	// task accounts for: its resources, but a shared volume only once per
-	// launching call, as the call allocates it once (the first task of the
-	// call to use it owns the copy, and hands it on to another task still
-	// using it when it ends). Executor resources are owned by no task.
-	owns resources.Resources
-	// seq orders the ledger's tasks by launch: a later launch has a larger
-	// one (reclaim ends the youngest first).
-	seq uint64
-	// fw is the task's framework; ended says the task left the ledger
-	// (Allocator.ledger keeps it until it is compacted).
-	fw    *framework
-	ended bool
-	// frees is what reclaim counts the task's end to free, once worked
-	// out (reclaimable).
-	frees      resources.Quantities
-	freesKnown bool
-}
-
 // forgetTask takes t out of fw's ledger.
-func (a *Allocator) forgetTask(fw *framework, t *task) {
-	delete(fw.tasks, t.id)
-	t.ended = true
+func (a *Allocator) forgetTask(fw *cluster.Framework, t *cluster.Task) {
+	delete(fw.Tasks, t.ID)
+	t.Ended = true
 	a.ledgerEnded++
 }
 
@@ -44,26 +22,26 @@ func (a *Allocator) forgetTask(fw *framework, t *task) {
 // order. It is kept as tasks are launched and compacted when more than
 // half of it has ended; an allocator restored from a snapshot builds it
 // at its first use (its count of live tasks tells).
-func (a *Allocator) liveLedger() []*task {
+func (a *Allocator) liveLedger() []*cluster.Task {
 	live := 0
 	for fw := range a.frameworks.All() {
-		live += len(fw.tasks)
+		live += len(fw.Tasks)
 	}
 	if !a.ledgerBuilt || live != len(a.ledger)-a.ledgerEnded {
 		// Built anew where tasks came another way (a restored snapshot).
 
 		a.ledger = a.ledger[:0]
 		for fw := range a.frameworks.All() {
-			for _, t := range fw.tasks {
-				t.fw = fw
+			for _, t := range fw.Tasks {
+				t.Framework = fw
 				a.ledger = append(a.ledger, t)
 			}
 		}
-		slices.SortFunc(a.ledger, func(x, y *task) int { return cmp.Compare(x.seq, y.seq) })
+		slices.SortFunc(a.ledger, func(x, y *cluster.Task) int { return cmp.Compare(x.Seq, y.Seq) })
 		a.ledgerBuilt, a.ledgerEnded = true, 0
 	}
 	if a.ledgerEnded > len(a.ledger)/2 {
-		a.ledger = slices.DeleteFunc(a.ledger, func(t *task) bool { return t.ended })
+		a.ledger = slices.DeleteFunc(a.ledger, func(t *cluster.Task) bool { return t.Ended })
 		a.ledgerEnded = 0
 	}
 	return a.ledger
@@ -79,14 +57,14 @@ type TaskView struct {
 // checkNewTasks refuses a launch (operation i of a call) whose task ids the
 // framework already runs, or that an earlier launch of the call used (seen,
 // which it extends).
-func checkNewTasks(fw *framework, i int, op offer.Operation, seen map[string]bool) error {
+func checkNewTasks(fw *cluster.Framework, i int, op offer.Operation, seen map[string]bool) error {
 	l, ok := launchOf(op)
 	if !ok {
 		return nil
 	}
 	for _, t := range l.Tasks {
-		if _, running := fw.tasks[t.ID]; running || seen[t.ID] {
-			return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.id, t.ID)
+		if _, running := fw.Tasks[t.ID]; running || seen[t.ID] {
+			return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.ID, t.ID)
 		}
 	}
 	for _, t := range l.Tasks {
@@ -109,7 +87,7 @@ func launchOf(op offer.Operation) (offer.Launch, bool) {
 
 // recordTasks adds the tasks of the launches among ops, applied on ag in
 // role, to the framework's ledger.
-func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer.Operation) {
+func (a *Allocator) recordTasks(fw *cluster.Framework, agentID, role string, ops []offer.Operation) {
 	var seen resources.Resources // shared volumes owned by a task of this call
 	for _, op := range ops {
 		l, ok := launchOf(op)
@@ -125,12 +103,12 @@ func (a *Allocator) recordTasks(fw *framework, agentID, role string, ops []offer
 					_ = seen.AddResource(r)
 				}
 			}
-			if fw.tasks == nil {
-				fw.tasks = map[string]*task{}
+			if fw.Tasks == nil {
+				fw.Tasks = map[string]*cluster.Task{}
 			}
 			a.taskSeq++
-			nt := &task{id: t.ID, agent: agentID, role: role, uses: uses, owns: owns, seq: a.taskSeq, fw: fw}
-			fw.tasks[t.ID] = nt
+			nt := &cluster.Task{ID: t.ID, Agent: agentID, Role: role, Uses: uses, Owns: owns, Seq: a.taskSeq, Framework: fw}
+			fw.Tasks[t.ID] = nt
 			if a.ledgerBuilt {
 				a.ledger = append(a.ledger, nt)
 			}
@@ -154,12 +132,12 @@ func (a *Allocator) EndTask(fwID, taskID string) error {
 }
 
 // task returns a framework and one of its tasks in the ledger.
-func (a *Allocator) task(fwID, taskID string) (*framework, *task, error) {
+func (a *Allocator) task(fwID, taskID string) (*cluster.Framework, *cluster.Task, error) {
 	fw, err := a.framework(fwID)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, ok := fw.tasks[taskID]
+	t, ok := fw.Tasks[taskID]
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
 	}
@@ -172,16 +150,16 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	if err != nil {
 		return err
 	}
-	ag := a.agents.Get(t.agent)
-	free := t.owns.NonShared()
-	heirs := map[*task]resources.Resources{}
-	for r := range t.owns.Shared().All() {
-		heir := fw.sharedHeir(t, r)
+	ag := a.agents.Get(t.Agent)
+	free := t.Owns.NonShared()
+	heirs := map[*cluster.Task]resources.Resources{}
+	for r := range t.Owns.Shared().All() {
+		heir := fw.SharedHeir(t, r)
 		to := free
 		if heir != nil {
 			to = heirs[heir]
 		}
-		for range t.owns.Copies(r) {
+		for range t.Owns.Copies(r) {
 			_ = to.AddResource(r)
 		}
 		if heir != nil {
@@ -190,11 +168,11 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 			free = to
 		}
 	}
-	if !ag.allocated.Get(fwID).Contains(free) {
-		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.agent, free)
+	if !ag.Allocated.Get(fwID).Contains(free) {
+		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.Agent, free)
 	}
 	for heir, owns := range heirs {
-		heir.owns = heir.owns.Plus(owns)
+		heir.Owns = heir.Owns.Plus(owns)
 	}
 	a.forgetTask(fw, t)
 	a.untrackAllocation(fw, ag, free, true)
@@ -205,23 +183,11 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	return nil
 }
 
-// sharedHeir returns another live task of fw on ended's agent that uses the
-// shared resource r, the first by id, or nil.
-func (fw *framework) sharedHeir(ended *task, r resources.Resource) *task {
-	var heir *task
-	for _, t := range fw.tasks {
-		if t != ended && t.agent == ended.agent && t.uses.Copies(r) > 0 && (heir == nil || t.id < heir.id) {
-			heir = t
-		}
-	}
-	return heir
-}
-
 // dropTasksOn forgets the framework's tasks on an agent (the agent was
 // removed: its tasks are gone with it).
-func (a *Allocator) dropTasksOn(fw *framework, agentID string) {
-	for _, t := range fw.tasks {
-		if t.agent == agentID {
+func (a *Allocator) dropTasksOn(fw *cluster.Framework, agentID string) {
+	for _, t := range fw.Tasks {
+		if t.Agent == agentID {
 			a.forgetTask(fw, t)
 		}
 	}
@@ -235,9 +201,9 @@ func (a *Allocator) Tasks(fwID string) []TaskView {
 	if !ok {
 		return nil
 	}
-	out := make([]TaskView, 0, len(fw.tasks))
-	for _, t := range fw.tasks {
-		out = append(out, TaskView{ID: t.id, Agent: t.agent, Role: t.role, Resources: t.uses.Clone()})
+	out := make([]TaskView, 0, len(fw.Tasks))
+	for _, t := range fw.Tasks {
+		out = append(out, TaskView{ID: t.ID, Agent: t.Agent, Role: t.Role, Resources: t.Uses.Clone()})
 	}
 	slices.SortFunc(out, func(x, y TaskView) int {
 		if x.ID < y.ID {

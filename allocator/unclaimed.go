@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -26,7 +28,7 @@ import (
 func (a *Allocator) checkReportedUse(agentID string, used map[string]resources.Resources) error {
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.frameworks.Lookup(fwID); ok {
-			if err := checkUsed(used[fwID], fw.info.Roles); err != nil {
+			if err := checkUsed(used[fwID], fw.Info.Roles); err != nil {
 				return fmt.Errorf("agent %q, framework %q: %w", agentID, fwID, err)
 			}
 			continue
@@ -64,8 +66,8 @@ func (a *Allocator) unknownUse(used map[string]resources.Resources) map[string]r
 func (a *Allocator) claims(id string, roles []string, used map[string]resources.Resources) (map[string]bool, error) {
 	var out map[string]bool
 	for _, ag := range a.agentList {
-		agentID := ag.id
-		res, ok := ag.unclaimed()[id]
+		agentID := ag.ID
+		res, ok := ag.Unclaimed()[id]
 		if !ok {
 			continue
 		}
@@ -85,22 +87,11 @@ func (a *Allocator) claims(id string, roles []string, used map[string]resources.
 
 // claim makes the usage the agents reported for fw (on the agents of
 // claims) its allocation: what is available does not change.
-func (a *Allocator) claim(fw *framework, claims map[string]bool) {
+func (a *Allocator) claim(fw *cluster.Framework, claims map[string]bool) {
 	for _, agentID := range slices.Sorted(maps.Keys(claims)) {
 		ag := a.agents.Get(agentID)
-		res := ag.unclaimed()[fw.id]
-		delete(ag.unclaimed(), fw.id)
+		res := ag.Unclaimed()[fw.ID]
+		delete(ag.Unclaimed(), fw.ID)
 		a.trackInUse(fw, ag, res)
-	}
-}
-
-// unclaimedQuantities returns the non-shared scalars of the agent's
-// unclaimed usage.
-func (ag *agent) unclaimedQuantities(q *resources.Quantities) {
-	for _, res := range ag.unclaimed() {
-		if res.HasShared() {
-			res = res.NonShared()
-		}
-		res.AddQuantitiesTo(q)
 	}
 }

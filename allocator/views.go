@@ -45,7 +45,7 @@ func (a *Allocator) Agents() []AgentView {
 	a.ready()
 	out := make([]AgentView, 0, len(a.agentList))
 	for _, ag := range a.agentList {
-		v, _ := a.Agent(ag.id)
+		v, _ := a.Agent(ag.ID)
 		out = append(out, v)
 	}
 	return out
@@ -59,28 +59,28 @@ func (a *Allocator) Agent(id string) (AgentView, bool) {
 		return AgentView{}, false
 	}
 	v := AgentView{
-		ID: id, Hostname: ag.info.Hostname, Active: ag.active, OverAllocated: ag.overAllocated,
-		Total: ag.total.Clone(), Available: ag.available.Clone(),
-		Offered: ag.offered.Clone(), Allocated: ag.allocated.Clone(),
+		ID: id, Hostname: ag.Info.Hostname, Active: ag.Active, OverAllocated: ag.OverAllocated,
+		Total: ag.Total.Clone(), Available: ag.Available.Clone(),
+		Offered: ag.Offered.Clone(), Allocated: ag.Allocated.Clone(),
 	}
-	for _, h := range ag.holds() {
+	for _, h := range ag.Holds() {
 		if v.Held == nil {
 			v.Held, v.HeldUntil = map[string]resources.Resources{}, map[string]time.Time{}
 		}
-		held := v.Held[h.framework]
-		held.Add(h.res)
-		v.Held[h.framework] = held
-		if h.until.After(v.HeldUntil[h.framework]) {
-			v.HeldUntil[h.framework] = h.until
+		held := v.Held[h.Framework]
+		held.Add(h.Res)
+		v.Held[h.Framework] = held
+		if h.Until.After(v.HeldUntil[h.Framework]) {
+			v.HeldUntil[h.Framework] = h.Until
 		}
 	}
-	for k, r := range ag.unclaimed() {
+	for k, r := range ag.Unclaimed() {
 		if v.Unclaimed == nil {
 			v.Unclaimed = map[string]resources.Resources{}
 		}
 		v.Unclaimed[k] = r.Clone()
 	}
-	if u := ag.info.Unavailability; u != nil {
+	if u := ag.Info.Unavailability; u != nil {
 		c := *u
 		v.Unavailability = &c
 	}
@@ -168,18 +168,18 @@ func (a *Allocator) Frameworks() []FrameworkView {
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
 		fw := a.frameworks.Get(id)
-		out[i] = FrameworkView{ID: id, Active: fw.active, Roles: fw.roles.List(tables.Subscribed), Suppressed: fw.roles.List(tables.Suppressed), Capabilities: fw.info.Capabilities}
+		out[i] = FrameworkView{ID: id, Active: fw.Active, Roles: fw.Roles.List(tables.Subscribed), Suppressed: fw.Roles.List(tables.Suppressed), Capabilities: fw.Info.Capabilities}
 		at[id] = &out[i]
 	}
 	// One pass over the agents, in id order, sums what each framework is
 	// offered and uses.
 	for _, ag := range a.agentList {
-		for id, res := range ag.offered.All() {
+		for id, res := range ag.Offered.All() {
 			if v := at[id]; v != nil {
 				v.Offered.Add(res)
 			}
 		}
-		for id, res := range ag.allocated.All() {
+		for id, res := range ag.Allocated.All() {
 			if v := at[id]; v != nil {
 				v.Allocated.Add(res)
 			}
@@ -241,8 +241,8 @@ func (a *Allocator) Skips(fwID string) map[Reason]int {
 	if !ok {
 		return out
 	}
-	if fw.skipsRun == a.runs && a.runs > 0 {
-		for r, n := range fw.skips {
+	if fw.SkipsRun == a.runs && a.runs > 0 {
+		for r, n := range fw.Skips {
 			if n > 0 {
 				out[Reason(r)] = int(n)
 			}

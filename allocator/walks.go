@@ -3,17 +3,16 @@ package allocator
 import (
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
 
-// stage is one of the two stages of a run.
-type stage uint8
-
 const (
-	stageGuarantees stage = iota
+	stageGuarantees cluster.Stage = iota
 	stageFairShare
 )
 
@@ -40,7 +39,7 @@ func walk(s sorter.Sorter, visit func(string) bool) {
 // nothing.
 type cursor struct {
 	r    *run
-	ag   *agent
+	ag   *cluster.Agent
 	role string
 	// node and fs are the role's node and framework sorter, looked up once
 	// for the walk of its frameworks.
@@ -52,7 +51,7 @@ type cursor struct {
 	complete, madeOffer bool
 }
 
-func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
+func (a *Allocator) allocateGuarantees(r *run, ag *cluster.Agent) {
 	a.cur = cursor{r: r, ag: ag}
 	for {
 		// As in the fair-share stage, an offer sized to a pending task
@@ -60,7 +59,7 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 		// as many of its tasks as the agent holds.
 		r.sized = false
 		walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
-		if !r.sized || ag.available.IsEmpty() {
+		if !r.sized || ag.Available.IsEmpty() {
 			break
 		}
 	}
@@ -71,7 +70,7 @@ func (a *Allocator) allocateGuarantees(r *run, ag *agent) {
 // guaranteeRole is stage one's visit of a role on the cursor's agent.
 func (a *Allocator) guaranteeRole(role string) bool {
 	c := &a.cur
-	if c.ag.available.IsEmpty() {
+	if c.ag.Available.IsEmpty() {
 		return false
 	}
 	node := a.roles.Get(role)
@@ -113,7 +112,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 	return !c.r.sized
 }
 
-func (a *Allocator) allocateFairShare(r *run, ag *agent) {
+func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
 	a.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
 	first := len(a.explain.passes)
@@ -129,14 +128,14 @@ func (a *Allocator) allocateFairShare(r *run, ag *agent) {
 }
 
 // walkAgent walks the roles on the cursor's agent in the fair-share stage.
-func (a *Allocator) walkAgent(r *run, ag *agent) {
+func (a *Allocator) walkAgent(r *run, ag *cluster.Agent) {
 	for {
 		// An offer sized to a pending task (demand.go) stops the walk: the
 		// agent's next task goes to whoever is first in DRF order now.
 		r.sized = false
 		r.heldBack = 0
 		walk(a.roleSorter.Sorter, a.visitFairRole)
-		if !r.sized || ag.available.IsEmpty() {
+		if !r.sized || ag.Available.IsEmpty() {
 			break
 		}
 	}
@@ -145,7 +144,7 @@ func (a *Allocator) walkAgent(r *run, ag *agent) {
 // fairRole is stage two's visit of a role on the cursor's agent.
 func (a *Allocator) fairRole(role string) bool {
 	c := &a.cur
-	if c.ag.available.IsEmpty() {
+	if c.ag.Available.IsEmpty() {
 		return false
 	}
 	node := a.roles.Get(role)
@@ -189,7 +188,7 @@ func (a *Allocator) fairRole(role string) bool {
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
 	out, _ := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
-	if out == exhausted || (out == offered && (c.ag.available.IsEmpty() || c.r.sized)) {
+	if out == exhausted || (out == offered && (c.ag.Available.IsEmpty() || c.r.sized)) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
 		c.madeOffer = c.madeOffer || out == offered
@@ -204,9 +203,9 @@ func (a *Allocator) fairFramework(fwID string) bool {
 // Frameworks whose refusal filters are known to cover everything on the
 // agent are stepped over without a visit when there are enough of them and
 // the sorter can (see filters.go); they are counted in RunStats.Refused.
-func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *agent, role string, r *run, visit func(string) bool) {
+func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *cluster.Agent, role string, r *run, visit func(string) bool) {
 	r.indexed = false
-	if idx := ag.refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
+	if idx := ag.Refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
 			if n := idx.Skip.Count(); n >= refusals.IndexAbove {
 				r.stats.Refused += n
@@ -224,25 +223,25 @@ func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *agent, role stri
 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
-func (a *Allocator) nobody(ag *agent, n *roles.Node, fs *roles.TrackedSorter, r *run, st stage) bool {
+func (a *Allocator) nobody(ag *cluster.Agent, n *roles.Node, fs *roles.TrackedSorter, r *run, st cluster.Stage) bool {
 	if !a.skipsWalks(fs) {
 		return false
 	}
-	e, ok := ag.nobody.Get(n.Path)
+	e, ok := ag.Nobody.Get(n.Path)
 	if !ok {
 		return false
 	}
-	if e.version != ag.version || e.epoch != n.Epoch || (e.until != refusals.NoExpiry && !r.now.Before(e.until.Time())) {
-		ag.nobody.Drop(n.Path)
+	if e.Version != ag.Version || e.Epoch != n.Epoch || (e.Until != refusals.NoExpiry && !r.now.Before(e.Until.Time())) {
+		ag.Nobody.Drop(n.Path)
 		return false
 	}
 	r.stats.Unchanged++
-	a.explain.unchanged(ag, n, st, e.passes)
+	a.explain.unchanged(ag, n, st, e.Passes)
 	return true
 }
 
-func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, passes *nobodyPasses) {
-	if ag.hasShared {
+func (a *Allocator) rememberNobody(ag *cluster.Agent, n *roles.Node, until time.Time, passes *cluster.NobodyPasses) {
+	if ag.HasShared {
 		// Shared volumes offered earlier in a run are hidden from later
 		// frameworks only for that run.
 		return
@@ -251,7 +250,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, pa
 	if !ok {
 		return // the cache could not say when the result ends
 	}
-	ag.nobody.Set(n.Path, nobodyEntry{version: ag.version, epoch: n.Epoch, until: e, passes: passes})
+	ag.Nobody.Set(n.Path, cluster.NobodyEntry{Version: ag.Version, Epoch: n.Epoch, Until: e, Passes: passes})
 }
 
 // passOver records that fw was passed over on ag in node's role for
@@ -260,7 +259,7 @@ func (a *Allocator) rememberNobody(ag *agent, n *roles.Node, until time.Time, pa
 // that can change while neither the agent nor the role's frameworks change
 // (quota, headroom) make the run's verdict on the agent unstable, so it is
 // not cached.
-func (a *Allocator) passOver(r *run, fw *framework, ag *agent, node *roles.Node, st stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
+func (a *Allocator) passOver(r *run, fw *cluster.Framework, ag *cluster.Agent, node *roles.Node, st cluster.Stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
 	a.skip(r, fw, reason)
 	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
 		r.stable = false

@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 )
 
@@ -39,38 +41,38 @@ func (a *Allocator) sinceAnchor(t time.Time) (int64, bool) {
 }
 
 // refusalOf returns w as the ordinary filter it stands for on ag.
-func (a *Allocator) refusalOf(w refusals.WholeRefusal, ag *agent) refusals.Refusal {
-	return refusals.Refusal{Refused: ag.ref, Expires: a.anchor.Add(time.Duration(w.Expires)), Batch: w.Batch, Covered: w.Covered}
+func (a *Allocator) refusalOf(w refusals.WholeRefusal, ag *cluster.Agent) refusals.Refusal {
+	return refusals.Refusal{Refused: ag.Ref, Expires: a.anchor.Add(time.Duration(w.Expires)), Batch: w.Batch, Covered: w.Covered}
 }
 
 // storeWhole keeps f, a refusal of ag's whole reference, compactly when it
 // would be the only filter of fw in role on ag; false when it must join a
 // list instead.
-func (a *Allocator) storeWhole(fw *framework, role string, ag *agent, f refusals.Refusal) bool {
-	if a.opts.CacheFree || len(fw.filters.On(role, ag.id)) > 0 {
+func (a *Allocator) storeWhole(fw *cluster.Framework, role string, ag *cluster.Agent, f refusals.Refusal) bool {
+	if a.opts.CacheFree || len(fw.Filters.On(role, ag.ID)) > 0 {
 		return false
 	}
-	if _, ok := fw.whole.On(role, int(ag.num)); ok {
+	if _, ok := fw.Whole.On(role, int(ag.Num)); ok {
 		return false
 	}
 	expires, ok := a.sinceAnchor(f.Expires)
 	if !ok {
 		return false
 	}
-	fw.whole.Put(role, int(ag.num), refusals.WholeRefusal{Expires: expires, Batch: f.Batch, Covered: f.Covered}, len(a.agentsByNum))
-	ag.wholeRefused++
+	fw.Whole.Put(role, int(ag.Num), refusals.WholeRefusal{Expires: expires, Batch: f.Batch, Covered: f.Covered}, len(a.agentsByNum))
+	ag.WholeRefused++
 	return true
 }
 
 // unpackWhole turns every compact filter on ag into an ordinary one
 // refusing ag's reference as it is: called before the reference changes.
-func (a *Allocator) unpackWhole(ag *agent) {
-	if ag.wholeRefused == 0 {
+func (a *Allocator) unpackWhole(ag *cluster.Agent) {
+	if ag.WholeRefused == 0 {
 		return
 	}
-	for num := range ag.filtered.FilteredAll() {
+	for num := range ag.Filtered.FilteredAll() {
 		if fw := a.refusersByNum.At(num); fw != nil {
-			for role := range fw.whole {
+			for role := range fw.Whole {
 				a.unpackWholeOf(fw, role, ag)
 			}
 		}
@@ -79,25 +81,25 @@ func (a *Allocator) unpackWhole(ag *agent) {
 
 // unpackWholeOf turns fw's compact filter in role on ag, if there is one,
 // into an ordinary one.
-func (a *Allocator) unpackWholeOf(fw *framework, role string, ag *agent) {
-	if w, ok := fw.whole.On(role, int(ag.num)); ok {
+func (a *Allocator) unpackWholeOf(fw *cluster.Framework, role string, ag *cluster.Agent) {
+	if w, ok := fw.Whole.On(role, int(ag.Num)); ok {
 		dropWhole(fw, role, ag)
-		fw.filters.Add(role, ag.id, a.refusalOf(w, ag))
+		fw.Filters.Add(role, ag.ID, a.refusalOf(w, ag))
 	}
 }
 
 // dropWhole removes fw's compact filter in role on ag, which is there, and
 // counts it off the agent.
-func dropWhole(fw *framework, role string, ag *agent) {
-	fw.whole.Drop(role, int(ag.num))
-	ag.wholeRefused--
+func dropWhole(fw *cluster.Framework, role string, ag *cluster.Agent) {
+	fw.Whole.Drop(role, int(ag.Num))
+	ag.WholeRefused--
 }
 
 // dropWholeOn removes every compact filter of fw on ag, calling gone for
 // each.
-func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string, f refusals.Refusal)) {
-	for role, s := range fw.whole {
-		if w, ok := s.Get(int(ag.num)); ok {
+func (a *Allocator) dropWholeOn(fw *cluster.Framework, ag *cluster.Agent, gone func(role string, f refusals.Refusal)) {
+	for role, s := range fw.Whole {
+		if w, ok := s.Get(int(ag.Num)); ok {
 			gone(role, a.refusalOf(w, ag))
 			dropWhole(fw, role, ag)
 		}
@@ -106,32 +108,32 @@ func (a *Allocator) dropWholeOn(fw *framework, ag *agent, gone func(role string,
 
 // refusalsOn returns fw's filters in role on ag, the compact one as an
 // ordinary one: for reports, not for runs.
-func (a *Allocator) refusalsOn(fw *framework, role string, ag *agent) []refusals.Refusal {
-	if w, ok := fw.whole.On(role, int(ag.num)); ok {
+func (a *Allocator) refusalsOn(fw *cluster.Framework, role string, ag *cluster.Agent) []refusals.Refusal {
+	if w, ok := fw.Whole.On(role, int(ag.Num)); ok {
 		return []refusals.Refusal{a.refusalOf(w, ag)}
 	}
-	return fw.filters.On(role, ag.id)
+	return fw.Filters.On(role, ag.ID)
 }
 
 // refusalsOf returns all of fw's filters as lists, by role and agent id,
 // the compact ones as ordinary ones: for reports and snapshots, not for
 // runs. With no compact filter it is fw.filters itself.
-func (a *Allocator) refusalsOf(fw *framework) refusals.Filters {
-	if len(fw.whole) == 0 {
-		return fw.filters
+func (a *Allocator) refusalsOf(fw *cluster.Framework) refusals.Filters {
+	if len(fw.Whole) == 0 {
+		return fw.Filters
 	}
 	all := refusals.Filters{}
-	for role, byAgent := range fw.filters {
+	for role, byAgent := range fw.Filters {
 		for agentID, list := range byAgent {
 			for _, f := range list {
 				all.Add(role, agentID, f)
 			}
 		}
 	}
-	for role, s := range fw.whole {
+	for role, s := range fw.Whole {
 		for num, w := range s.All() {
 			ag := a.agentsByNum.At(num)
-			all.Add(role, ag.id, a.refusalOf(w, ag))
+			all.Add(role, ag.ID, a.refusalOf(w, ag))
 		}
 	}
 	return all
@@ -139,18 +141,18 @@ func (a *Allocator) refusalsOf(fw *framework) refusals.Filters {
 
 // forgetWhole drops fw's compact filters in role (every role when role is
 // ""), and their entries in the agents' indexes.
-func (a *Allocator) forgetWhole(fw *framework, role string) {
-	for r, s := range fw.whole {
+func (a *Allocator) forgetWhole(fw *cluster.Framework, role string) {
+	for r, s := range fw.Whole {
 		if role != "" && r != role {
 			continue
 		}
-		i, indexed := a.sorterNum(r, fw.id)
-		delete(fw.whole, r)
+		i, indexed := a.sorterNum(r, fw.ID)
+		delete(fw.Whole, r)
 		for num, w := range s.All() {
 			ag := a.agentsByNum.At(num)
-			ag.wholeRefused--
+			ag.WholeRefused--
 			if indexed {
-				if idx, _ := ag.refusals.Get(r); idx != nil {
+				if idx, _ := ag.Refusals.Get(r); idx != nil {
 					idx.Skip.Clear(i)
 				}
 			}

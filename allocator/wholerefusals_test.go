@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 
 	"github.com/stretchr/testify/require"
@@ -78,7 +80,7 @@ func (w *wholeTwins) same() {
 func (w *wholeTwins) compact() int {
 	n := 0
 	for fw := range w.kept.frameworks.All() {
-		for _, s := range fw.whole {
+		for _, s := range fw.Whole {
 			n += s.Len()
 		}
 	}
@@ -122,26 +124,26 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 	w.both(func(a *Allocator) error { return a.UpdateAgent("a1", AgentInfo{}, &bigger) })
 	require.Equal(t, 3, w.compact(), "a1's filters unpacked")
 	for fw := range w.kept.frameworks.All() {
-		_, compact := fw.whole.On("r", int(w.kept.agents.Get("a1").num))
-		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.id)
+		_, compact := fw.Whole.On("r", int(w.kept.agents.Get("a1").Num))
+		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.ID)
 	}
 	w.same()
 	require.Equal(t, 1, w.declineAll(), "a1 is offered again, a2 is not")
 
 	// a2 leaves with its compact filters; a3 takes its number and
 	// inherits none of them.
-	num := w.kept.agents.Get("a2").num
+	num := w.kept.agents.Get("a2").Num
 	w.both(func(a *Allocator) error { return a.RemoveAgent("a2") })
 	w.both(func(a *Allocator) error { return a.AddAgent("a3", AgentInfo{}, total, nil) })
-	require.Equal(t, num, w.kept.agents.Get("a3").num, "the number is reused")
+	require.Equal(t, num, w.kept.agents.Get("a3").Num, "the number is reused")
 	w.same()
 	require.Equal(t, 2, w.declineAll(), "a3 is offered, and a1 to one that refused only its old total")
 
 	// Reviving f1 forgets its filters, compact or not.
 	w.both(func(a *Allocator) error { return a.ReviveOffers("f1") })
 	for _, fw := range []string{"f1"} {
-		require.Empty(t, w.kept.frameworks.Get(fw).whole)
-		require.Empty(t, w.kept.frameworks.Get(fw).filters)
+		require.Empty(t, w.kept.frameworks.Get(fw).Whole)
+		require.Empty(t, w.kept.frameworks.Get(fw).Filters)
 	}
 	w.same()
 	require.Positive(t, w.declineAll())
@@ -181,7 +183,7 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 	d, ok = sys.sinceAnchor(now.Add(time.Minute))
 	require.True(t, ok)
 	require.Equal(t, int64(time.Minute), d)
-	back := sys.refusalOf(refusals.WholeRefusal{Expires: d}, &agent{}).Expires
+	back := sys.refusalOf(refusals.WholeRefusal{Expires: d}, &cluster.Agent{}).Expires
 	require.True(t, back.Equal(now.Add(time.Minute)))
 	require.True(t, now.Before(back))
 	require.False(t, now.Add(2*time.Minute).Before(back))
@@ -192,14 +194,14 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 // agent number no one holds, and a compact filter beside ordinary ones.
 func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 	damage := map[string]func(w *wholeTwins){
-		"counts": func(w *wholeTwins) { w.kept.agents.Get("a1").wholeRefused++ },
+		"counts": func(w *wholeTwins) { w.kept.agents.Get("a1").WholeRefused++ },
 		"unknown agent number": func(w *wholeTwins) {
-			w.kept.frameworks.Get("f1").whole.Put("r", 99, refusals.WholeRefusal{}, 100)
+			w.kept.frameworks.Get("f1").Whole.Put("r", 99, refusals.WholeRefusal{}, 100)
 		},
 		"compact and ordinary": func(w *wholeTwins) {
 			fw, ag := w.kept.frameworks.Get("f1"), w.kept.agents.Get("a1")
-			fw.whole.Put("r", int(ag.num), refusals.WholeRefusal{}, len(w.kept.agentsByNum))
-			fw.filters.Add("r", "a1", refusals.Refusal{Refused: ag.ref, Expires: w.clock.now.Add(time.Hour)})
+			fw.Whole.Put("r", int(ag.Num), refusals.WholeRefusal{}, len(w.kept.agentsByNum))
+			fw.Filters.Add("r", "a1", refusals.Refusal{Refused: ag.Ref, Expires: w.clock.now.Add(time.Hour)})
 		},
 	}
 	for want, harm := range damage {

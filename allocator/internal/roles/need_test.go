@@ -16,11 +16,12 @@ func refNeed(n *Node) resources.Quantities {
 	for _, c := range n.Children {
 		children.Add(refNeed(c))
 	}
-	if n.Q().Guarantees.IsEmpty() {
+	if n.Quota == nil || n.Quota.Guarantees.IsEmpty() {
 		return children
 	}
-	var own resources.Quantities
-	n.UnmetInto(&own)
+	// The role's own unmet guarantees, worked out here rather than by
+	// UnmetInto, which is under test too.
+	own := n.Quota.Guarantees.Minus(n.Reserved).Minus(n.AllocatedUnreserved)
 	own.Max(children)
 	return own
 }
