@@ -74,8 +74,10 @@ type run struct {
 	agentOffers   int
 	offeredShared map[string]resources.Resources
 	stats         *RunStats
-	// requiredHeadroom: the unmet guarantees of all roles.
-	requiredHeadroom resources.Quantities
+	// requiredHeadroom: the unmet guarantees of all roles, as each
+	// subtree needs them (roles.Tree.RequiredHeadroom); needFall holds
+	// how much an offer of stage one lowers it.
+	requiredHeadroom, needFall resources.Quantities
 	// quota: some role has a guarantee or a limit.
 	quota bool
 	// hidden lists the roles deactivated in the role sorter for the rest of
@@ -174,7 +176,14 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 			a.runRanks = append(a.runRanks, make([]int32, len(a.agentsByNum)-len(a.runRanks))...)
 		}
 		a.runRanks[ag.Num] = int32(rank)
-		if !ag.Active || ag.OverAllocated || !a.whitelisted(ag) {
+		skip := !ag.Active || ag.OverAllocated || !a.whitelisted(ag)
+		if skip && len(ag.Holds()) > 0 {
+			// The run leaves the agent out, but its expired holds end all
+			// the same (holds.go), which may end its over-allocation.
+			a.releaseExpiredHolds(r, ag)
+			skip = !ag.Active || ag.OverAllocated || !a.whitelisted(ag)
+		}
+		if skip {
 			r.stats.SkippedAgents++
 			r.stats.Skips[ReasonAgentInactive]++
 			a.explain.skipped = append(a.explain.skipped, ag)

@@ -372,7 +372,11 @@
 // and per-framework and per-role entries the records are made of), roles
 // (the role tree, its subtree sums and the quota arithmetic over them),
 // refusals (refusal filters, their compact forms, the agents' indexes of
-// refusers and the rotation's bits) and codec (the snapshot's wire form).
+// refusers and the rotation's bits), cluster (the records of agents,
+// frameworks and tasks, in a vocabulary of their own that this package
+// converts its public types from and to) and codec (the snapshot's wire
+// form). The rest of the state machine (the run, Explain, reclaim, the
+// snapshot's walks, the checks) is still in this package.
 // Where to look:
 //
 //   - why did this role get no offer: Explain and ExplainRole

@@ -25,8 +25,11 @@ import (
 // capability or being excluded from the agent by its constraints since, or
 // what is below its minimum allocatable resources, goes back to the pool
 // at once); then, at the first run
-// after the expiry (a run at the very instant still holds them, as with
-// refusal filters), they go back to the pool. Declining the offer made from
+// after the expiry that looks at the agent (a run at the very instant
+// still holds them, as with refusal filters), they go back to the pool. A
+// periodic run looks at every agent: one it leaves out (inactive,
+// over-allocated, off the whitelist) has its expired holds given back all
+// the same. Declining the offer made from
 // a hold gives the resources back to the pool as any decline does.
 //
 // While held, resources count in the framework's and its role's shares and
@@ -249,4 +252,28 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 		}
 		rare.Holds = kept
 	}
+}
+
+// releaseExpiredHolds gives back the holds on ag whose time ran out, for an
+// agent the run leaves out (inactive, over-allocated, off the whitelist),
+// whose holds offerHolds does not see: a hold ends on time wherever its
+// agent is, and stops counting for its framework and role.
+func (a *Allocator) releaseExpiredHolds(r *run, ag *cluster.Agent) {
+	if len(ag.Holds()) == 0 {
+		return
+	}
+	rare := ag.Rare
+	holds := rare.Holds
+	var kept []cluster.Hold
+	for i, h := range holds {
+		rare.Holds = slices.Concat(kept, holds[i+1:])
+		if !r.now.After(h.Until) {
+			kept = append(kept, h)
+			continue
+		}
+		fw := a.frameworks.Get(h.Framework)
+		a.heldToOffered(fw, ag, h.Res)
+		a.untrackAllocation(fw, ag, h.Res, false)
+	}
+	rare.Holds = kept
 }

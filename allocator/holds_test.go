@@ -163,3 +163,24 @@ func TestExpiredHoldLeavesNothingBehind(t *testing.T) {
 	_ = a.Frameworks() // no agent left behind in the framework's list
 	require.NoError(t, a.CheckInvariants())
 }
+
+// A hold on an agent a run leaves out (deactivated here) still ends when
+// its time runs out: the resources stop counting for the framework and
+// its role at the first periodic run after the expiry, and are available
+// to whoever is offered them once the agent is back. They once stayed held
+// for as long as the agent was away, keeping the role at its consumption.
+func TestHoldOnAnAgentLeftOutExpires(t *testing.T) {
+	a, clock := holdCluster(t)
+	require.NoError(t, a.PreemptTask("fa", "t1", 10*time.Second))
+	require.NoError(t, a.DeactivateAgent("a1"))
+	clock.Advance(10*time.Second + time.Millisecond)
+	require.Empty(t, a.AllocateAll().Offers, "the agent is inactive")
+	v, _ := a.Agent("a1")
+	require.Empty(t, v.Held, "the hold outlived its time on an inactive agent")
+	require.True(t, v.Allocated["fa"].IsEmpty(), "what was held still counts for fa: %v", v.Allocated)
+	require.NoError(t, a.CheckInvariants())
+	require.NoError(t, a.ActivateAgent("a1"))
+	offers := a.AllocateAll().Offers
+	require.Len(t, offers, 1)
+	require.Equal(t, "fb", offers[0].FrameworkID, "fa, which holds nothing more, has the higher share")
+}

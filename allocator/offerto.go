@@ -107,9 +107,16 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			cutByLimit = !additional.Equal(quotaPart) || additional.Len() != before
 		}
 		if !r.requiredHeadroom.IsEmpty() {
-			// The guaranteed part lowers free and required headroom alike,
-			// so the spare is what it was before this offer.
+			// The guaranteed part lowers the free headroom by all of it,
+			// the required headroom by what the role's subtree's need
+			// falls (less than all of it where a descendant's guarantee
+			// decides that need): the spare is what it was before this
+			// offer less the difference.
 			spare := a.freeHeadroom.Minus(r.requiredHeadroom)
+			if st == stageGuarantees {
+				a.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
+				spare = spare.Minus(guaranteedQ.Minus(r.needFall))
+			}
 			capped := additional.Shrink(spare, cut)
 			cutByHeadroom = !capped.Equal(additional)
 			additional = capped
@@ -207,7 +214,8 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		}
 	}
 	if st == stageGuarantees {
-		r.requiredHeadroom.Subtract(guaranteedQ)
+		a.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
+		r.requiredHeadroom.Subtract(r.needFall)
 	}
 	if sizedFor >= 0 {
 		r.sized = true

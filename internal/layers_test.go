@@ -118,3 +118,57 @@ func TestTreeOf(t *testing.T) {
 		}
 	}
 }
+
+// allocatorParts ranks the parts of the allocator's state machine under
+// allocator/internal: a part imports only parts of a lower rank (and
+// package allocator imports them all), as the design's drawing says.
+var allocatorParts = map[string]int{
+	"tables": 0,
+	"roles":  1, "refusals": 1, "codec": 1,
+	"cluster": 2,
+}
+
+func TestAllocatorPartsImportDownward(t *testing.T) {
+	root, err := filepath.Abs("../allocator/internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = module + "allocator/internal/"
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		from, ok := allocatorParts[e.Name()]
+		if !ok {
+			t.Errorf("allocator/internal/%s has no rank in allocatorParts", e.Name())
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(root, e.Name(), "*.go"))
+		for _, path := range files {
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == module+"allocator" || strings.HasPrefix(p, module+"allocator/") && !strings.HasPrefix(p, prefix) {
+					t.Errorf("%s imports %s, above the parts", path, p)
+				}
+				name, ok := strings.CutPrefix(p, prefix)
+				if !ok {
+					continue
+				}
+				name, _, _ = strings.Cut(name, "/")
+				to, known := allocatorParts[name]
+				if name != e.Name() && (!known || to >= from) {
+					t.Errorf("allocator/internal/%s (rank %d) imports %s (rank %d): parts import only lower ones", e.Name(), from, p, to)
+				}
+			}
+		}
+	}
+}

@@ -581,7 +581,9 @@ func (c *runCheck) checkOfferTarget(o offer.Offer, where offerText) allocator.Fr
 		c.errs.fail("%s: unknown agent", where)
 	case !v.Active:
 		c.errs.fail("%s: agent inactive", where)
-	case v.OverAllocated:
+	case v.OverAllocated && len(v.Held) == 0:
+		// (A hold that expires at the run is given back first, which
+		// may end the over-allocation.)
 		c.errs.fail("%s: agent over-allocated", where)
 	}
 	return f

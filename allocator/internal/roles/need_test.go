@@ -56,3 +56,59 @@ func TestRequiredHeadroomIntoIsTheSumOfNeeds(t *testing.T) {
 		require.True(t, tree.RequiredHeadroom().Equal(want), "seed %d round %d", seed, round)
 	}
 }
+
+// refRequired is the required headroom of its definition: the sum of the
+// top-level roles' needs.
+func refRequired(tree *Tree) resources.Quantities {
+	var sum resources.Quantities
+	for _, c := range tree.Root.Children {
+		sum.Add(refNeed(c))
+	}
+	return sum
+}
+
+// NeedFallInto gives how much the required headroom falls when a role
+// consumes more: the definition's figure before, less after (worked out
+// by actually tracking the consumption, then taking it back), for random
+// trees and roles; the tree is as it was afterwards. The case that
+// matters: with guarantees on a and a/x, what a/y consumes under a's
+// guarantee does not lower a's need below a/x's.
+func TestNeedFallIntoIsTheFallOfTheRequiredHeadroom(t *testing.T) {
+	seed := uint64(20261129)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	paths := []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
+	for round := range 300 {
+		tree := NewTree()
+		for _, p := range paths {
+			n := tree.Ensure(p)
+			if rng.IntN(3) > 0 {
+				n.SetQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
+			}
+			tree.TrackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(4))), true)
+		}
+		p := paths[rng.IntN(len(paths))]
+		n := tree.Get(p)
+		add := resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(6), rng.IntN(3000)))
+		before := refRequired(tree)
+		tree.TrackAllocatedUnreserved(p, add, true)
+		after := refRequired(tree)
+		tree.TrackAllocatedUnreserved(p, add, false)
+		want := before.Minus(after)
+
+		got := resources.MustParseQuantities("gpus:7") // a figure left from before
+		tree.NeedFallInto(n, add, &got)
+		require.True(t, got.Equal(want), "seed %d round %d, %s consumes %v: fall %v, want %v", seed, round, p, add, got, want)
+		require.True(t, refRequired(tree).Equal(before), "seed %d round %d: the tree changed", seed, round)
+	}
+
+	tree := NewTree()
+	tree.Ensure("a").SetQuota(Quota{Guarantees: resources.MustParseQuantities("cpus:4")})
+	tree.Ensure("a/x").SetQuota(Quota{Guarantees: resources.MustParseQuantities("cpus:4")})
+	var fall resources.Quantities
+	tree.NeedFallInto(tree.Ensure("a/y"), resources.MustParseQuantities("cpus:4"), &fall)
+	require.True(t, fall.IsEmpty(), "a/y's use lowered a's need below a/x's: %v", fall)
+	tree.NeedFallInto(tree.Get("a/x"), resources.MustParseQuantities("cpus:3"), &fall)
+	require.True(t, fall.Equal(resources.MustParseQuantities("cpus:3")), "%v", fall)
+	tree.NeedFallInto(tree.Root, resources.MustParseQuantities("cpus:3"), &fall)
+	require.True(t, fall.IsEmpty(), "the root consumes nothing of its own")
+}

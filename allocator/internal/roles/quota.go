@@ -100,3 +100,25 @@ func (t *Tree) LimitHeadroom(n *Node) (resources.Limits, bool) {
 	}
 	return *out, limited
 }
+
+// NeedFallInto sets out to how much the required headroom falls when n's
+// subtree consumes add more unreserved non-revocable scalars: the need of
+// n's top-level role before, less its need after. Only that subtree's
+// need changes, and it falls by add only where the guarantee add counts
+// against is the one that decides the need; where a descendant's larger
+// need decides it (a guarantee on a and on a/b, add given to a/c), it
+// falls by less, or not at all. The tree is as it was on return.
+func (t *Tree) NeedFallInto(n *Node, add resources.Quantities, out *resources.Quantities) {
+	out.Reset()
+	if n == t.Root || add.IsEmpty() {
+		return
+	}
+	top := n
+	for top.Parent != t.Root {
+		top = top.Parent
+	}
+	out.Add(*t.need(top, 0))
+	t.trackAt(n, add, true, allocatedUnreserved)
+	out.Subtract(*t.need(top, 0))
+	t.trackAt(n, add, false, allocatedUnreserved)
+}
