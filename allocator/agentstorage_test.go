@@ -5,10 +5,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/resources"
 )
 

@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"

@@ -4,13 +4,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/refusals"
-
 	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/sorter"
 )
 

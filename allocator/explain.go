@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"

@@ -4,11 +4,8 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/refusals"
-
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )

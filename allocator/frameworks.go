@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"

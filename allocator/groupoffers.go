@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/offer"
 )
 

@@ -6,10 +6,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/resources"
 )
 

@@ -5,12 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
-
-	"github.com/allot-go/allot/allocator/internal/refusals"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/resources"
 )
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/resources"
 )
 

@@ -5,9 +5,7 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator/internal/cluster"
 )
 
 // One table of roles instead of three sets keeps the framework's record in

@@ -4,10 +4,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/resources"
 )
 

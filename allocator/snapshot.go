@@ -8,10 +8,8 @@ import (
 	"hash/crc32"
 	"time"
 
-	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/codec"
-
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/internal/wire"
 	"github.com/allot-go/allot/sorter"
 )

@@ -4,11 +4,8 @@ import (
 	"fmt"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
-	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/codec"
-
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/resources"
 )
 

@@ -6,15 +6,10 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
-	"github.com/allot-go/allot/allocator/internal/refusals"
-
-	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/codec"
-
+	"github.com/allot-go/allot/allocator/internal/refusals"
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"

@@ -8,15 +8,10 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
-	"github.com/allot-go/allot/allocator/internal/refusals"
-
-	"github.com/allot-go/allot/allocator/internal/roles"
-
 	"github.com/allot-go/allot/allocator/internal/codec"
-
+	"github.com/allot-go/allot/allocator/internal/refusals"
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/resources"
 )
 
 // pausedWithAgents returns a paused allocator with n agents a0000...,

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/refusals"
 )
 

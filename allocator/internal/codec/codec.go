@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
-
 	"github.com/allot-go/allot/internal/keyed"
 	"github.com/allot-go/allot/internal/wire"
 	"github.com/allot-go/allot/resources"

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/resources"
 )
 
 // The tests of this file drive a Tree and a plain model of it with the

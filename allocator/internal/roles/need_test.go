@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/resources"
 )
 
 // refNeed is need's definition, worked out plainly: a role's unmet

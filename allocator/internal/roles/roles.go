@@ -5,10 +5,9 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
-	"github.com/allot-go/allot/sorter"
-
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
 )
 
 // Node is one role of the role tree. The tree holds every role that has
