@@ -566,7 +566,9 @@ func WalkTable[T any, K keyed.Key[T]](c *Codec, t *tables.Table[T, K], count, ke
 }
 
 // WalkPerFramework walks an agent's resources per framework as walkMap
-// walks a map; read, an empty entry is an error (an agent keeps none).
+// walks a map; read, an empty entry is an error (an agent keeps none), and
+// so is an entry of the empty framework id, which no framework has and a
+// PerFramework does not keep.
 func WalkPerFramework(c *Codec, p *tables.PerFramework, count, key string) {
 	ids, mark := c.pushKeys(func(dst []string) []string { return tables.AppendSortedKeys(dst, p.Fw, p.More) })
 	defer c.popKeys(mark)
@@ -574,6 +576,9 @@ func WalkPerFramework(c *Codec, p *tables.PerFramework, count, key string) {
 		res := p.Get(fwID)
 		c.Resources(&res)
 		if c.Reading() {
+			if fwID == "" {
+				c.Failf("a %s with no framework", key)
+			}
 			if res.IsEmpty() {
 				c.Failf("empty %s %q", key, fwID)
 			}
