@@ -12,42 +12,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// unclaimedQuantities returns the non-shared scalars of the agent's
-// unclaimed usage.
-func (ag *Agent) unclaimedQuantities(q *resources.Quantities) {
-	for _, res := range ag.Unclaimed() {
-		if res.HasShared() {
-			res = res.NonShared()
-		}
-		res.AddQuantitiesTo(q)
-	}
-}
-
-// RefIsAvailable makes the reference what is available now, in the same
-// storage rather than a copy (an agent's largest resources value after its
-// total): available is frozen, so its next change in place copies it first
-// and the reference keeps the entries it has. An offer of everything
-// available empties available without a copy, so an agent that is offered
-// whole, refused and recovered never copies them.
-func (ag *Agent) RefIsAvailable() {
-	ag.Available = ag.Available.Frozen()
-	ag.Ref = ag.Available
-}
-
-// Refusers returns the index of the frameworks of role known to refuse
-// everything on ag at now, or nil when there is none worth using.
-func (ag *Agent) Refusers(role string, now time.Time) *refusals.Index {
-	idx, _ := ag.Refusals.Get(role)
-	if idx == nil {
-		return nil
-	}
-	if !idx.ValidAt(ag.RefGen, now) {
-		ag.Refusals.Drop(role)
-		return nil
-	}
-	return idx
-}
-
 // AgentTable holds agents by id.
 type AgentTable = tables.Table[Agent, byAgentID]
 
@@ -56,6 +20,9 @@ type byAgentID struct{}
 
 func (byAgentID) Of(ag *Agent) string { return ag.ID }
 
+// Agent is the allocator's record of one agent: its total, what each
+// framework was offered and uses there, what is left available, and what
+// the run keeps per agent to skip work it already did.
 type Agent struct {
 	ID    string
 	Info  AgentInfo
@@ -111,6 +78,42 @@ type Agent struct {
 	Outstanding []OutstandingOffer
 	// Rare is what few agents have; nil until one of its fields is set.
 	Rare *AgentRare
+}
+
+// unclaimedQuantities returns the non-shared scalars of the agent's
+// unclaimed usage.
+func (ag *Agent) unclaimedQuantities(q *resources.Quantities) {
+	for _, res := range ag.Unclaimed() {
+		if res.HasShared() {
+			res = res.NonShared()
+		}
+		res.AddQuantitiesTo(q)
+	}
+}
+
+// RefIsAvailable makes the reference what is available now, in the same
+// storage rather than a copy (an agent's largest resources value after its
+// total): available is frozen, so its next change in place copies it first
+// and the reference keeps the entries it has. An offer of everything
+// available empties available without a copy, so an agent that is offered
+// whole, refused and recovered never copies them.
+func (ag *Agent) RefIsAvailable() {
+	ag.Available = ag.Available.Frozen()
+	ag.Ref = ag.Available
+}
+
+// Refusers returns the index of the frameworks of role known to refuse
+// everything on ag at now, or nil when there is none worth using.
+func (ag *Agent) Refusers(role string, now time.Time) *refusals.Index {
+	idx, _ := ag.Refusals.Get(role)
+	if idx == nil {
+		return nil
+	}
+	if !idx.ValidAt(ag.RefGen, now) {
+		ag.Refusals.Drop(role)
+		return nil
+	}
+	return idx
 }
 
 // prefetch asks for the agent's record ahead of its visit. A run visits its

@@ -19,5 +19,6 @@
 // the statement it made less what was offered since. Which records change
 // when, and the sums over them (totals, free headroom, the role tree's
 // figures), are package allocator's, and its invariant checks recompute
-// them from the records.
+// them from the records. The files the comments name (filters.go,
+// holds.go, outstanding.go and the others) are package allocator's.
 package cluster

@@ -16,6 +16,9 @@ type byFrameworkID struct{}
 
 func (byFrameworkID) Of(fw *Framework) string { return fw.ID }
 
+// Framework is the allocator's record of one framework: what it said of
+// itself, its roles and their marks, its refusal filters, its tasks, its
+// stated demand and its counts of the latest run's pass-overs.
 type Framework struct {
 	ID     string
 	Info   FrameworkInfo
