@@ -27,6 +27,26 @@ func refNeed(n *Node) resources.Quantities {
 	return own
 }
 
+// treePaths are the roles of randomTree, three levels deep.
+var treePaths = []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
+
+// randomTree gives each role of treePaths a random guarantee (or none), use
+// and reservations.
+func randomTree(rng *rand.Rand) *Tree {
+	tree := NewTree()
+	for _, p := range treePaths {
+		n := tree.Ensure(p)
+		if rng.IntN(3) > 0 {
+			n.SetQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
+		}
+		tree.TrackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(6))), true)
+		if rng.IntN(2) == 0 {
+			tree.TrackReserved(p, resources.MustParseQuantities(fmt.Sprintf("mem:%d", rng.IntN(2048))), true)
+		}
+	}
+	return tree
+}
+
 // requiredHeadroomInto, which works a subtree's need out in buffers of the
 // tree's a depth, gives the figure of its definition (the sum over
 // top-level roles of refNeed), into a value that held another figure
@@ -34,19 +54,8 @@ func refNeed(n *Node) resources.Quantities {
 func TestRequiredHeadroomIntoIsTheSumOfNeeds(t *testing.T) {
 	seed := uint64(20261127)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	paths := []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
 	for round := range 200 {
-		tree := NewTree()
-		for _, p := range paths {
-			n := tree.Ensure(p)
-			if rng.IntN(3) > 0 {
-				n.SetQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
-			}
-			tree.TrackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(6))), true)
-			if rng.IntN(2) == 0 {
-				tree.TrackReserved(p, resources.MustParseQuantities(fmt.Sprintf("mem:%d", rng.IntN(2048))), true)
-			}
-		}
+		tree := randomTree(rng)
 		var want resources.Quantities
 		for _, c := range tree.Root.Children {
 			want.Add(refNeed(c))
@@ -77,17 +86,9 @@ func refRequired(tree *Tree) resources.Quantities {
 func TestNeedFallIntoIsTheFallOfTheRequiredHeadroom(t *testing.T) {
 	seed := uint64(20261129)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	paths := []string{"a", "a/x", "a/y", "a/x/p", "a/x/q", "b", "c", "c/z", "c/z/w", "d", "e/f"}
 	for round := range 300 {
-		tree := NewTree()
-		for _, p := range paths {
-			n := tree.Ensure(p)
-			if rng.IntN(3) > 0 {
-				n.SetQuota(Quota{Guarantees: resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(8), rng.IntN(4096)))})
-			}
-			tree.TrackAllocatedUnreserved(p, resources.MustParseQuantities(fmt.Sprintf("cpus:%d", rng.IntN(4))), true)
-		}
-		p := paths[rng.IntN(len(paths))]
+		tree := randomTree(rng)
+		p := treePaths[rng.IntN(len(treePaths))]
 		n := tree.Get(p)
 		add := resources.MustParseQuantities(fmt.Sprintf("cpus:%d;mem:%d", rng.IntN(6), rng.IntN(3000)))
 		before := refRequired(tree)
