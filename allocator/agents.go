@@ -10,8 +10,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// ---- agents ----
-
 // AddAgent adds an agent with its total resources. used lists, per
 // framework, what runs there already (tagged with allocation roles). What a
 // framework not added yet uses counts as in use on the agent, not offered,

@@ -7,8 +7,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// ---- allocation bookkeeping ----
-
 // trackAllocation records res (tagged with allocation roles) as offered to,
 // or (inUse) allocated to, fw on ag, taken from what is available.
 func (a *Allocator) trackAllocation(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, inUse bool) {

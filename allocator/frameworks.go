@@ -11,8 +11,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// ---- frameworks ----
-
 // AddFramework adds a framework subscribed to info.Roles. used lists, per
 // agent, what the framework already runs there (tagged with allocation roles
 // among its roles); agents not yet added are skipped, as AddAgent reports

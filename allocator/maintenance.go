@@ -7,8 +7,6 @@ import (
 	"github.com/allot-go/allot/offer"
 )
 
-// ---- maintenance ----
-
 // UpdateUnavailability replaces an agent's maintenance window (nil clears
 // it), clears inverse-offer filters for the agent and triggers an allocation
 // of the agent, which makes the inverse offers.

@@ -7,8 +7,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// ---- recovering, filters ----
-
 // RecoverResources gives back resources of an offer: declined, rescinded,
 // or the unused part of an accepted offer. They are taken from what the
 // framework was offered on the agent first, then from what it uses. With a

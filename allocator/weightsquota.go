@@ -11,8 +11,6 @@ import (
 	"github.com/allot-go/allot/resources"
 )
 
-// ---- roles: weights and quota ----
-
 // UpdateWeights sets role weights (default 1). A role with weight 2 is
 // entitled to twice the share of a role with weight 1. Weights apply to the
 // role's node in the role tree; the default role "*" is a top-level role
