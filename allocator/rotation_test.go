@@ -102,3 +102,33 @@ func TestExplainNamesTheRotation(t *testing.T) {
 	require.Len(t, ex.Roles, 1)
 	require.Equal(t, allocator.ReasonDeclined, ex.Roles[0].Reason)
 }
+
+// The round after declines ends once a run has walked the agent and
+// something is left, whichever of the agent's walks held the decliner back:
+// here the walks after offers sized to another framework's tasks skip the
+// decliner's role, whose tasks no longer fit, and the decliner is then
+// passed over for what it waits for, not for its decline. (The round once
+// ended only when the agent's last walk held somebody back, and Explain
+// kept "declined".)
+func TestRoundEndsWhateverWalkHeldTheDeclinerBack(t *testing.T) {
+	a, err := allocator.New(allocator.Options{Seed: 3})
+	require.NoError(t, err)
+	require.NoError(t, a.AddAgent("a3", allocator.AgentInfo{}, resources.MustParse("cpus:16;mem:4096", "*"), nil))
+	require.NoError(t, a.AddFramework("f5", allocator.FrameworkInfo{Roles: []string{"a"}}, nil, allocator.Active))
+	offers := a.AllocateAll().Offers
+	require.Len(t, offers, 1)
+	require.NoError(t, a.RecoverResources("f5", "a3", offers[0].Resources, &allocator.Filter{}))
+	require.NoError(t, a.AddFramework("f3", allocator.FrameworkInfo{Roles: []string{"b"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateDemand("f3", "b", []allocator.Pending{{Resources: resources.MustParseQuantities("cpus:2;mem:1024"), Count: 5}}))
+	require.NoError(t, a.UpdateDemand("f5", "a", []allocator.Pending{{Resources: resources.MustParseQuantities("cpus:0.5;mem:512"), Count: 1}}))
+
+	offers = a.AllocateAll().Offers
+	require.Len(t, offers, 1)
+	require.Equal(t, "f3", offers[0].FrameworkID)
+	require.True(t, offers[0].Resources.Quantities().Equal(resources.MustParseQuantities("cpus:8;mem:4096")), "%v", offers[0].Resources)
+	x, err := a.Explain("f5")
+	require.NoError(t, err)
+	require.Len(t, x.Roles, 1)
+	require.Equal(t, allocator.ReasonNoFit, x.Roles[0].Reason, "%s", x.Describe())
+	require.NoError(t, a.CheckInvariants())
+}

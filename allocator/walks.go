@@ -115,6 +115,10 @@ func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
 	a.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
 	first := len(a.explain.passes)
+	// heldBack counts over every walk of the agent (a walk after a sized
+	// offer may skip a role whose tasks no longer fit, and hold nobody
+	// back itself): the round ends if any walk held a framework back.
+	r.heldBack = 0
 	a.walkAgent(r, ag)
 	if a.endRound(r, ag) {
 		// The frameworks the round held back are offered what is left,
@@ -132,7 +136,6 @@ func (a *Allocator) walkAgent(r *run, ag *cluster.Agent) {
 		// An offer sized to a pending task (demand.go) stops the walk: the
 		// agent's next task goes to whoever is first in DRF order now.
 		r.sized = false
-		r.heldBack = 0
 		walk(a.roleSorter.Sorter, a.visitFairRole)
 		if !r.sized || ag.Available.IsEmpty() {
 			break
