@@ -194,27 +194,19 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 		if len(ag.Holds()) == 0 {
 			continue
 		}
-		// While a hold is looked at, the agent's holds are the holds kept
-		// so far and those not yet looked at: what a hold gives back must
-		// not count as still held, but the others must (a framework's role
-		// stays tracked while a hold in it remains).
-		rare := ag.Rare
-		holds := rare.Holds
-		var kept []cluster.Hold
-		for i, h := range holds {
-			rare.Holds = slices.Concat(kept, holds[i+1:])
+		sweepHolds(ag, func(h cluster.Hold, keep func(cluster.Hold)) {
 			fw := a.frameworks.Get(h.Framework)
 			switch {
 			case r.now.After(h.Until):
 				a.heldToOffered(fw, ag, h.Res)
 				a.untrackAllocation(fw, ag, h.Res, false)
 			case !fw.Active:
-				kept = append(kept, h)
+				keep(h)
 			default:
 				for _, role := range h.Res.AllocationRoles() {
 					part := h.Res.AllocatedTo(role)
 					if fw.Roles.Has(role, tables.Suppressed) || !fw.Roles.Has(role, tables.Subscribed) {
-						kept = append(kept, cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
+						keep(cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
 						continue
 					}
 					// What the framework can no longer take (it dropped a
@@ -240,15 +232,14 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 					// A refusal filter of the framework that covers the
 					// held resources keeps them held, not offered.
 					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), false, r); filtered {
-						kept = append(kept, cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
+						keep(cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
 						continue
 					}
 					a.heldToOffered(fw, ag, part)
 					a.record(r, ag, offerKey{fw.ID, role, ag.ID}, part.Frozen(), true, false)
 				}
 			}
-		}
-		rare.Holds = kept
+		})
 	}
 }
 
@@ -260,18 +251,30 @@ func (a *Allocator) releaseExpiredHolds(r *run, ag *cluster.Agent) {
 	if len(ag.Holds()) == 0 {
 		return
 	}
-	rare := ag.Rare
-	holds := rare.Holds
-	var kept []cluster.Hold
-	for i, h := range holds {
-		rare.Holds = slices.Concat(kept, holds[i+1:])
+	sweepHolds(ag, func(h cluster.Hold, keep func(cluster.Hold)) {
 		if !r.now.After(h.Until) {
-			kept = append(kept, h)
-			continue
+			keep(h)
+			return
 		}
 		fw := a.frameworks.Get(h.Framework)
 		a.heldToOffered(fw, ag, h.Res)
 		a.untrackAllocation(fw, ag, h.Res, false)
+	})
+}
+
+// sweepHolds looks at each of ag's holds in turn; what visit keeps of it
+// (nothing, all of it, or parts) stays held. While a hold is looked at, the
+// agent's holds are those kept so far and those not yet looked at: what a
+// hold gives back must not count as still held, but the others must (a
+// framework's role stays tracked while a hold in it remains).
+func sweepHolds(ag *cluster.Agent, visit func(h cluster.Hold, keep func(cluster.Hold))) {
+	rare := ag.Rare
+	holds := rare.Holds
+	var kept []cluster.Hold
+	keep := func(h cluster.Hold) { kept = append(kept, h) }
+	for i, h := range holds {
+		rare.Holds = slices.Concat(kept, holds[i+1:])
+		visit(h, keep)
 	}
 	rare.Holds = kept
 }
