@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-	"github.com/allot-go/allot/allocator/internal/tables"
+
 	"github.com/allot-go/allot/resources"
 )
 
@@ -21,57 +21,48 @@ func (a *Allocator) AddAgent(id string, info AgentInfo, total resources.Resource
 
 // addAgent is AddAgent's handler (see events.go).
 func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resources, used map[string]resources.Resources) error {
-	if err := validID("agent", id); err != nil {
+	if err := cluster.ValidID("agent", id); err != nil {
 		return err
 	}
-	if _, ok := a.agents.Lookup(id); ok {
+	if _, ok := a.cs.Agents.Lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateAgent, id)
 	}
 	totalQ, err := checkTotal(total)
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
-	if err := a.checkReportedUse(id, used); err != nil {
+	if err := a.cs.CheckReportedUse(id, used); err != nil {
 		return err
 	}
 	usedQ, err := usedQuantities(used, "the used resources")
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
-	if err := a.checkSums(agentChange{total: totalQ, held: usedQ}); err != nil {
+	if err := a.cs.CheckSums(cluster.AgentChange{Total: totalQ, Held: usedQ}); err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
 	ag := &cluster.Agent{
 		ID:     id,
 		Info:   cluster.AgentInfo(info.clone()),
-		Total:  a.shape(total),
+		Total:  a.cs.Shape(total),
 		Active: true,
 		RefGen: 1,
 	}
-	if unclaimed := a.unknownUse(used); unclaimed != nil {
+	if unclaimed := a.cs.UnknownUse(used); unclaimed != nil {
 		ag.More().Unclaimed = unclaimed
 	}
-	a.numberAgent(ag)
-	a.agents.Put(ag)
-	i, _ := a.agentPlace(id)
-	a.agentList = slices.Insert(a.agentList, i, ag)
+	a.cs.NumberAgent(ag)
+	a.cs.Agents.Put(ag)
+	i, _ := a.cs.AgentPlace(id)
+	a.cs.AgentList = slices.Insert(a.cs.AgentList, i, ag)
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks.Lookup(fwID); ok {
+		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
 	a.wantsRun(ag)
 	return nil
-}
-
-// shape returns total without allocation roles, in the storage of an
-// earlier agent's equal total when there is one (see Allocator.shapes).
-func (a *Allocator) shape(total resources.Resources) resources.Resources {
-	if role, ok := total.AllocationRole(); !ok || role != "" {
-		total = total.Unallocate().Frozen() // a copy of the caller's
-	}
-	return a.shapes.Intern(total)
 }
 
 // checkTotal validates an agent's total and returns its scalar quantities.
@@ -91,9 +82,9 @@ func (a *Allocator) addTotal(ag *cluster.Agent) {
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
-	a.totals.Add(ag.Total.Quantities())
-	a.totalsVersion++
-	a.setFlags(ag)
+	a.cs.Totals.Add(ag.Total.Quantities())
+	a.cs.TotalsVersion++
+	a.cs.SetFlags(ag)
 	a.trackReservations(ag.Total, true)
 	a.recomputeAvailable(ag)
 }
@@ -103,17 +94,17 @@ func (a *Allocator) removeTotal(ag *cluster.Agent) {
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
-	a.totals.Subtract(ag.Total.Quantities())
-	a.totalsVersion++
+	a.cs.Totals.Subtract(ag.Total.Quantities())
+	a.cs.TotalsVersion++
 	if ag.HasRevocable || ag.HasShared {
-		a.revocableOrSharedAgents--
+		a.cs.RevocableOrSharedAgents--
 	}
 	ag.HasRevocable, ag.HasShared = false, false
 	a.trackReservations(ag.Total, false)
-	a.freeHeadroom.Subtract(ag.Headroom)
+	a.cs.FreeHeadroom.Subtract(ag.Headroom)
 	ag.Headroom = resources.Quantities{}
 	if ag.Rare != nil {
-		a.excess.Subtract(ag.Rare.Excess)
+		a.cs.Excess.Subtract(ag.Rare.Excess)
 		ag.Rare.Excess = resources.Quantities{}
 	}
 }
@@ -133,26 +124,6 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 	}
 }
 
-// setFlags records what the agent's total holds, for the hot path, and
-// keeps the count of agents with revocable or shared resources.
-func (a *Allocator) setFlags(ag *cluster.Agent) {
-	before := ag.HasRevocable || ag.HasShared
-	ag.HasReserved, ag.HasShared, ag.HasRevocable, ag.HasRefined, ag.HasGPUs = false, false, false, false, false
-	for r := range ag.Total.All() {
-		ag.HasReserved = ag.HasReserved || r.IsReserved()
-		ag.HasShared = ag.HasShared || r.Shared
-		ag.HasRevocable = ag.HasRevocable || r.Revocable
-		ag.HasRefined = ag.HasRefined || r.Reservations.IsRefined()
-		ag.HasGPUs = ag.HasGPUs || (r.Name == "gpus" && r.Type == resources.ScalarType && r.Scalar > 0)
-	}
-	switch after := ag.HasRevocable || ag.HasShared; {
-	case after && !before:
-		a.revocableOrSharedAgents++
-	case before && !after:
-		a.revocableOrSharedAgents--
-	}
-}
-
 func quantityOf(r resources.Resource) resources.Quantities {
 	var q resources.Quantities
 	q.SetScalar(r.Name, r.Scalar)
@@ -163,8 +134,8 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
 	a.uncapped()
-	a.excess.Subtract(ag.Excess())
-	used := a.measureUse(ag)
+	a.cs.Excess.Subtract(ag.Excess())
+	used := a.cs.MeasureUse(ag)
 	if used.IsEmpty() {
 		// Nothing in use: available is the total, in the same storage (the
 		// total is only ever replaced, never changed in place; available,
@@ -177,68 +148,7 @@ func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
 	a.availableGrew(ag)
 	ag.Version++
 	a.agentChanged(ag)
-	a.refreshHeadroom(ag)
-}
-
-// measureUse returns what is offered, allocated, held and in use by
-// frameworks not added yet on ag (shared volumes aside, without allocation
-// roles), and sets ag.overAllocated and
-// its excess from it, adding the excess to the cluster's.
-func (a *Allocator) measureUse(ag *cluster.Agent) resources.Resources {
-	var used, shared resources.Resources
-	add := func(res resources.Resources) {
-		used.AddUnallocated(res, false)
-		if res.HasShared() {
-			shared.AddUnallocated(res.Shared(), true)
-		}
-	}
-	for _, held := range []*tables.PerFramework{&ag.Offered, &ag.Allocated} {
-		for _, fwID := range held.IDs() {
-			add(held.Get(fwID))
-		}
-	}
-	for _, h := range ag.Holds() {
-		used.AddUnallocated(h.Res, false)
-	}
-	for _, fwID := range slices.Sorted(maps.Keys(ag.Unclaimed())) {
-		add(ag.Unclaimed()[fwID])
-	}
-	ag.OverAllocated = !ag.Total.Contains(used)
-	if ag.Rare != nil {
-		ag.Rare.Excess = resources.Quantities{}
-	}
-	if ag.OverAllocated {
-		rare := ag.More()
-		rare.Excess = used.Quantities().Minus(ag.Total.Quantities())
-		a.excess.Add(rare.Excess)
-	}
-	// A shared volume held by anyone must still be part of the total (one
-	// copy of it, however many hold it).
-	for r := range shared.All() {
-		ag.OverAllocated = ag.OverAllocated || !ag.Total.ContainsResource(r)
-	}
-	return used
-}
-
-// refreshHeadroom recomputes the agent's share of the free headroom in
-// place.
-func (a *Allocator) refreshHeadroom(ag *cluster.Agent) {
-	a.freeHeadroom.Subtract(ag.Headroom)
-	ag.Headroom.Reset()
-	if !ag.HasReserved && !ag.HasRevocable {
-		ag.Available.AddQuantitiesTo(&ag.Headroom)
-	} else {
-		ag.Headroom.Add(headroomOf(ag.Available))
-	}
-	a.freeHeadroom.Add(ag.Headroom)
-}
-
-// headroomOf returns the unreserved, non-revocable scalar quantities: what
-// quota headroom and limits are about.
-func headroomOf(res resources.Resources) resources.Quantities {
-	var q resources.Quantities
-	res.AddUnreservedQuantitiesTo(&q)
-	return q
+	a.cs.RefreshHeadroom(ag)
 }
 
 // RemoveAgent drops an agent with everything offered, allocated, held and
@@ -251,25 +161,25 @@ func (a *Allocator) RemoveAgent(id string) error {
 
 // removeAgent is RemoveAgent's handler (see events.go).
 func (a *Allocator) removeAgent(id string) error {
-	ag, err := a.agent(id)
+	ag, err := a.cs.Agent(id)
 	if err != nil {
 		return err
 	}
 	a.holdsToOffered(ag, "")
 	for _, fwID := range ag.FrameworkIDs() {
-		if fw, ok := a.frameworks.Lookup(fwID); ok {
+		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
 			a.untrackAllocation(fw, ag, ag.Held(fwID), false)
 		}
 	}
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		a.dropTasksOn(fw, id)
 	}
 	a.removeTotal(ag)
 	a.forgetAgentFilters(ag)
-	a.unnumberAgent(ag)
-	a.agents.Delete(id)
-	if i, ok := a.agentPlace(id); ok {
-		a.agentList = slices.Delete(a.agentList, i, i+1)
+	a.cs.UnnumberAgent(ag)
+	a.cs.Agents.Delete(id)
+	if i, ok := a.cs.AgentPlace(id); ok {
+		a.cs.AgentList = slices.Delete(a.cs.AgentList, i, i+1)
 	}
 	a.pending.Delete(id)
 	return nil
@@ -286,7 +196,7 @@ func (a *Allocator) UpdateAgent(id string, info AgentInfo, total *resources.Reso
 
 // updateAgent is UpdateAgent's handler (see events.go).
 func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Resources) error {
-	ag, err := a.agent(id)
+	ag, err := a.cs.Agent(id)
 	if err != nil {
 		return err
 	}
@@ -295,7 +205,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		if err != nil {
 			return fmt.Errorf("agent %q: %w", id, err)
 		}
-		if err := a.checkSums(agentChange{ag: ag, total: totalQ}); err != nil {
+		if err := a.cs.CheckSums(cluster.AgentChange{Ag: ag, Total: totalQ}); err != nil {
 			return fmt.Errorf("agent %q: %w", id, err)
 		}
 	}
@@ -313,7 +223,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		a.agentChanged(ag)
 	}
 	if total != nil {
-		if shaped := a.shape(*total); !shaped.Equal(ag.Total) {
+		if shaped := a.cs.Shape(*total); !shaped.Equal(ag.Total) {
 			changed = true
 			a.removeTotal(ag)
 			ag.Total = shaped
@@ -335,7 +245,7 @@ func (a *Allocator) AddResourceProvider(agentID string, total resources.Resource
 
 // addResourceProvider is AddResourceProvider's handler (see events.go).
 func (a *Allocator) addResourceProvider(agentID string, total resources.Resources, used map[string]resources.Resources) error {
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return err
 	}
@@ -343,7 +253,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
-	if err := a.checkReportedUse(agentID, used); err != nil {
+	if err := a.cs.CheckReportedUse(agentID, used); err != nil {
 		return err
 	}
 	usedQ, err := usedQuantities(used, "the used resources")
@@ -354,12 +264,12 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	if err := addWithin(&agentQ, providerQ, "the agent and its resource provider"); err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
-	if err := a.checkSums(agentChange{ag: ag, total: agentQ, held: usedQ}); err != nil {
+	if err := a.cs.CheckSums(cluster.AgentChange{Ag: ag, Total: agentQ, Held: usedQ}); err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
 	a.removeTotal(ag)
 	ag.Total = ag.Total.Plus(total.Unallocate())
-	for fwID, res := range a.unknownUse(used) {
+	for fwID, res := range a.cs.UnknownUse(used) {
 		rare := ag.More()
 		if rare.Unclaimed == nil {
 			rare.Unclaimed = map[string]resources.Resources{}
@@ -368,7 +278,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	}
 	a.addTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
-		if fw, ok := a.frameworks.Lookup(fwID); ok {
+		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
 			a.trackAllocation(fw, ag, used[fwID], true)
 		}
 	}
@@ -380,30 +290,10 @@ func (a *Allocator) ActivateAgent(id string) error {
 	return a.stepErr(Entry{Event: EventActivateAgent, Agent: id})
 }
 
-// activateAgent is ActivateAgent's handler (see events.go).
-func (a *Allocator) activateAgent(id string) error {
-	ag, err := a.agent(id)
-	if err != nil {
-		return err
-	}
-	ag.Active = true
-	return nil
-}
-
 // DeactivateAgent keeps an agent's resources from being offered; nothing is
 // recovered. No allocation.
 func (a *Allocator) DeactivateAgent(id string) error {
 	return a.stepErr(Entry{Event: EventDeactivateAgent, Agent: id})
-}
-
-// deactivateAgent is DeactivateAgent's handler (see events.go).
-func (a *Allocator) deactivateAgent(id string) error {
-	ag, err := a.agent(id)
-	if err != nil {
-		return err
-	}
-	ag.Active = false
-	return nil
 }
 
 // UpdateWhitelist restricts offers to agents whose hostnames are listed; nil
@@ -422,12 +312,4 @@ func (a *Allocator) updateWhitelist(hostnames []string) {
 	for _, h := range hostnames {
 		a.whitelist[h] = struct{}{}
 	}
-}
-
-func (a *Allocator) agent(id string) (*cluster.Agent, error) {
-	ag, ok := a.agents.Lookup(id)
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownAgent, id)
-	}
-	return ag, nil
 }

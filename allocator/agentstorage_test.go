@@ -22,7 +22,7 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	require.NoError(t, err)
 	total := resources.MustParse("cpus:4;mem:1024;ports:[31000-31009]", "*")
 	require.NoError(t, a.AddAgent("a1", AgentInfo{Hostname: "h1"}, total, nil))
-	ag := a.agents.Get("a1")
+	ag := a.cs.Agents.Get("a1")
 	require.True(t, ag.Available.Identical(ag.Total), "available is not the total's storage")
 	require.True(t, ag.Ref.Identical(ag.Total), "the reference is not the total's storage")
 
@@ -72,7 +72,7 @@ func TestAgentsShareEqualTotals(t *testing.T) {
 		require.NoError(t, a.AddAgent(id, AgentInfo{Hostname: id}, resources.MustParse(shape, "*"), nil))
 	}
 	require.NoError(t, a.AddAgent("a4", AgentInfo{Hostname: "a4"}, resources.MustParse("mem:4096;cpus:8;ports:[31000-32000]", "*"), nil))
-	ag := func(id string) *cluster.Agent { return a.agents.Get(id) }
+	ag := func(id string) *cluster.Agent { return a.cs.Agents.Get(id) }
 	require.True(t, ag("a1").Total.Identical(ag("a2").Total))
 	require.True(t, ag("a1").Total.Identical(ag("a3").Total))
 	require.False(t, ag("a1").Total.Identical(ag("a4").Total), "another order is another value")
@@ -122,15 +122,15 @@ func TestAgentRecordSize(t *testing.T) {
 		"f2": resources.MustParse("cpus:1", "*").Allocate("r"), // f2 is not added yet
 	}))
 	require.Len(t, a.AllocateAll().Offers, 2)
-	require.Nil(t, a.agents.Get("a1").Rare, "an agent with no rare field made room for them")
-	require.NotNil(t, a.agents.Get("a2").Rare, "the use of a framework not added yet was not kept")
-	require.Equal(t, "cpus:1", a.agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, a.cs.Agents.Get("a1").Rare, "an agent with no rare field made room for them")
+	require.NotNil(t, a.cs.Agents.Get("a2").Rare, "the use of a framework not added yet was not kept")
+	require.Equal(t, "cpus:1", a.cs.Agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
 
 	data, err := a.Snapshot()
 	require.NoError(t, err)
-	require.Nil(t, a.agents.Get("a1").Rare, "saving the agent made room for its rare fields")
+	require.Nil(t, a.cs.Agents.Get("a1").Rare, "saving the agent made room for its rare fields")
 	b, err := Restore(data, RestoreOptions{Clock: clock.Now})
 	require.NoError(t, err)
-	require.Nil(t, b.agents.Get("a1").Rare, "restoring the agent made room for its rare fields")
-	require.Equal(t, "cpus:1", b.agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
+	require.Nil(t, b.cs.Agents.Get("a1").Rare, "restoring the agent made room for its rare fields")
+	require.Equal(t, "cpus:1", b.cs.Agents.Get("a2").Unclaimed()["f2"].Unallocate().String())
 }

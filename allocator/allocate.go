@@ -30,7 +30,7 @@ func (a *Allocator) allocateTriggered() Result {
 	var candidates []string
 	var all []*cluster.Agent
 	if a.pendingAll {
-		all = a.agentList
+		all = a.cs.AgentList
 	} else {
 		candidates = a.pending.Keys()
 	}
@@ -163,14 +163,14 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		if all != nil {
 			ag = all[rank]
 			a.candidateIDs = append(a.candidateIDs, ag.ID)
-		} else if ag = a.agents.Get(candidates[rank]); ag == nil {
+		} else if ag = a.cs.Agents.Get(candidates[rank]); ag == nil {
 			continue
 		}
 		if ag.Info.Unavailability != nil {
 			maintained = append(maintained, ag)
 		}
 		if int(ag.Num) >= len(a.runRanks) {
-			a.runRanks = append(a.runRanks, make([]int32, len(a.agentsByNum)-len(a.runRanks))...)
+			a.runRanks = append(a.runRanks, make([]int32, len(a.cs.AgentsByNum)-len(a.runRanks))...)
 		}
 		a.runRanks[ag.Num] = int32(rank)
 		skip := !ag.Active || ag.OverAllocated || !a.whitelisted(ag)
@@ -218,7 +218,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	}
 	if r.quota {
 		r.requiredHeadroom = a.roles.RequiredHeadroom()
-		r.names = a.totals.Names()
+		r.names = a.cs.Totals.Names()
 	}
 	if r.quota && len(agents) > 0 && a.parksRoles() {
 		a.parkCapped(r)
@@ -303,14 +303,14 @@ func (a *Allocator) refreshSorterTotals() {
 	var total resources.Quantities
 	copied := false
 	refresh := func(s *roles.TrackedSorter) {
-		if s.TotalsVersion == a.totalsVersion {
+		if s.TotalsVersion == a.cs.TotalsVersion {
 			return
 		}
 		if !copied {
-			total, copied = a.totals.Clone(), true
+			total, copied = a.cs.Totals.Clone(), true
 		}
 		s.AddAgent(poolAgent, total)
-		s.TotalsVersion = a.totalsVersion
+		s.TotalsVersion = a.cs.TotalsVersion
 	}
 	refresh(a.roleSorter)
 	for n := range a.roles.Nodes.All() {
@@ -321,7 +321,7 @@ func (a *Allocator) refreshSorterTotals() {
 }
 
 func (a *Allocator) countSuppressed(r *run) {
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		if !fw.Active {
 			continue
 		}
@@ -348,7 +348,7 @@ func (a *Allocator) inverseOffers(maintained []*cluster.Agent, r *run) []offer.I
 	for _, ag := range maintained {
 		id := ag.ID
 		for _, fwID := range ag.FrameworkIDs() {
-			fw := a.frameworks.Get(fwID)
+			fw := a.cs.Frameworks.Get(fwID)
 			if fw == nil || !fw.Active {
 				continue
 			}

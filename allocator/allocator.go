@@ -3,11 +3,10 @@ package allocator
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
@@ -36,32 +35,14 @@ type Allocator struct {
 	// applied (see journal.go).
 	rec recorder
 
-	frameworks cluster.FrameworkTable
-	agents     cluster.AgentTable
-	// agentList holds the agents in the order of their ids, so that a run
-	// over every agent looks none up by id.
-	agentList []*cluster.Agent
-	// shapes hands agents with the same total one storage of it: most
-	// clusters have a few machine shapes, and a total is 128 bytes or more.
-	shapes resources.Interner
+	// cs is the cluster: agents, frameworks and their sums (state.go).
+	cs cluster.State
 
 	roles      *roles.Tree
 	roleSorter *roles.TrackedSorter
 	// sorterRoles counts the roles with a framework sorter (in their
 	// role tree node), for the salt of the next one.
 	sorterRoles int
-
-	// totals is the sum of every agent's scalar totals; totalsVersion
-	// changes with it so sorters learn the new pool lazily.
-	totals        resources.Quantities
-	totalsVersion uint64
-	// freeHeadroom is the sum over agents of the unreserved, non-revocable
-	// scalars that are neither offered nor allocated: what quota headroom
-	// can be drawn from.
-	freeHeadroom resources.Quantities
-	// excess is the sum over agents of what frameworks hold there beyond
-	// the agent's total (see overflow.go).
-	excess resources.Quantities
 
 	// allowances are what the role sorter was told each role may hold
 	// before it counts in its share (see syncAllowance).
@@ -90,13 +71,11 @@ type Allocator struct {
 	// hot path.
 	scratch, reservedScratch resources.Quantities
 	ch                       charge
-	// agentNums numbers the agents on entry, agentsByNum says which holds
-	// a number; filterNums numbers the frameworks that refuse something,
-	// for the agents' filtered sets, and refusersByNum says which holds a
-	// number (filters.go).
-	agentNums, filterNums tables.Numbering
-	agentsByNum           tables.Numbered[cluster.Agent]
-	refusersByNum         tables.Numbered[cluster.Framework]
+	// filterNums numbers the frameworks that refuse something, for the
+	// agents' filtered sets, and refusersByNum says which holds a number
+	// (filters.go).
+	filterNums    tables.Numbering
+	refusersByNum tables.Numbered[cluster.Framework]
 	// anchor is the instant compact refusal filters count their expiries
 	// from, set by the first of them (wholerefusals.go).
 	anchor   time.Time
@@ -126,10 +105,6 @@ type Allocator struct {
 	runRanks []int32
 	// grouping is groupOffers's working storage, kept between runs.
 	grouping offerGrouping
-
-	// revocableOrSharedAgents counts agents whose total has revocable or
-	// shared resources, which quota neither limits nor holds back.
-	revocableOrSharedAgents int
 
 	// cur and the bound visit methods are the state of a run's walks.
 	cur                                         cursor
@@ -206,18 +181,6 @@ func (a *Allocator) sorterConfig(salt uint64) sorter.Config {
 	return sorter.Config{FairnessExcluded: a.excluded, Seed: a.opts.Seed ^ int64(salt*0x9e3779b97f4a7c15)}
 }
 
-func validID(kind, id string) error {
-	if id == "" {
-		return fmt.Errorf("%w: empty %s id", ErrInvalidID, kind)
-	}
-	for _, c := range id {
-		if c < 0x20 || c == 0x7f {
-			return fmt.Errorf("%w: %s id %q has control characters", ErrInvalidID, kind, id)
-		}
-	}
-	return nil
-}
-
 // Pause stops allocation runs until Resume; events are still taken and
 // triggers accumulate.
 func (a *Allocator) Pause() {
@@ -246,11 +209,6 @@ func (a *Allocator) Paused() bool { return a.paused }
 // not been made yet: a host (or runner.Runner) that sees it true calls
 // Allocate soon, as Mesos batches the allocations its events ask for.
 func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 }
-
-// agentPlace finds where the agent of id is, or would be, in agentList.
-func (a *Allocator) agentPlace(id string) (int, bool) {
-	return slices.BinarySearchFunc(a.agentList, id, func(ag *cluster.Agent, id string) int { return strings.Compare(ag.ID, id) })
-}
 
 // wantsRun notes that ag waits for the next run. While every agent does
 // (pendingAll), the run takes them all and ag is not listed.

@@ -79,9 +79,9 @@ func (c *busyCluster) end(tb testing.TB, start, n int) {
 		id := c.agents[(start+i)%len(c.agents)]
 		fw := c.owner[id]
 		ended := c.task.Allocate(c.role[fw])
-		if held := c.a.agents.Get(id).Allocated.Get(fw); !held.Contains(ended) {
+		if held := c.a.cs.Agents.Get(id).Allocated.Get(fw); !held.Contains(ended) {
 			fw = slices.Sorted(func(yield func(string) bool) {
-				for f := range c.a.agents.Get(id).Allocated.All() {
+				for f := range c.a.cs.Agents.Get(id).Allocated.All() {
 					if !yield(f) {
 						return
 					}

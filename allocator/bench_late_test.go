@@ -17,12 +17,12 @@ import (
 // and a walk meets an agent's refusers anywhere in the sorted order.
 func refuseRounds(tb testing.TB, a *Allocator, k int) {
 	tb.Helper()
-	ids := a.frameworks.Keys()
+	ids := a.cs.Frameworks.Keys()
 	if k > len(ids) {
 		tb.Fatalf("%d rounds of refusals with %d frameworks", k, len(ids))
 	}
 	perm := make([]int, len(ids))
-	for n, ag := range a.agentList {
+	for n, ag := range a.cs.AgentList {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		for i := range perm {
 			perm[i] = i
@@ -30,7 +30,7 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 		for j := range k {
 			pick := j + rng.IntN(len(perm)-j)
 			perm[j], perm[pick] = perm[pick], perm[j]
-			fw := a.frameworks.Get(ids[perm[j]])
+			fw := a.cs.Frameworks.Get(ids[perm[j]])
 			role := fw.Info.Roles[0]
 			a.addRefusal(fw, ag, ag.Available.Allocate(role), MaxRefuse)
 		}
@@ -76,14 +76,14 @@ func BenchmarkLateRounds(b *testing.B) {
 func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 	a, _ := declineSetup(t, 40, 8, "r", "")
 	refuseRounds(t, a, 5)
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		id := ag.ID
 		n, compact := 0, 0
-		for fw := range a.frameworks.All() {
-			if len(a.refusalsOn(fw, "r", a.agents.Get(id))) > 0 {
+		for fw := range a.cs.Frameworks.All() {
+			if len(a.refusalsOn(fw, "r", a.cs.Agents.Get(id))) > 0 {
 				n++
 			}
-			if _, ok := fw.Whole.On("r", int(a.agents.Get(id).Num)); ok {
+			if _, ok := fw.Whole.On("r", int(a.cs.Agents.Get(id).Num)); ok {
 				compact++
 			}
 		}
@@ -99,7 +99,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 		t.Fatalf("%d offers after 5 rounds of 8, want one an agent", len(res.Offers))
 	}
 	for _, o := range res.Offers {
-		if filtered, _ := a.isFiltered(a.frameworks.Get(o.FrameworkID), "r", a.agents.Get(o.AgentID), o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
+		if filtered, _ := a.isFiltered(a.cs.Frameworks.Get(o.FrameworkID), "r", a.cs.Agents.Get(o.AgentID), o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
 			t.Fatalf("offer of %s to %s, which refused it", o.AgentID, o.FrameworkID)
 		}
 	}

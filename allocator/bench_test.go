@@ -123,7 +123,7 @@ func (c *cpuClock) report(b *testing.B) {
 // allocation run over all agents must do.
 func floor(a *Allocator) int {
 	n := 0
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		n += ag.Available.Len()
 	}
 	return n
@@ -806,13 +806,13 @@ func BenchmarkUpdateAllocation(b *testing.B) {
 			a.Resume()
 			a.AllocateAll()
 			// fw-000 holds the unreserved part and its own reservation.
-			held := a.agents.Get("agent").Offered.Get("fw-000")
+			held := a.cs.Agents.Get("agent").Offered.Get("fw-000")
 			reserved := held.Filter(func(r resources.Resource) bool { return r.IsReserved() && r.Type == resources.ScalarType })
 			unreserve := offer.Unreserve{Resources: reserved.Shrink(resources.MustParseQuantities("cpus:1"), nil).Get("cpus")}
 			reserve := offer.Reserve{Resources: unreserve.Resources}
 			b.ReportAllocs()
 			b.ResetTimer()
-			ag := a.agents.Get("agent")
+			ag := a.cs.Agents.Get("agent")
 			for range b.N {
 				for range 20 {
 					if err := a.UpdateAllocation("fw-000", "agent", ag.Offered.Get("fw-000"), []offer.Operation{unreserve}); err != nil {

@@ -60,7 +60,7 @@ func (a *Allocator) track(fw *cluster.Framework, ag *cluster.Agent, res resource
 		a.recomputeAvailable(ag)
 		return
 	}
-	a.refreshHeadroom(ag)
+	a.cs.RefreshHeadroom(ag)
 }
 
 // untrackAllocation returns res (held by fw on ag, tagged with allocation
@@ -106,7 +106,7 @@ func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, 
 		a.trackHeld(role, part, false)
 	}
 	for _, role := range roles {
-		if !fw.Roles.Has(role, tables.Subscribed) && a.heldInRole(fw.ID, role).IsEmpty() {
+		if !fw.Roles.Has(role, tables.Subscribed) && a.cs.HeldInRole(fw.ID, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 		a.roles.Prune(role)
@@ -119,7 +119,7 @@ func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, 
 	a.availableGrew(ag)
 	ag.Version++
 	a.agentChanged(ag)
-	a.refreshHeadroom(ag)
+	a.cs.RefreshHeadroom(ag)
 }
 
 // trackHeld records in the role tree that plain (allocation roles ignored)

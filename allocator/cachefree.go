@@ -100,16 +100,16 @@ func (a *Allocator) cutOrder(r *run, st cluster.Stage, agentID, fwID, role strin
 // frameworks refuse them, and filters forget what they were known to cover.
 func (a *Allocator) dropCaches() {
 	a.unpark()
-	for ag := range a.agents.All() {
+	for ag := range a.cs.Agents.All() {
 		ag.Nobody = tables.ByRole[cluster.NobodyEntry]{}
 		ag.Refusals = tables.ByRole[*refusals.Index]{}
 	}
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		fw.Filters.Each(func(_, _ string, f *refusals.Refusal) { f.Covered = 0 })
 		for _, s := range fw.Whole {
 			for num, w := range s.All() {
 				w.Covered = 0
-				s.Put(num, w, len(a.agentsByNum))
+				s.Put(num, w, len(a.cs.AgentsByNum))
 			}
 		}
 	}

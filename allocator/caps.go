@@ -43,7 +43,7 @@ func (a *Allocator) capped(r *run, n *roles.Node) bool {
 	}
 	if reason != ReasonMinAllocatable {
 		for _, fwID := range n.Frameworks.Sorted() {
-			if fw := a.frameworks.Get(fwID); fw.Active {
+			if fw := a.cs.Frameworks.Get(fwID); fw.Active {
 				a.skip(r, fw, reason)
 			}
 		}
@@ -60,7 +60,7 @@ func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantiti
 	for top.Parent != a.roles.Root {
 		top = top.Parent
 	}
-	if !top.AllocatedReserved.Contains(top.Reserved) || a.revocableOrSharedAgents > 0 {
+	if !top.AllocatedReserved.Contains(top.Reserved) || a.cs.RevocableOrSharedAgents > 0 {
 		return false, false
 	}
 	// What the role may take of unreserved scalars is at most what is free
@@ -70,7 +70,7 @@ func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantiti
 	// the run looks at, and a vector would be a copy each time.)
 	const headroom = true
 	for _, name := range names {
-		left, limited := max(a.freeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
+		left, limited := max(a.cs.FreeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
 		for q := range n.QuotaAncestry {
 			if lim, ok := q.Q().Limits.Get(name); ok {
 				left2 := max(lim-q.Consumed().Scalar(name), 0)
@@ -88,12 +88,12 @@ func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantiti
 		return false, false
 	}
 	for _, alt := range a.opts.MinAllocatable {
-		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return a.totals.Scalar(name) > 0 }) {
+		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return a.cs.Totals.Scalar(name) > 0 }) {
 			return false, false
 		}
 	}
 	if n.Frameworks.Any(func(fwID string) bool {
-		_, ok := a.frameworks.Get(fwID).Info.MinAllocatable[n.Path]
+		_, ok := a.cs.Frameworks.Get(fwID).Info.MinAllocatable[n.Path]
 		return ok
 	}) {
 		return false, false

@@ -72,7 +72,7 @@ func (a *Allocator) UpdateDemand(fwID, role string, pending []Pending) error {
 
 // updateDemand is UpdateDemand's handler (see events.go).
 func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
-	fw, roles, err := a.frameworkRoles(fwID, []string{role})
+	fw, roles, err := a.cs.FrameworkRoles(fwID, []string{role})
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func validateDemand(pending []Pending) error {
 // role: the tasks stated and not yet offered for (shapes whose count ran
 // out are left out). Roles it never stated demand in are absent.
 func (a *Allocator) Demand(fwID string) (map[string][]Pending, error) {
-	fw, err := a.framework(fwID)
+	fw, err := a.cs.Framework(fwID)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (a *Allocator) demandFloor(r *run, n *roles.Node) (resources.Quantities, bo
 	var floor resources.Quantities
 	ok, first := true, true
 	n.Frameworks.Any(func(id string) bool {
-		fw := a.frameworks.Get(id)
+		fw := a.cs.Frameworks.Get(id)
 		if fw == nil || !fw.Active || !fw.Roles.Has(n.Path, tables.Subscribed) || fw.Roles.Has(n.Path, tables.Suppressed) {
 			return false
 		}
@@ -289,7 +289,7 @@ const (
 func (a *Allocator) anyDemand(r *run) bool {
 	if r.demand == demandUnknown {
 		r.demand = demandNone
-		for fw := range a.frameworks.All() {
+		for fw := range a.cs.Frameworks.All() {
 			if fw.Demand != nil {
 				r.demand = demandSome
 				break

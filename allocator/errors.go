@@ -1,47 +1,47 @@
 package allocator
 
-import "errors"
+import "github.com/allot-go/allot/allocator/internal/cluster"
 
 // Errors returned by the allocator's events, wrapped with the offending id or
 // value; test with errors.Is. An event that returns an error changes nothing.
 var (
-	ErrUnknownFramework   = errors.New("allocator: unknown framework")
-	ErrDuplicateFramework = errors.New("allocator: framework already added")
-	ErrUnknownAgent       = errors.New("allocator: unknown agent")
-	ErrDuplicateAgent     = errors.New("allocator: agent already added")
-	ErrInvalidID          = errors.New("allocator: invalid id")
-	ErrInvalidRole        = errors.New("allocator: invalid role")
-	ErrInvalidResources   = errors.New("allocator: invalid resources")
-	ErrInvalidWeight      = errors.New("allocator: invalid weight")
-	ErrInvalidQuota       = errors.New("allocator: invalid quota")
+	ErrUnknownFramework   = cluster.ErrUnknownFramework
+	ErrDuplicateFramework = cluster.ErrDuplicateFramework
+	ErrUnknownAgent       = cluster.ErrUnknownAgent
+	ErrDuplicateAgent     = cluster.ErrDuplicateAgent
+	ErrInvalidID          = cluster.ErrInvalidID
+	ErrInvalidRole        = cluster.ErrInvalidRole
+	ErrInvalidResources   = cluster.ErrInvalidResources
+	ErrInvalidWeight      = cluster.ErrInvalidWeight
+	ErrInvalidQuota       = cluster.ErrInvalidQuota
 	// ErrNotHeld: resources recovered or operated on that the framework does
 	// not hold on the agent.
-	ErrNotHeld = errors.New("allocator: resources not held by framework on agent")
+	ErrNotHeld = cluster.ErrNotHeld
 	// ErrNotAvailable: operator operations on resources that are not
 	// unallocated on the agent.
-	ErrNotAvailable = errors.New("allocator: resources not available on agent")
+	ErrNotAvailable = cluster.ErrNotAvailable
 	// ErrRoleNotSubscribed: resources allocated to a role the framework is not
 	// subscribed to.
-	ErrRoleNotSubscribed = errors.New("allocator: framework not subscribed to role")
+	ErrRoleNotSubscribed = cluster.ErrRoleNotSubscribed
 	// ErrOperation: an operation failed validation or could not be applied;
 	// the wrapped error from package offer says which rule.
-	ErrOperation = errors.New("allocator: operation rejected")
+	ErrOperation = cluster.ErrOperation
 	// ErrInvalidStatus: an inverse-offer response without a status.
-	ErrInvalidStatus = errors.New("allocator: invalid inverse offer status")
+	ErrInvalidStatus = cluster.ErrInvalidStatus
 	// ErrUnknownTask: a task id the framework does not run: never launched
 	// through Accept or UpdateAllocation, or already ended.
-	ErrUnknownTask = errors.New("allocator: unknown task")
+	ErrUnknownTask = cluster.ErrUnknownTask
 	// ErrDuplicateTask: a launch of a task id the framework already runs.
-	ErrDuplicateTask = errors.New("allocator: task already running")
+	ErrDuplicateTask = cluster.ErrDuplicateTask
 	// ErrInvalidHold: a hold of no resources, of shared volumes, or for a
 	// duration that is not positive or passes MaxRefuse.
-	ErrInvalidHold = errors.New("allocator: invalid hold")
+	ErrInvalidHold = cluster.ErrInvalidHold
 	// ErrUnknownOffer: an offer id that is not outstanding.
-	ErrUnknownOffer = errors.New("allocator: unknown offer")
+	ErrUnknownOffer = cluster.ErrUnknownOffer
 	// ErrOverflow: an event that would take a sum the allocator keeps past
 	// resources.MaxTotal (see the package doc).
-	ErrOverflow = errors.New("allocator: amounts too large")
+	ErrOverflow = cluster.ErrOverflow
 	// ErrInvalidOptions: options that cannot work (negative interval, a
 	// minimum allocatable entry that is not quantities).
-	ErrInvalidOptions = errors.New("allocator: invalid options")
+	ErrInvalidOptions = cluster.ErrInvalidOptions
 )

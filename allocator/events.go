@@ -120,8 +120,8 @@ var events = [...]event{
 		return a.updateAgent(e.Agent, info, e.Total)
 	})},
 	{EventAddResourceProvider, only(func(a *Allocator, e *Entry) error { return a.addResourceProvider(e.Agent, e.Resources, e.Used) })},
-	{EventActivateAgent, only(func(a *Allocator, e *Entry) error { return a.activateAgent(e.Agent) })},
-	{EventDeactivateAgent, only(func(a *Allocator, e *Entry) error { return a.deactivateAgent(e.Agent) })},
+	{EventActivateAgent, only(func(a *Allocator, e *Entry) error { return a.cs.ActivateAgent(e.Agent) })},
+	{EventDeactivateAgent, only(func(a *Allocator, e *Entry) error { return a.cs.DeactivateAgent(e.Agent) })},
 	{EventUpdateWhitelist, only(func(a *Allocator, e *Entry) error { a.updateWhitelist(e.Hostnames); return nil })},
 	{EventRecoverResources, only(func(a *Allocator, e *Entry) error { return a.decline(e.Framework, e.Agent, e.Resources, e.Filter) })},
 	{EventRecoverAllocated, only(func(a *Allocator, e *Entry) error {

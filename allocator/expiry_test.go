@@ -27,7 +27,7 @@ func TestNobodyNotCachedBeyondExpiry(t *testing.T) {
 		require.Len(t, offers, 1)
 		require.NoError(t, a.RecoverResources("f", "a1", offers[0].Resources, &Filter{Refuse: time.Hour}))
 		require.Empty(t, a.AllocateAll().Offers)
-		_, cached := a.agents.Get("a1").Nobody.Get("r")
+		_, cached := a.cs.Agents.Get("a1").Nobody.Get("r")
 		require.Equal(t, start.Year() == 2026, cached, "a result guarded by a filter ending in %d cached", start.Year())
 		clock.Advance(2 * time.Hour)
 		require.Len(t, a.AllocateAll().Offers, 1, "the filter is over")

@@ -160,7 +160,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			out.Preemptions = append(out.Preemptions, p)
 		}
 	}
-	fw, ok := a.frameworks.Lookup(frameworkID)
+	fw, ok := a.cs.Frameworks.Lookup(frameworkID)
 	if !ok {
 		rm, ok := a.explain.removedOne(frameworkID)
 		if !ok {
@@ -251,7 +251,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	}
 	var fws []*cluster.Framework
 	for _, id := range node.Frameworks.Sorted() {
-		fws = append(fws, a.frameworks.Get(id))
+		fws = append(fws, a.cs.Frameworks.Get(id))
 	}
 	var b groupBuilder
 	for _, ag := range e.agents {

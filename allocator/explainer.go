@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -52,7 +53,7 @@ func (a *Allocator) explainer() *explainer {
 		parked:   map[string]bool{},
 	}
 	for _, id := range l.candidates {
-		if ag, ok := a.agents.Lookup(id); ok {
+		if ag, ok := a.cs.Agents.Lookup(id); ok {
 			e.agents = append(e.agents, ag)
 		}
 	}
@@ -138,7 +139,7 @@ func (e *explainer) found(fw *cluster.Framework, node *roles.Node, ag *cluster.A
 		if Reason(node.CappedBy) == ReasonMinAllocatable {
 			ar.Offer = ag.Available.AllocatableTo(node.Path).Quantities()
 		} else {
-			ar.Offer = headroomOf(ag.Available)
+			ar.Offer = cluster.HeadroomOf(ag.Available)
 		}
 		return Reason(node.CappedBy), ar
 	}
@@ -389,7 +390,7 @@ func (e *explainer) finish(b *groupBuilder, role string, node *roles.Node, subje
 		switch g.Reason {
 		case ReasonInactive:
 			g.State = "inactive"
-			if fw := e.a.frameworks.Get(g.Agents[0].Framework); fw != nil && fw.Active && fw.Joined >= e.l.run {
+			if fw := e.a.cs.Frameworks.Get(g.Agents[0].Framework); fw != nil && fw.Active && fw.Joined >= e.l.run {
 				g.State = "not yet in a run"
 			}
 		case ReasonQuotaLimit:

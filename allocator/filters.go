@@ -217,7 +217,7 @@ func (a *Allocator) isFilteredWhole(fw *cluster.Framework, role string, ag *clus
 	filtered := a.filterCovers(fw, role, ag, &f, candidate, withinRef, r)
 	if f.Covered != w.Covered {
 		w.Covered = f.Covered
-		fw.Whole.Put(role, int(ag.Num), w, len(a.agentsByNum))
+		fw.Whole.Put(role, int(ag.Num), w, len(a.cs.AgentsByNum))
 	}
 	if !filtered {
 		return false, time.Time{}
@@ -266,13 +266,13 @@ func (a *Allocator) clearRefusalBits(fw *cluster.Framework, role string) {
 		}
 	}
 	for agentID := range fw.Filters[role] {
-		if ag := a.agents.Get(agentID); ag != nil {
+		if ag := a.cs.Agents.Get(agentID); ag != nil {
 			clearOn(ag)
 		}
 	}
 	if s, ok := fw.Whole[role]; ok {
 		for num := range s.All() {
-			clearOn(a.agentsByNum.At(num))
+			clearOn(a.cs.AgentsByNum.At(num))
 		}
 	}
 }
@@ -287,7 +287,7 @@ func (a *Allocator) forgetFilters(fw *cluster.Framework, role string) {
 		}
 		if i, ok := a.sorterNum(r, fw.ID); ok {
 			for agentID := range byAgent {
-				if ag := a.agents.Get(agentID); ag != nil {
+				if ag := a.cs.Agents.Get(agentID); ag != nil {
 					if idx, _ := ag.Refusals.Get(r); idx != nil {
 						idx.Skip.Clear(i)
 					}
@@ -303,7 +303,7 @@ func (a *Allocator) forgetFilters(fw *cluster.Framework, role string) {
 		}
 		delete(fw.Filters, r)
 		for agentID := range byAgent {
-			if ag := a.agents.Get(agentID); ag != nil {
+			if ag := a.cs.Agents.Get(agentID); ag != nil {
 				a.unfiltered(fw, ag)
 			}
 		}
@@ -329,7 +329,7 @@ func (a *Allocator) filterNum(fw *cluster.Framework) int {
 	fw.Num = a.filterNums.Take()
 	a.refusersByNum.Set(fw.Num, fw)
 	fw.Filters.Each(func(_, agentID string, _ *refusals.Refusal) {
-		if ag := a.agents.Get(agentID); ag != nil {
+		if ag := a.cs.Agents.Get(agentID); ag != nil {
 			ag.Filtered.SetFiltered(fw.Num)
 		}
 	})
@@ -358,7 +358,7 @@ func (a *Allocator) releaseNum(fw *cluster.Framework) {
 // forgetAgentFilters drops every framework's filters for the agent, and the
 // agent's indexes.
 func (a *Allocator) forgetAgentFilters(ag *cluster.Agent) {
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		gone := func(role string, f refusals.Refusal) {
 			if a.obs != nil {
 				a.observeFilter(fw, role, f.Expires, f.Batch, -1)

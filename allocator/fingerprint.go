@@ -70,7 +70,7 @@ func (fp *Fingerprint) Equal(o *Fingerprint) bool {
 func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	a.ready()
 	fp.Agents = fp.Agents[:0]
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		fp.Agents = append(fp.Agents, AgentHash{ag.ID, agentFingerprint(ag)})
 	}
 	fp.Rest = a.restFingerprint()
@@ -254,7 +254,7 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		fwID := fw.ID
 		x := fpHash(5)
 		x.s(fwID)
@@ -285,7 +285,7 @@ func (a *Allocator) restFingerprint() uint64 {
 	h.u(sum)
 
 	sum = 0
-	for ag := range a.agents.All() {
+	for ag := range a.cs.Agents.All() {
 		id := ag.ID
 		for fwID, st := range ag.Inverse() {
 			if st.Status != 0 {
@@ -323,7 +323,7 @@ func (a *Allocator) filtersFingerprint() uint64 {
 			sum += uint64(y)
 		}
 	}
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		fwID := fw.ID
 		for role, byAgent := range fw.Filters {
 			for agentID, list := range byAgent {
@@ -332,7 +332,7 @@ func (a *Allocator) filtersFingerprint() uint64 {
 		}
 		for role, s := range fw.Whole {
 			for num, w := range s.All() {
-				ag := a.agentsByNum.At(num)
+				ag := a.cs.AgentsByNum.At(num)
 				one := [1]refusals.Refusal{a.refusalOf(w, ag)}
 				add(fwID, role, ag.ID, one[:])
 			}

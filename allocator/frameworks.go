@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -24,35 +25,35 @@ func (a *Allocator) AddFramework(id string, info FrameworkInfo, used map[string]
 
 // addFramework is AddFramework's handler (see events.go).
 func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]resources.Resources, active bool) error {
-	if err := validID("framework", id); err != nil {
+	if err := cluster.ValidID("framework", id); err != nil {
 		return err
 	}
-	if _, ok := a.frameworks.Lookup(id); ok {
+	if _, ok := a.cs.Frameworks.Lookup(id); ok {
 		return fmt.Errorf("%w: %q", ErrDuplicateFramework, id)
 	}
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
-	claims, err := a.claims(id, info.Roles, used)
+	claims, err := a.cs.Claims(id, info.Roles, used)
 	if err != nil {
 		return err
 	}
-	var changes []agentChange
+	var changes []cluster.AgentChange
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		ag, ok := a.agents.Lookup(agentID)
+		ag, ok := a.cs.Agents.Lookup(agentID)
 		if !ok || claims[agentID] {
 			continue
 		}
-		if err := checkUsed(used[agentID], info.Roles); err != nil {
+		if err := cluster.CheckUsed(used[agentID], info.Roles); err != nil {
 			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
 		}
 		q, err := quantitiesWithin(used[agentID], true, "the used resources")
 		if err != nil {
 			return fmt.Errorf("framework %q on agent %q: %w", id, agentID, err)
 		}
-		changes = append(changes, agentChange{ag: ag, total: ag.Total.Quantities(), held: q})
+		changes = append(changes, cluster.AgentChange{Ag: ag, Total: ag.Total.Quantities(), Held: q})
 	}
-	if err := a.checkSums(changes...); err != nil {
+	if err := a.cs.CheckSums(changes...); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
 	fw := &cluster.Framework{
@@ -63,36 +64,18 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	fw.Roles.MarkOnly(tables.Subscribed, info.Roles)
 	fw.Roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
-	a.frameworks.Put(fw)
+	a.cs.Frameworks.Put(fw)
 	for _, role := range info.Roles {
 		a.trackFrameworkUnderRole(fw, role)
 	}
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
-		if ag, ok := a.agents.Lookup(agentID); ok && !claims[agentID] {
+		if ag, ok := a.cs.Agents.Lookup(agentID); ok && !claims[agentID] {
 			a.trackAllocation(fw, ag, used[agentID], true)
 		}
 	}
 	a.claim(fw, claims)
 	if active {
 		a.allWantRun()
-	}
-	return nil
-}
-
-func checkUsed(used resources.Resources, roles []string) error {
-	for r := range used.All() {
-		if err := r.Validate(); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidResources, err)
-		}
-		if r.AllocationRole == "" {
-			return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, r)
-		}
-		if !slices.Contains(roles, r.AllocationRole) {
-			return fmt.Errorf("%w: %q", ErrRoleNotSubscribed, r.AllocationRole)
-		}
-		if !r.Reservations.AllocatableTo(r.AllocationRole) {
-			return fmt.Errorf("%w: %s is reserved for another role", ErrInvalidResources, r)
-		}
 	}
 	return nil
 }
@@ -105,7 +88,7 @@ func (a *Allocator) RemoveFramework(id string) error {
 
 // removeFramework is RemoveFramework's handler (see events.go).
 func (a *Allocator) removeFramework(id string) error {
-	fw, err := a.framework(id)
+	fw, err := a.cs.Framework(id)
 	if err != nil {
 		return err
 	}
@@ -115,13 +98,13 @@ func (a *Allocator) removeFramework(id string) error {
 	// The agents hold what each framework holds there: no index of a
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		if ag.Offered.Has(id) || ag.Allocated.Has(id) || ag.Holds().Has(id) {
 			a.holdsToOffered(ag, id)
 			a.untrackAllocation(fw, ag, ag.Held(id), false)
 		}
 	}
-	for ag := range a.agents.All() {
+	for ag := range a.cs.Agents.All() {
 		delete(ag.Inverse(), id)
 		ag.DropOffers(id)
 	}
@@ -131,7 +114,7 @@ func (a *Allocator) removeFramework(id string) error {
 	for _, t := range fw.Tasks {
 		a.forgetTask(fw, t)
 	}
-	a.frameworks.Delete(id)
+	a.cs.Frameworks.Delete(id)
 	a.explain.forget(fw, a.runs)
 	a.frameworkRemoved(fw)
 	return nil
@@ -145,7 +128,7 @@ func (a *Allocator) ActivateFramework(id string) error {
 
 // activateFramework is ActivateFramework's handler (see events.go).
 func (a *Allocator) activateFramework(id string) error {
-	fw, err := a.framework(id)
+	fw, err := a.cs.Framework(id)
 	if err != nil {
 		return err
 	}
@@ -166,7 +149,7 @@ func (a *Allocator) DeactivateFramework(id string) error {
 
 // deactivateFramework is DeactivateFramework's handler (see events.go).
 func (a *Allocator) deactivateFramework(id string) error {
-	fw, err := a.framework(id)
+	fw, err := a.cs.Framework(id)
 	if err != nil {
 		return err
 	}
@@ -190,7 +173,7 @@ func (a *Allocator) UpdateFramework(id string, info FrameworkInfo) error {
 
 // updateFramework is UpdateFramework's handler (see events.go).
 func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
-	fw, err := a.framework(id)
+	fw, err := a.cs.Framework(id)
 	if err != nil {
 		return err
 	}
@@ -210,7 +193,7 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 			fw.Demand = nil
 		}
 		a.syncActivation(fw, role)
-		if a.heldInRole(id, role).IsEmpty() {
+		if a.cs.HeldInRole(id, role).IsEmpty() {
 			a.untrackFrameworkUnderRole(fw, role)
 		}
 	}
@@ -234,7 +217,7 @@ func (a *Allocator) SuppressOffers(id string, roles ...string) error {
 
 // suppressOffers is SuppressOffers's handler (see events.go).
 func (a *Allocator) suppressOffers(id string, roles ...string) error {
-	fw, roles, err := a.frameworkRoles(id, roles)
+	fw, roles, err := a.cs.FrameworkRoles(id, roles)
 	if err != nil {
 		return err
 	}
@@ -254,7 +237,7 @@ func (a *Allocator) ReviveOffers(id string, roles ...string) error {
 
 // reviveOffers is ReviveOffers's handler (see events.go).
 func (a *Allocator) reviveOffers(id string, roles ...string) error {
-	fw, roles, err := a.frameworkRoles(id, roles)
+	fw, roles, err := a.cs.FrameworkRoles(id, roles)
 	if err != nil {
 		return err
 	}
@@ -267,17 +250,6 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 	clear(fw.InverseFilters)
 	a.allWantRun()
 	return nil
-}
-
-// frameworkRoles looks up a framework and the roles an event names: all its
-// roles when none are named; a role it is not subscribed to is an error.
-func (a *Allocator) frameworkRoles(id string, roles []string) (*cluster.Framework, []string, error) {
-	fw, err := a.framework(id)
-	if err != nil {
-		return nil, nil, err
-	}
-	roles, err = pickRoles(fw, roles)
-	return fw, roles, err
 }
 
 // syncActivation makes the framework's state in a role's sorter match
@@ -365,54 +337,4 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string
 	}
 	node.Frameworks.Remove(fw.ID)
 	a.roles.Prune(role)
-}
-
-func (a *Allocator) framework(id string) (*cluster.Framework, error) {
-	fw, ok := a.frameworks.Lookup(id)
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownFramework, id)
-	}
-	return fw, nil
-}
-
-// frameworkOn returns a framework and an agent of an event about the
-// framework on the agent, or the error that names the unknown one (the
-// framework first).
-func (a *Allocator) frameworkOn(fwID, agentID string) (*cluster.Framework, *cluster.Agent, error) {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return nil, nil, err
-	}
-	ag, err := a.agent(agentID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return fw, ag, nil
-}
-
-// heldInRole returns what a framework holds in a role over all agents.
-func (a *Allocator) heldInRole(fwID, role string) resources.Resources {
-	var out resources.Resources
-	fw := a.frameworks.Get(fwID)
-	if fw == nil {
-		return out
-	}
-	for _, ag := range a.agentList {
-		if ag.Offered.Has(fwID) || ag.Allocated.Has(fwID) || ag.Holds().Has(fwID) {
-			out.Add(ag.Held(fwID).AllocatedTo(role))
-		}
-	}
-	return out
-}
-
-func pickRoles(fw *cluster.Framework, roles []string) ([]string, error) {
-	if len(roles) == 0 {
-		return fw.Roles.List(tables.Subscribed), nil
-	}
-	for _, role := range roles {
-		if !fw.Roles.Has(role, tables.Subscribed) {
-			return nil, fmt.Errorf("%w: framework %q, role %q", ErrRoleNotSubscribed, fw.ID, role)
-		}
-	}
-	return roles, nil
 }

@@ -114,7 +114,7 @@ func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 			id := fmt.Sprintf("a%02d", i)
 			require.NoError(t, a.AddAgent(id, AgentInfo{}, resources.MustParse("cpus:1", "*"), nil))
 			if withRoom {
-				a.agents.Get(id).Outstanding = make([]cluster.OutstandingOffer, 0, 1)
+				a.cs.Agents.Get(id).Outstanding = make([]cluster.OutstandingOffer, 0, 1)
 			}
 		}
 		return a
@@ -126,7 +126,7 @@ func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		require.Len(t, out, 40)
 		for _, o := range out {
-			require.Len(t, a.agents.Get(o.AgentID).Outstanding, 1, o.AgentID)
+			require.Len(t, a.cs.Agents.Get(o.AgentID).Outstanding, 1, o.AgentID)
 		}
 		return after.Mallocs - before.Mallocs
 	}

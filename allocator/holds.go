@@ -48,7 +48,7 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 
 // recoverHeld is RecoverHeld's handler (see events.go).
 func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
 
 // preemptTask is PreemptTask's handler (see events.go).
 func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
-	fw, t, err := a.task(fwID, taskID)
+	fw, t, err := a.cs.Task(fwID, taskID)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 	if err := checkHold(held, d); err != nil {
 		return err
 	}
-	ag := a.agents.Get(t.Agent)
+	ag := a.cs.Agents.Get(t.Agent)
 	if !ag.Allocated.Get(fwID).Contains(held) {
 		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.Agent, held)
 	}
@@ -131,7 +131,7 @@ func (a *Allocator) holdFor(fw *cluster.Framework, ag *cluster.Agent, res resour
 // the pool, as does everything when the framework left or no longer
 // subscribes to the role.
 func (a *Allocator) holdFreed(p *pendingPreemption, ag *cluster.Agent, freed resources.Resources) {
-	fw := a.frameworks.Get(p.forFramework)
+	fw := a.cs.Frameworks.Get(p.forFramework)
 	node := a.roles.Get(p.heldIn)
 	if fw == nil || !fw.Roles.Has(p.heldIn, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.OverAllocated {
 		return
@@ -162,7 +162,7 @@ func (a *Allocator) holdsToOffered(ag *cluster.Agent, fwID string) {
 		return
 	}
 	ag.Rare.Holds.Release(fwID, func(h cluster.Hold) {
-		a.heldToOffered(a.frameworks.Get(h.Framework), ag, h.Res)
+		a.heldToOffered(a.cs.Frameworks.Get(h.Framework), ag, h.Res)
 	})
 }
 
@@ -195,7 +195,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 			continue
 		}
 		sweepHolds(ag, func(h cluster.Hold, keep func(cluster.Hold)) {
-			fw := a.frameworks.Get(h.Framework)
+			fw := a.cs.Frameworks.Get(h.Framework)
 			switch {
 			case r.now.After(h.Until):
 				a.heldToOffered(fw, ag, h.Res)
@@ -256,7 +256,7 @@ func (a *Allocator) releaseExpiredHolds(r *run, ag *cluster.Agent) {
 			keep(h)
 			return
 		}
-		fw := a.frameworks.Get(h.Framework)
+		fw := a.cs.Frameworks.Get(h.Framework)
 		a.heldToOffered(fw, ag, h.Res)
 		a.untrackAllocation(fw, ag, h.Res, false)
 	})

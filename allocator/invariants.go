@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/reservation"
@@ -44,35 +45,35 @@ func (a *Allocator) CheckInvariants() error {
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom resources.Quantities
-	if len(a.agentList) != a.agents.Len() {
-		c.fail("%d agents listed, %d agents", len(a.agentList), a.agents.Len())
+	if len(a.cs.AgentList) != a.cs.Agents.Len() {
+		c.fail("%d agents listed, %d agents", len(a.cs.AgentList), a.cs.Agents.Len())
 	}
 	numbered := 0
-	for _, ag := range a.agentsByNum {
+	for _, ag := range a.cs.AgentsByNum {
 		if ag != nil {
 			numbered++
 		}
 	}
-	if numbered != a.agents.Len() {
-		c.fail("%d agents numbered, %d agents", numbered, a.agents.Len())
+	if numbered != a.cs.Agents.Len() {
+		c.fail("%d agents numbered, %d agents", numbered, a.cs.Agents.Len())
 	}
 	for _, id := range a.pending.Keys() {
-		if a.agents.Get(id) != a.pending.Get(id) {
+		if a.cs.Agents.Get(id) != a.pending.Get(id) {
 			c.fail("agent %s waits for a run, but is not the agent of that id", id)
 		}
 	}
-	for i, listed := range a.agentList {
+	for i, listed := range a.cs.AgentList {
 		id := listed.ID
-		ag := a.agents.Get(id)
-		if ag != listed || (i > 0 && a.agentList[i-1].ID >= id) {
+		ag := a.cs.Agents.Get(id)
+		if ag != listed || (i > 0 && a.cs.AgentList[i-1].ID >= id) {
 			c.fail("agent %s is not listed at its place among the ids", id)
 			continue
 		}
-		if a.agentsByNum.At(int(ag.Num)) != ag {
+		if a.cs.AgentsByNum.At(int(ag.Num)) != ag {
 			c.fail("agent %s: number %d is not its own", id, ag.Num)
 		}
 		totals.Add(ag.Total.Quantities())
-		mine := headroomOf(ag.Available)
+		mine := cluster.HeadroomOf(ag.Available)
 		if !ag.Headroom.Equal(mine) {
 			// Offers of part of an agent take what they counted off its
 			// share (trackOffer): it must be what a sum gives.
@@ -81,11 +82,11 @@ func (a *Allocator) CheckInvariants() error {
 		headroom.Add(mine)
 		c.agent(id, ag)
 	}
-	if !totals.Equal(a.totals) {
-		c.fail("cluster totals %s, recomputed %s", a.totals, totals)
+	if !totals.Equal(a.cs.Totals) {
+		c.fail("cluster totals %s, recomputed %s", a.cs.Totals, totals)
 	}
-	if !headroom.Equal(a.freeHeadroom) {
-		c.fail("free headroom %s, recomputed %s", a.freeHeadroom, headroom)
+	if !headroom.Equal(a.cs.FreeHeadroom) {
+		c.fail("free headroom %s, recomputed %s", a.cs.FreeHeadroom, headroom)
 	}
 	c.sorters()
 	c.roleTree()
@@ -143,7 +144,7 @@ func (c *invariantCheck) agent(id string, ag *cluster.Agent) {
 		if len(ag.Holds()) > 0 {
 			held = held.Plus(ag.Holds().Of(fwID))
 		}
-		fw, ok := a.frameworks.Lookup(fwID)
+		fw, ok := a.cs.Frameworks.Lookup(fwID)
 		if !ok {
 			c.fail("agent %s: resources held by unknown framework %s", id, fwID)
 			continue
@@ -171,7 +172,7 @@ func (c *invariantCheck) agent(id string, ag *cluster.Agent) {
 		c.roleHeld[role] = q
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(ag.Unclaimed())) {
-		if _, known := a.frameworks.Lookup(fwID); known {
+		if _, known := a.cs.Frameworks.Lookup(fwID); known {
 			c.fail("agent %s: usage of framework %s left unclaimed although it was added", id, fwID)
 		}
 		res := ag.Unclaimed()[fwID]
@@ -399,21 +400,21 @@ func (c *invariantCheck) filters() {
 	a := c.a
 	wholeOn := map[*cluster.Agent]int{}
 	defer func() {
-		for _, ag := range a.agentList {
+		for _, ag := range a.cs.AgentList {
 			if int(ag.WholeRefused) != wholeOn[ag] {
 				c.fail("agent %s counts %d compact filters, holds %d", ag.ID, ag.WholeRefused, wholeOn[ag])
 			}
 		}
 	}()
-	for _, fwID := range a.frameworks.Keys() {
-		fw := a.frameworks.Get(fwID)
+	for _, fwID := range a.cs.Frameworks.Keys() {
+		fw := a.cs.Frameworks.Get(fwID)
 		if fw.Num != 0 && a.refusersByNum.At(fw.Num) != fw {
 			c.fail("framework %s: number %d is not its own", fwID, fw.Num)
 		}
 		c.wholeFilters(fw, wholeOn)
 		for role, byAgent := range fw.Filters {
 			for agentID := range byAgent {
-				ag, ok := a.agents.Lookup(agentID)
+				ag, ok := a.cs.Agents.Lookup(agentID)
 				if !ok {
 					c.fail("framework %s: filter in %s for unknown agent %s", fwID, role, agentID)
 				} else if fw.Num != 0 && !ag.Filtered.Filtered(fw.Num) {
@@ -422,7 +423,7 @@ func (c *invariantCheck) filters() {
 			}
 		}
 		for agentID := range fw.InverseFilters {
-			if _, ok := a.agents.Lookup(agentID); !ok {
+			if _, ok := a.cs.Agents.Lookup(agentID); !ok {
 				c.fail("framework %s: inverse-offer filter for unknown agent %s", fwID, agentID)
 			}
 		}
@@ -432,11 +433,11 @@ func (c *invariantCheck) filters() {
 // outstanding checks the outstanding offers against what is offered.
 func (c *invariantCheck) outstanding() {
 	a := c.a
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		id := ag.ID
 		sums := map[string]resources.Resources{}
 		for _, o := range ag.Outstanding {
-			if _, ok := a.frameworks.Lookup(o.Framework); !ok {
+			if _, ok := a.cs.Frameworks.Lookup(o.Framework); !ok {
 				c.fail("agent %s: outstanding offer %s of unknown framework %q", id, o.ID, o.Framework)
 			}
 			if role, ok := o.Res.AllocationRole(); !ok || role != o.Role {
@@ -461,7 +462,7 @@ func (c *invariantCheck) parked() {
 	if a.parkedEpoch != a.capEpoch || len(a.parked) == 0 {
 		return
 	}
-	required, names := a.roles.RequiredHeadroom(), a.totals.Names()
+	required, names := a.roles.RequiredHeadroom(), a.cs.Totals.Names()
 	for _, role := range a.parked {
 		n := a.roles.Get(role)
 		if n == nil || !a.roles.UnsatisfiedGuarantees(n).IsEmpty() {
@@ -486,7 +487,7 @@ func (c *invariantCheck) wholeFilters(fw *cluster.Framework, on map[*cluster.Age
 		n := 0
 		for num := range s.All() {
 			n++
-			ag := a.agentsByNum.At(num)
+			ag := a.cs.AgentsByNum.At(num)
 			switch {
 			case ag == nil:
 				c.fail("framework %s: compact filter in %s for unknown agent number %d", fw.ID, role, num)

@@ -39,10 +39,10 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		corrupt func(a *Allocator)
 		want    string
 	}{
-		{"totals", func(a *Allocator) { a.totals.Add(cpu) }, "cluster totals"},
-		{"headroom", func(a *Allocator) { a.freeHeadroom.Add(cpu) }, "free headroom"},
-		{"available", func(a *Allocator) { a.agents.Get("a1").Available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
-		{"over-allocated flag", func(a *Allocator) { a.agents.Get("a1").OverAllocated = true }, "over-allocated flag"},
+		{"totals", func(a *Allocator) { a.cs.Totals.Add(cpu) }, "cluster totals"},
+		{"headroom", func(a *Allocator) { a.cs.FreeHeadroom.Add(cpu) }, "free headroom"},
+		{"available", func(a *Allocator) { a.cs.Agents.Get("a1").Available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
+		{"over-allocated flag", func(a *Allocator) { a.cs.Agents.Get("a1").OverAllocated = true }, "over-allocated flag"},
 		{"pending agent", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "a1"}) }, "agent a1 waits for a run"},
 		{"pending agent removed", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "gone"}) }, "agent gone waits for a run"},
 		{"role sorter", func(a *Allocator) {
@@ -64,14 +64,14 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		{"role missing from its parent", func(a *Allocator) {
 			a.roles.Root.Children = a.roles.Root.Children[1:]
 		}, "not among its parent's children"},
-		{"agent list", func(a *Allocator) { a.agentList[0], a.agentList[1] = a.agentList[1], a.agentList[0] }, "is not listed at its place"},
-		{"agent listed twice", func(a *Allocator) { a.agentList[1] = a.agentList[0] }, "is not listed at its place"},
-		{"agent list short", func(a *Allocator) { a.agentList = a.agentList[:1] }, "1 agents listed, 2 agents"},
+		{"agent list", func(a *Allocator) { a.cs.AgentList[0], a.cs.AgentList[1] = a.cs.AgentList[1], a.cs.AgentList[0] }, "is not listed at its place"},
+		{"agent listed twice", func(a *Allocator) { a.cs.AgentList[1] = a.cs.AgentList[0] }, "is not listed at its place"},
+		{"agent list short", func(a *Allocator) { a.cs.AgentList = a.cs.AgentList[:1] }, "1 agents listed, 2 agents"},
 		{"filter on unknown agent", func(a *Allocator) {
-			a.frameworks.Get("batch").Filters = map[string]map[string][]refusals.Refusal{"batch": {"a9": {{}}}}
+			a.cs.Frameworks.Get("batch").Filters = map[string]map[string][]refusals.Refusal{"batch": {"a9": {{}}}}
 		}, "filter in batch for unknown agent a9"},
 		{"outstanding offer", func(a *Allocator) {
-			for _, ag := range a.agentList {
+			for _, ag := range a.cs.AgentList {
 				if len(ag.Outstanding) > 0 {
 					ag.Outstanding = append(ag.Outstanding, ag.Outstanding[0])
 					return

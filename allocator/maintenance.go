@@ -16,7 +16,7 @@ func (a *Allocator) UpdateUnavailability(agentID string, u *offer.Unavailability
 
 // updateUnavailability is UpdateUnavailability's handler (see events.go).
 func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability) error {
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 	}
 	ag.Info.Unavailability = u
 	clear(ag.Inverse())
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		delete(fw.InverseFilters, agentID)
 	}
 	a.wantsRun(ag)
@@ -42,11 +42,11 @@ func (a *Allocator) UpdateInverseOffer(agentID, fwID string, status InverseOffer
 
 // updateInverseOffer is UpdateInverseOffer's handler (see events.go).
 func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOfferStatus, filter *Filter) error {
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return err
 	}
-	fw, err := a.framework(fwID)
+	fw, err := a.cs.Framework(fwID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 func (a *Allocator) InverseOfferStatuses() map[string]map[string]InverseOfferStatus {
 	a.ready()
 	out := map[string]map[string]InverseOfferStatus{}
-	for ag := range a.agents.All() {
+	for ag := range a.cs.Agents.All() {
 		id := ag.ID
 		for fwID, st := range ag.Inverse() {
 			if st.Status == 0 {

@@ -379,14 +379,14 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 			}
 		}
 	}
-	if s.totalsVersion != a.totalsVersion {
+	if s.totalsVersion != a.cs.TotalsVersion {
 		// Every share moved with the cluster's totals.
-		s.totalsVersion = a.totalsVersion
+		s.totalsVersion = a.cs.TotalsVersion
 		for n := range a.roles.Nodes.All() {
 			path := n.Path
 			s.markRole(path)
 		}
-		for fw := range a.frameworks.All() {
+		for fw := range a.cs.Frameworks.All() {
 			id := fw.ID
 			s.framework(id)
 		}
@@ -407,7 +407,7 @@ func (a *Allocator) report(run *RunReport) {
 	}
 	s.now = a.opts.Clock()
 	rep := Report{Run: run, Cluster: ClusterMetrics{
-		Total: a.totals.Clone(), Offered: s.cluster.Offered.Clone(), Allocated: s.cluster.Allocated.Clone(),
+		Total: a.cs.Totals.Clone(), Offered: s.cluster.Offered.Clone(), Allocated: s.cluster.Allocated.Clone(),
 	}}
 	if len(s.dirtyRoles) > 0 || len(s.dirtyFrameworks) > 0 {
 		a.refreshSorterTotals()
@@ -435,12 +435,12 @@ func (a *Allocator) report(run *RunReport) {
 	slices.SortFunc(s.dirtyFrameworks, func(x, y *frameworkLedger) int { return strings.Compare(x.id, y.id) })
 	for _, f := range s.dirtyFrameworks {
 		f.dirty = false
-		if fw := a.frameworks.Get(f.id); fw != nil && s.frameworks[f.id] == f {
+		if fw := a.cs.Frameworks.Get(f.id); fw != nil && s.frameworks[f.id] == f {
 			rep.Frameworks = append(rep.Frameworks, a.frameworkMetrics(fw, f))
 		}
 	}
 	for _, id := range s.removedFrameworks {
-		if _, back := a.frameworks.Lookup(id); !back && !slices.Contains(rep.RemovedFrameworks, id) {
+		if _, back := a.cs.Frameworks.Lookup(id); !back && !slices.Contains(rep.RemovedFrameworks, id) {
 			rep.RemovedFrameworks = append(rep.RemovedFrameworks, id)
 		}
 	}

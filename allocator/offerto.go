@@ -112,7 +112,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			// falls (less than all of it where a descendant's guarantee
 			// decides that need): the spare is what it was before this
 			// offer less the difference.
-			spare := a.freeHeadroom.Minus(r.requiredHeadroom)
+			spare := a.cs.FreeHeadroom.Minus(r.requiredHeadroom)
 			if st == stageGuarantees {
 				a.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
 				spare = spare.Minus(guaranteedQ.Minus(r.needFall))
@@ -235,7 +235,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 // one offer may hold under Options.OfferShare.
 func (a *Allocator) offerShareOf(ag *cluster.Agent) resources.Limits {
 	var l resources.Limits
-	for name, v := range headroomOf(ag.Total).All() {
+	for name, v := range cluster.HeadroomOf(ag.Total).All() {
 		l.Set(name, resources.Scalar(float64(v)*a.opts.OfferShare))
 	}
 	return l
@@ -294,7 +294,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	unreservedOnly := !ag.HasReserved && !ag.HasRevocable
 	allHeadroom := whole && unreservedOnly
 	if allHeadroom {
-		a.freeHeadroom.Subtract(counted)
+		a.cs.FreeHeadroom.Subtract(counted)
 		ag.Headroom.Reset()
 	}
 	if whole {
@@ -308,7 +308,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 		// or cut): what trackHeld counted is what leaves its headroom,
 		// as for a whole offer, without summing what is left again.
 		ag.Headroom.Subtract(counted)
-		a.freeHeadroom.Subtract(counted)
+		a.cs.FreeHeadroom.Subtract(counted)
 	}
 	if unreservedOnly && !ag.HasShared {
 		// Nothing shared either: the sorters' charge is what trackHeld
@@ -323,7 +323,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	sorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
 	sorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)
 	if !allHeadroom && !partHeadroom {
-		a.refreshHeadroom(ag)
+		a.cs.RefreshHeadroom(ag)
 	}
 }
 

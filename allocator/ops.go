@@ -16,7 +16,7 @@ import (
 // validate with it; a host validates ahead of them with the same.
 func (a *Allocator) OperationContext(fwID, agentID string) (offer.Context, error) {
 	a.ready()
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return offer.Context{}, err
 	}
@@ -39,7 +39,7 @@ func (a *Allocator) operationContext(fw *cluster.Framework, ag *cluster.Agent) o
 // agent's unallocated resources, as UpdateAvailable does.
 func (a *Allocator) OperatorContext(agentID string) (offer.Context, error) {
 	a.ready()
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return offer.Context{}, err
 	}
@@ -107,10 +107,10 @@ func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources
 
 // acceptEach is AcceptEach's handler (see events.go).
 func (a *Allocator) acceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
-	if _, err := a.framework(fwID); err != nil {
+	if _, err := a.cs.Framework(fwID); err != nil {
 		return nil, err
 	}
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (a *Allocator) plan(fw *cluster.Framework, ctx offer.Context, role string, 
 // nothing. A replayed accept-each entry, which holds the operations that
 // were applied, must pass it.
 func (a *Allocator) checkEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (a *Allocator) updateAllocation(fwID, agentID string, offered resources.Res
 // updateAllocationOps applies ops as updateAllocation does and also returns
 // them as applied (see reservedFirst).
 func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.Resources, ops []offer.Operation) (offer.Applied, []offer.Operation, error) {
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return offer.Applied{}, nil, err
 	}
@@ -284,7 +284,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		a.trackReservations(added, true)
 		a.trackReservations(removed, false)
 		ag.Total = total
-		a.setFlags(ag)
+		a.cs.SetFlags(ag)
 		if !removed.Shared().IsEmpty() || !added.Shared().IsEmpty() {
 			a.recomputeAvailable(ag)
 		}
@@ -328,7 +328,7 @@ func (a *Allocator) UpdateAvailable(agentID string, ops []offer.Operation) error
 
 // updateAvailable is UpdateAvailable's handler (see events.go).
 func (a *Allocator) updateAvailable(agentID string, ops []offer.Operation) error {
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ import (
 func (a *Allocator) Offers() []offer.Offer {
 	a.ready()
 	var out []offer.Offer
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		for i := range ag.Outstanding {
 			out = append(out, ag.OfferView(&ag.Outstanding[i]))
 		}
@@ -39,7 +39,7 @@ func (a *Allocator) Offers() []offer.Offer {
 // UNRESERVE, of res.
 func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]offer.Offer, error) {
 	a.ready()
-	ag, err := a.agent(agentID)
+	ag, err := a.cs.Agent(agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (a *Allocator) RescindOffer(offerID string) error {
 
 // rescindOffer is RescindOffer's handler (see events.go).
 func (a *Allocator) rescindOffer(offerID string) error {
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		for i := range ag.Outstanding {
 			if o := ag.Outstanding[i]; o.ID == offerID {
 				return a.recover(o.Framework, ag.ID, o.Res, nil, false)

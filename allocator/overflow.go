@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -17,41 +16,6 @@ import (
 // pools and shares, quota consumption (reservations plus holdings) and
 // headroom are all sums of at most two such amounts. The events that could
 // pass the bound check it first and fail with ErrOverflow.
-
-// agentChange is what an event would do to one agent's sums: its total
-// quantities after the event and the non-shared scalars it adds to what is
-// held there. ag is nil for an agent being added.
-type agentChange struct {
-	ag    *cluster.Agent
-	total resources.Quantities
-	held  resources.Quantities
-}
-
-// checkSums reports ErrOverflow if the changes would take the cluster's
-// totals plus the held excess past resources.MaxTotal for some name.
-func (a *Allocator) checkSums(changes ...agentChange) error {
-	totals, excess := a.totals.Clone(), a.excess.Clone()
-	for _, c := range changes {
-		held := c.held
-		if c.ag != nil {
-			totals.Subtract(c.ag.Total.Quantities())
-			excess.Subtract(c.ag.Excess())
-			held = held.Plus(c.ag.HeldQuantities())
-		}
-		totals.Add(c.total)
-		excess.Add(held.Minus(c.total))
-		if !totals.Within(resources.MaxTotal) || !excess.Within(resources.MaxTotal) {
-			break // stop before sums of sums could grow further
-		}
-	}
-	sum := totals.Plus(excess)
-	for name, v := range sum.All() {
-		if v > resources.MaxTotal {
-			return fmt.Errorf("%w: the cluster would hold %s of %s (with what frameworks hold beyond agent totals), more than %s", ErrOverflow, v, name, resources.MaxTotal)
-		}
-	}
-	return nil
-}
 
 // quantitiesWithin returns the scalar quantities of res (non-shared only
 // when nonShared is set), or ErrOverflow when a name sums past

@@ -187,7 +187,7 @@ func (rc *reclaimer) lapse() {
 		}
 	}
 	for ref, p := range a.preempting {
-		fw := a.frameworks.Get(ref.framework)
+		fw := a.cs.Frameworks.Get(ref.framework)
 		if fw == nil || fw.Tasks[ref.task] == nil || rc.r.now.After(p.until) {
 			delete(a.preempting, ref)
 			continue
@@ -212,7 +212,7 @@ func (a *Allocator) beneficiary(n *roles.Node, subtree bool) (*cluster.Framework
 	if fs := n.FrameworkSorter; fs != nil {
 		var found *cluster.Framework
 		walk(fs.Sorter, func(id string) bool {
-			fw := a.frameworks.Get(id)
+			fw := a.cs.Frameworks.Get(id)
 			if fw != nil && fw.Active && fw.Roles.Has(n.Path, tables.Subscribed) && !fw.Roles.Has(n.Path, tables.Suppressed) {
 				found = fw
 				return false
@@ -414,7 +414,7 @@ func (a *Allocator) weightedShareWith(n *roles.Node, plus, minus resources.Quant
 	if x, ok := a.roles.Weights[n.Path]; ok {
 		w = x
 	}
-	share, _ := q.DominantShare(a.totals, a.excluded)
+	share, _ := q.DominantShare(a.cs.Totals, a.excluded)
 	return share / w
 }
 
@@ -426,7 +426,7 @@ func (a *Allocator) Preempting() []Preemption {
 	var out []Preemption
 	for _, ref := range slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs) {
 		p := a.preempting[ref]
-		fw := a.frameworks.Get(ref.framework)
+		fw := a.cs.Frameworks.Get(ref.framework)
 		if fw == nil || fw.Tasks[ref.task] == nil {
 			continue
 		}

@@ -117,7 +117,7 @@ func (rc *reclaimer) gather() {
 			lastNode = a.roles.Get(t.Role)
 		}
 		if lastAgent == nil || lastAgent.ID != t.Agent {
-			lastAgent = a.agents.Get(t.Agent)
+			lastAgent = a.cs.Agents.Get(t.Agent)
 		}
 		if lastNode == nil || lastAgent == nil {
 			continue
@@ -155,7 +155,7 @@ func (rc *reclaimer) sortVictims() {
 	rc.victimsSorted = true
 	for _, v := range rc.victims {
 		for _, c := range v.tasks {
-			c.dominant, _ = c.frees.DominantShare(rc.a.totals, rc.a.excluded)
+			c.dominant, _ = c.frees.DominantShare(rc.a.cs.Totals, rc.a.excluded)
 		}
 		slices.SortFunc(v.tasks, func(x, y *reclaimCandidate) int {
 			if fairBefore(x, y) {
@@ -217,7 +217,7 @@ func (rc *reclaimer) freeFor(fw *cluster.Framework, role string) resources.Quant
 	if !constrained && rc.capableOfAll(fw) {
 		if !rc.freeAllKnown {
 			rc.freeAllKnown = true
-			for _, ag := range a.agentList {
+			for _, ag := range a.cs.AgentList {
 				if ag.Active && a.whitelisted(ag) {
 					rc.freeAll.Add(ag.Headroom)
 				}
@@ -226,7 +226,7 @@ func (rc *reclaimer) freeFor(fw *cluster.Framework, role string) resources.Quant
 		return rc.freeAll
 	}
 	var q resources.Quantities
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		if a.usableBy(fw, role, ag) {
 			q.Add(ag.Headroom)
 		}
@@ -244,7 +244,7 @@ func (rc *reclaimer) capableOfAll(fw *cluster.Framework) bool {
 func (rc *reclaimer) anyGPUs() bool {
 	if !rc.gpusKnown {
 		rc.gpusKnown = true
-		for ag := range rc.a.agents.All() {
+		for ag := range rc.a.cs.Agents.All() {
 			rc.gpus = rc.gpus || ag.HasGPUs
 		}
 	}
@@ -288,7 +288,7 @@ func (rc *reclaimer) chooseVictim(n *roles.Node, fw *cluster.Framework, in strin
 	var best *reclaimCandidate
 	var bestCover, bestExcess float64
 	for _, s := range rc.shapes {
-		cover, excess := coverage(s.frees, need, rc.a.totals)
+		cover, excess := coverage(s.frees, need, rc.a.cs.Totals)
 		if cover <= 0 || (best != nil && (cover < bestCover || (cover == bestCover && excess > bestExcess))) {
 			continue
 		}

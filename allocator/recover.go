@@ -28,7 +28,7 @@ func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resourc
 // recover is the handler of RecoverResources and RecoverAllocated (see
 // events.go), and how other events give resources back.
 func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}

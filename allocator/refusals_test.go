@@ -103,7 +103,7 @@ func TestRefusalIndexFollowsFilters(t *testing.T) {
 		a, _ := refuseAll(t, frameworks, time.Hour)
 		// The round-robin framework's task ends: the agent offers more
 		// than anybody refused.
-		ag := a.agents.Get("agent-00000")
+		ag := a.cs.Agents.Get("agent-00000")
 		require.NoError(t, a.RecoverAllocated("f0000", ag.ID, ag.Allocated.Get("f0000"), nil))
 		res := a.AllocateAll()
 		if len(res.Offers) != 1 {

@@ -69,7 +69,7 @@ func (a *Allocator) leaveRounds(fw *cluster.Framework) {
 	if fw.Num == 0 {
 		return
 	}
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		ag.Filtered.ClearDeclined(fw.Num)
 	}
 }
@@ -131,7 +131,7 @@ func (a *Allocator) roundMembers(ag *cluster.Agent) []string {
 // decline is RecoverResources's handler: the resources come back, as
 // recover gives them, and the framework joins the agent's round.
 func (a *Allocator) decline(fwID, agentID string, res resources.Resources, filter *Filter) error {
-	fw, ag, err := a.frameworkOn(fwID, agentID)
+	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
 	if err != nil {
 		return err
 	}

@@ -167,7 +167,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-agent":
 		id := mustArg(t, d, "id")
-		cur, ok := s.a.agents.Lookup(id)
+		cur, ok := s.a.cs.Agents.Lookup(id)
 		info := AgentInfo{}
 		if ok {
 			info = AgentInfo(cur.Info).clone()
@@ -231,7 +231,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "update-framework":
 		id := mustArg(t, d, "id")
-		fw, ok := s.a.frameworks.Lookup(id)
+		fw, ok := s.a.cs.Frameworks.Lookup(id)
 		info := FrameworkInfo{}
 		if ok {
 			info = publicInfo(fw.Info).clone()
@@ -301,7 +301,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		if v, ok := arg(d, "refuse"); ok {
 			filter = &Filter{Refuse: parseDuration(t, d, v)}
 		}
-		ag, ok := s.a.agents.Lookup(agentID)
+		ag, ok := s.a.cs.Agents.Lookup(agentID)
 		if !ok {
 			return errText(s.a.RecoverResources(fwID, agentID, resources.Resources{}, filter))
 		}
@@ -335,7 +335,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			return errText(err)
 		}
 		offered := resources.Resources{}
-		if ag, ok := s.a.agents.Lookup(agentID); ok {
+		if ag, ok := s.a.cs.Agents.Lookup(agentID); ok {
 			offered = ag.Offered.Get(fwID).AllocatedTo(role)
 		}
 		if d.Cmd == "update-allocation" {
@@ -617,9 +617,9 @@ func formatResult(res Result, stats bool) string {
 // offered plus what is allocated (shared volumes once) equals the total,
 // unless the agent is over-allocated.
 func checkConservation(a *Allocator) error {
-	for i, ag := range a.agentList {
+	for i, ag := range a.cs.AgentList {
 		id := ag.ID
-		if i > 0 && a.agentList[i-1].ID >= id {
+		if i > 0 && a.cs.AgentList[i-1].ID >= id {
 			return fmt.Errorf("agent ids out of order")
 		}
 		if ag.OverAllocated {

@@ -132,7 +132,7 @@ type RestoreOptions struct {
 // does not implement sorter.Snapshotter.
 func (a *Allocator) Snapshot() ([]byte, error) {
 	a.ready()
-	c := codec.NewWriter(1024 + 512*a.agents.Len() + 128*a.frameworks.Len())
+	c := codec.NewWriter(1024 + 512*a.cs.Agents.Len() + 128*a.cs.Frameworks.Len())
 	snapStateOf(a).walk(c)
 	if err := c.Err(); err != nil {
 		return nil, err

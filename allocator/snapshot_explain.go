@@ -79,7 +79,7 @@ func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
 // as one that kept nothing.
 func (sn *snapState) keptPassesFields(c *codec.Codec) {
 	a := sn.a
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		id := ag.ID
 		for _, role := range ag.Nobody.Roles() {
 			e, _ := ag.Nobody.Get(role)
@@ -188,7 +188,7 @@ func newRefs(a *Allocator) *refs {
 }
 
 func (x *refs) agent(id string) *cluster.Agent {
-	if ag, ok := x.a.agents.Lookup(id); ok {
+	if ag, ok := x.a.cs.Agents.Lookup(id); ok {
 		return ag
 	}
 	if ag, ok := x.agents[id]; ok {
@@ -200,7 +200,7 @@ func (x *refs) agent(id string) *cluster.Agent {
 }
 
 func (x *refs) framework(id string) *cluster.Framework {
-	if fw, ok := x.a.frameworks.Lookup(id); ok {
+	if fw, ok := x.a.cs.Frameworks.Lookup(id); ok {
 		return fw
 	}
 	if fw, ok := x.frameworks[id]; ok {

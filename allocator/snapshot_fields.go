@@ -67,7 +67,7 @@ type savedHold struct {
 // snapStateOf returns what a writer walks for a.
 func snapStateOf(a *Allocator) *snapState {
 	sn := &snapState{a: a, opts: a.opts, nodes: &a.roles.Nodes}
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		for _, h := range ag.Holds() {
 			sn.holds = append(sn.holds, savedHold{agent: ag.ID, h: h})
 		}
@@ -109,15 +109,15 @@ func (sn *snapState) walk(c *codec.Codec) {
 	}
 	var ids []string
 	if !c.Reading() {
-		ids = make([]string, len(a.agentList))
-		for i, ag := range a.agentList {
+		ids = make([]string, len(a.cs.AgentList))
+		for i, ag := range a.cs.AgentList {
 			ids[i] = ag.ID
 		}
 	}
 	codec.WalkKeyed(c, ids, "agents", "agent", func(id string) {
 		c.Item("agent", id, func() { agentFields(c, sn.agent(id)) })
 	})
-	codec.WalkTable(c, &a.frameworks, "frameworks", "framework", func(id string, fw *cluster.Framework) *cluster.Framework {
+	codec.WalkTable(c, &a.cs.Frameworks, "frameworks", "framework", func(id string, fw *cluster.Framework) *cluster.Framework {
 		if fw == nil {
 			fw = &cluster.Framework{ID: id}
 		}
@@ -198,7 +198,7 @@ func (sn *snapState) counterFields(c *codec.Codec) {
 	sn.lateUvarint(c, &a.runs)
 	idsFields(c, &a.offerIDs)
 	idsFields(c, &a.inverseOfferIDs)
-	sn.lateUvarint(c, &a.totalsVersion)
+	sn.lateUvarint(c, &a.cs.TotalsVersion)
 	sn.lateUvarint(c, &a.capEpoch)
 	sn.lateUvarint(c, &a.parkedEpoch)
 	c.Uvarint(&a.batches)
@@ -294,13 +294,13 @@ func (sn *snapState) roleFields(c *codec.Codec) {
 // for a reader.
 func (sn *snapState) agent(id string) *cluster.Agent {
 	a := sn.a
-	if ag := a.agents.Get(id); ag != nil {
+	if ag := a.cs.Agents.Get(id); ag != nil {
 		return ag
 	}
 	ag := &cluster.Agent{ID: id}
-	a.numberAgent(ag)
-	a.agents.Put(ag)
-	a.agentList = append(a.agentList, ag)
+	a.cs.NumberAgent(ag)
+	a.cs.Agents.Put(ag)
+	a.cs.AgentList = append(a.cs.AgentList, ag)
 	return ag
 }
 
@@ -553,7 +553,7 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 	c.Bool(&a.opts.MesosOfferOrder)
 	c.Bool(&a.opts.WholeOffers)
 	if !c.Reading() {
-		for _, ag := range a.agentList {
+		for _, ag := range a.cs.AgentList {
 			if ids := a.roundMembers(ag); len(ids) > 0 {
 				if sn.rounds == nil {
 					sn.rounds = map[string][]string{}
@@ -561,7 +561,7 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 				sn.rounds[ag.ID] = ids
 			}
 		}
-		for fw := range a.frameworks.All() {
+		for fw := range a.cs.Frameworks.All() {
 			if fw.Demand != nil {
 				if sn.demand == nil {
 					sn.demand = map[string]map[string][]cluster.Pending{}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -105,8 +106,8 @@ func (sn *snapState) checkRunNumbers() error {
 			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.CappedRun, a.runs)
 		}
 	}
-	for _, id := range a.frameworks.Keys() {
-		if fw := a.frameworks.Get(id); fw.SkipsRun > a.runs {
+	for _, id := range a.cs.Frameworks.Keys() {
+		if fw := a.cs.Frameworks.Get(id); fw.SkipsRun > a.runs {
 			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.SkipsRun, a.runs)
 		}
 	}
@@ -119,8 +120,8 @@ func (sn *snapState) checkRunNumbers() error {
 func (sn *snapState) checkReclaim() error {
 	a := sn.a
 	seqs := map[uint64]bool{}
-	for _, id := range a.frameworks.Keys() {
-		fw := a.frameworks.Get(id)
+	for _, id := range a.cs.Frameworks.Keys() {
+		fw := a.cs.Frameworks.Get(id)
 		for _, tid := range slices.Sorted(maps.Keys(fw.Tasks)) {
 			seq := fw.Tasks[tid].Seq
 			if seq == 0 || seq > a.taskSeq || seqs[seq] {
@@ -150,12 +151,12 @@ func (sn *snapState) checkReclaim() error {
 // inverse-offer states.
 func (sn *snapState) checkAgents() error {
 	a := sn.a
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		id := ag.ID
-		if err := validID("agent", id); err != nil {
+		if err := cluster.ValidID("agent", id); err != nil {
 			return err
 		}
-		ag := a.agents.Get(id)
+		ag := a.cs.Agents.Get(id)
 		if fw, ok := leastKey(ag.Unclaimed(), func(_ string, res resources.Resources) bool { return res.IsEmpty() }); ok {
 			return fmt.Errorf("agent %q: empty holding of %q", id, fw)
 		}
@@ -170,11 +171,11 @@ func (sn *snapState) checkAgents() error {
 // refusal filters.
 func (sn *snapState) checkFrameworks() error {
 	a := sn.a
-	for _, id := range a.frameworks.Keys() {
-		if err := validID("framework", id); err != nil {
+	for _, id := range a.cs.Frameworks.Keys() {
+		if err := cluster.ValidID("framework", id); err != nil {
 			return err
 		}
-		fw := a.frameworks.Get(id)
+		fw := a.cs.Frameworks.Get(id)
 		info := publicInfo(fw.Info)
 		if err := info.validate(); err != nil {
 			return fmt.Errorf("framework %q: %v", id, err)
@@ -215,7 +216,7 @@ func leastKey[V any](m map[string]V, bad func(k string, v V) bool) (string, bool
 func (sn *snapState) resolve() error {
 	a := sn.a
 	for _, id := range sn.pending { // in increasing order
-		ag := a.agents.Get(id)
+		ag := a.cs.Agents.Get(id)
 		if ag == nil {
 			return fmt.Errorf("pending run of unknown agent %q", id)
 		}
@@ -231,8 +232,8 @@ func (sn *snapState) resolve() error {
 			a.sorterRoles++
 		}
 	}
-	for _, id := range a.frameworks.Keys() {
-		fw := a.frameworks.Get(id)
+	for _, id := range a.cs.Frameworks.Keys() {
+		fw := a.cs.Frameworks.Get(id)
 		for role := range fw.Roles.All(tables.Tracked) {
 			n := a.roles.Get(role)
 			if n == nil || n.FrameworkSorter == nil || !n.FrameworkSorter.Contains(id) {
@@ -240,17 +241,17 @@ func (sn *snapState) resolve() error {
 			}
 			n.Frameworks.Add(id)
 		}
-		if tid, ok := leastKey(fw.Tasks, func(_ string, t *cluster.Task) bool { return a.agents.Get(t.Agent) == nil }); ok {
+		if tid, ok := leastKey(fw.Tasks, func(_ string, t *cluster.Task) bool { return a.cs.Agents.Get(t.Agent) == nil }); ok {
 			t := fw.Tasks[tid]
 			return fmt.Errorf("framework %q: task %q on unknown agent %q", id, t.ID, t.Agent)
 		}
-		if agentID, ok := leastKey(fw.InverseFilters, func(agentID string, _ refusals.InverseFilter) bool { return a.agents.Get(agentID) == nil }); ok {
+		if agentID, ok := leastKey(fw.InverseFilters, func(agentID string, _ refusals.InverseFilter) bool { return a.cs.Agents.Get(agentID) == nil }); ok {
 			return fmt.Errorf("framework %q: inverse-offer filter for unknown agent %q", id, agentID)
 		}
 	}
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		id := ag.ID
-		if fwID, ok := leastKey(ag.Inverse(), func(fwID string, _ *cluster.InverseState) bool { return a.frameworks.Get(fwID) == nil }); ok {
+		if fwID, ok := leastKey(ag.Inverse(), func(fwID string, _ *cluster.InverseState) bool { return a.cs.Frameworks.Get(fwID) == nil }); ok {
 			return fmt.Errorf("agent %q: inverse offer of unknown framework %q", id, fwID)
 		}
 	}
@@ -271,7 +272,7 @@ func (sn *snapState) resolve() error {
 func (sn *snapState) attachHolds() error {
 	a := sn.a
 	for _, sh := range sn.holds {
-		ag, fw := a.agents.Get(sh.agent), a.frameworks.Get(sh.h.Framework)
+		ag, fw := a.cs.Agents.Get(sh.agent), a.cs.Frameworks.Get(sh.h.Framework)
 		switch {
 		case ag == nil:
 			return fmt.Errorf("a hold on unknown agent %q", sh.agent)
@@ -296,15 +297,15 @@ func (sn *snapState) attachHolds() error {
 // flags, use and headroom, and what the explain log's records point to.
 func (sn *snapState) rebuild() error {
 	a := sn.a
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		fw.Roles.MarkOnly(tables.Subscribed, fw.Info.Roles)
 	}
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		if err := a.rebuildAgent(ag); err != nil {
 			return err
 		}
 	}
-	if sum := a.totals.Plus(a.excess); !sum.Within(resources.MaxTotal) {
+	if sum := a.cs.Totals.Plus(a.cs.Excess); !sum.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the cluster's totals and what is held beyond them", ErrOverflow)
 	}
 	for _, path := range a.roles.Nodes.Keys() {
@@ -325,14 +326,14 @@ func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}
-	a.totals.Add(totalQ)
-	if !a.totals.Within(resources.MaxTotal) {
+	a.cs.Totals.Add(totalQ)
+	if !a.cs.Totals.Within(resources.MaxTotal) {
 		return fmt.Errorf("%w: the cluster's totals", ErrOverflow)
 	}
-	a.setFlags(ag)
+	a.cs.SetFlags(ag)
 	a.trackReservations(ag.Total, true)
 	for _, fwID := range ag.FrameworkIDs() {
-		fw := a.frameworks.Get(fwID)
+		fw := a.cs.Frameworks.Get(fwID)
 		if fw == nil {
 			return fmt.Errorf("agent %q: resources held by unknown framework %q", id, fwID)
 		}
@@ -352,11 +353,11 @@ func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
 			}
 		}
 	}
-	a.measureUse(ag)
+	a.cs.MeasureUse(ag)
 	if !ag.Ref.Contains(ag.Available) {
 		return fmt.Errorf("agent %q: available %s beyond its reference %s", id, ag.Available, ag.Ref)
 	}
-	a.refreshHeadroom(ag)
+	a.cs.RefreshHeadroom(ag)
 	return nil
 }
 
@@ -377,7 +378,7 @@ func (sn *snapState) finish() error {
 	for n := range a.roles.Nodes.All() {
 		a.roles.Epochs = max(a.roles.Epochs, n.Epoch)
 	}
-	for ag := range a.agents.All() {
+	for ag := range a.cs.Agents.All() {
 		for _, role := range ag.Nobody.Roles() {
 			e, _ := ag.Nobody.Get(role)
 			a.roles.Epochs = max(a.roles.Epochs, e.Epoch)
@@ -401,7 +402,7 @@ func (sn *snapState) dropCaches() error {
 func (sn *snapState) placeFairness() error {
 	a := sn.a
 	for _, agentID := range slices.Sorted(maps.Keys(sn.rounds)) {
-		ag := a.agents.Get(agentID)
+		ag := a.cs.Agents.Get(agentID)
 		if ag == nil {
 			return fmt.Errorf("round of declines of unknown agent %q", agentID)
 		}
@@ -409,7 +410,7 @@ func (sn *snapState) placeFairness() error {
 			return fmt.Errorf("agent %q: a round of declines without the rotation", agentID)
 		}
 		for _, fwID := range sn.rounds[agentID] {
-			fw := a.frameworks.Get(fwID)
+			fw := a.cs.Frameworks.Get(fwID)
 			if fw == nil {
 				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
 			}
@@ -417,7 +418,7 @@ func (sn *snapState) placeFairness() error {
 		}
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {
-		fw := a.frameworks.Get(fwID)
+		fw := a.cs.Frameworks.Get(fwID)
 		if fw == nil {
 			return fmt.Errorf("demand of unknown framework %q", fwID)
 		}

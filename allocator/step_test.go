@@ -48,8 +48,8 @@ func TestApplyDoesNotAllocateItsEntry(t *testing.T) {
 	})
 	require.Zero(t, n, "allocations of two replayed events")
 	require.Equal(t, Entry{}, a.entry, "the entry of the last event is kept")
-	require.True(t, a.frameworks.Get("f").Active)
+	require.True(t, a.cs.Frameworks.Get("f").Active)
 	_, err = a.Apply(deactivate)
 	require.NoError(t, err)
-	require.False(t, a.frameworks.Get("f").Active, "the replayed event was not applied")
+	require.False(t, a.cs.Frameworks.Get("f").Active, "the replayed event was not applied")
 }

@@ -74,11 +74,11 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 			require.NoError(t, a.AddAgent(fmt.Sprintf("a%03d", i), AgentInfo{}, total, nil))
 		}
 		for i := range 300 {
-			require.NotNil(t, a.frameworks.Get(fmt.Sprintf("f%03d", i)), "round %d", round)
-			require.NotNil(t, a.agents.Get(fmt.Sprintf("a%03d", i)), "round %d", round)
+			require.NotNil(t, a.cs.Frameworks.Get(fmt.Sprintf("f%03d", i)), "round %d", round)
+			require.NotNil(t, a.cs.Agents.Get(fmt.Sprintf("a%03d", i)), "round %d", round)
 			require.NotNil(t, a.roles.Get(fmt.Sprintf("team%d/r%03d", i%7, i)), "round %d", round)
 		}
-		require.Len(t, a.frameworks.Keys(), 300)
+		require.Len(t, a.cs.Frameworks.Keys(), 300)
 		require.Len(t, a.roles.Nodes.Keys(), 307, "300 roles and their 7 parents")
 		require.NoError(t, a.CheckInvariants())
 		// Remove all but every tenth, leaving markers behind.
@@ -88,9 +88,9 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 				require.NoError(t, a.RemoveAgent(fmt.Sprintf("a%03d", i)))
 			}
 		}
-		require.Equal(t, 30, a.frameworks.Len())
-		require.Equal(t, 30, a.agents.Len())
-		require.Nil(t, a.frameworks.Get("f001"))
+		require.Equal(t, 30, a.cs.Frameworks.Len())
+		require.Equal(t, 30, a.cs.Agents.Len())
+		require.Nil(t, a.cs.Frameworks.Get("f001"))
 		require.Nil(t, a.roles.Get("team1/r001"), "a removed framework's role stayed")
 		require.NotNil(t, a.roles.Get("team0/r000"))
 		require.NoError(t, a.CheckInvariants())
@@ -100,7 +100,7 @@ func TestTablesFindWhatTheyHold(t *testing.T) {
 				require.NoError(t, a.RemoveAgent(fmt.Sprintf("a%03d", i)))
 			}
 		}
-		require.Zero(t, a.frameworks.Len())
+		require.Zero(t, a.cs.Frameworks.Len())
 		require.Zero(t, a.roles.Nodes.Len())
 	}
 }

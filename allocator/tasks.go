@@ -23,14 +23,14 @@ func (a *Allocator) forgetTask(fw *cluster.Framework, t *cluster.Task) {
 // at its first use (its count of live tasks tells).
 func (a *Allocator) liveLedger() []*cluster.Task {
 	live := 0
-	for fw := range a.frameworks.All() {
+	for fw := range a.cs.Frameworks.All() {
 		live += len(fw.Tasks)
 	}
 	if !a.ledgerBuilt || live != len(a.ledger)-a.ledgerEnded {
 		// Built anew where tasks came another way (a restored snapshot).
 
 		a.ledger = a.ledger[:0]
-		for fw := range a.frameworks.All() {
+		for fw := range a.cs.Frameworks.All() {
 			for _, t := range fw.Tasks {
 				t.Framework = fw
 				a.ledger = append(a.ledger, t)
@@ -130,26 +130,13 @@ func (a *Allocator) EndTask(fwID, taskID string) error {
 	return a.stepErr(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
 }
 
-// task returns a framework and one of its tasks in the ledger.
-func (a *Allocator) task(fwID, taskID string) (*cluster.Framework, *cluster.Task, error) {
-	fw, err := a.framework(fwID)
-	if err != nil {
-		return nil, nil, err
-	}
-	t, ok := fw.Tasks[taskID]
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: framework %q, task %q", ErrUnknownTask, fwID, taskID)
-	}
-	return fw, t, nil
-}
-
 // endTask is EndTask's handler (see events.go).
 func (a *Allocator) endTask(fwID, taskID string) error {
-	fw, t, err := a.task(fwID, taskID)
+	fw, t, err := a.cs.Task(fwID, taskID)
 	if err != nil {
 		return err
 	}
-	ag := a.agents.Get(t.Agent)
+	ag := a.cs.Agents.Get(t.Agent)
 	free := t.Owns.NonShared()
 	heirs := map[*cluster.Task]resources.Resources{}
 	for r := range t.Owns.Shared().All() {
@@ -196,7 +183,7 @@ func (a *Allocator) dropTasksOn(fw *cluster.Framework, agentID string) {
 // by id; nil for an unknown framework.
 func (a *Allocator) Tasks(fwID string) []TaskView {
 	a.ready()
-	fw, ok := a.frameworks.Lookup(fwID)
+	fw, ok := a.cs.Frameworks.Lookup(fwID)
 	if !ok {
 		return nil
 	}

@@ -41,8 +41,8 @@ type AgentView struct {
 // Agents returns every agent, sorted by id.
 func (a *Allocator) Agents() []AgentView {
 	a.ready()
-	out := make([]AgentView, 0, len(a.agentList))
-	for _, ag := range a.agentList {
+	out := make([]AgentView, 0, len(a.cs.AgentList))
+	for _, ag := range a.cs.AgentList {
 		v, _ := a.Agent(ag.ID)
 		out = append(out, v)
 	}
@@ -52,7 +52,7 @@ func (a *Allocator) Agents() []AgentView {
 // Agent returns one agent's view.
 func (a *Allocator) Agent(id string) (AgentView, bool) {
 	a.ready()
-	ag, ok := a.agents.Lookup(id)
+	ag, ok := a.cs.Agents.Lookup(id)
 	if !ok {
 		return AgentView{}, false
 	}
@@ -161,17 +161,17 @@ type FrameworkView struct {
 // Frameworks returns every framework, sorted by id.
 func (a *Allocator) Frameworks() []FrameworkView {
 	a.ready()
-	ids := a.frameworks.Keys()
+	ids := a.cs.Frameworks.Keys()
 	out := make([]FrameworkView, len(ids))
 	at := make(map[string]*FrameworkView, len(ids))
 	for i, id := range ids {
-		fw := a.frameworks.Get(id)
+		fw := a.cs.Frameworks.Get(id)
 		out[i] = FrameworkView{ID: id, Active: fw.Active, Roles: fw.Roles.List(tables.Subscribed), Suppressed: fw.Roles.List(tables.Suppressed), Capabilities: fw.Info.Capabilities}
 		at[id] = &out[i]
 	}
 	// One pass over the agents, in id order, sums what each framework is
 	// offered and uses.
-	for _, ag := range a.agentList {
+	for _, ag := range a.cs.AgentList {
 		for id, res := range ag.Offered.All() {
 			if v := at[id]; v != nil {
 				v.Offered.Add(res)
@@ -205,8 +205,8 @@ func (a *Allocator) Filters() []FilterView {
 	a.ready()
 	now := a.opts.Clock()
 	var out []FilterView
-	for _, fwID := range a.frameworks.Keys() {
-		fw := a.frameworks.Get(fwID)
+	for _, fwID := range a.cs.Frameworks.Keys() {
+		fw := a.cs.Frameworks.Get(fwID)
 		filters := a.refusalsOf(fw)
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
 			for _, agentID := range slices.Sorted(maps.Keys(filters[role])) {
@@ -235,7 +235,7 @@ func (a *Allocator) LastRun() RunStats { return a.last }
 func (a *Allocator) Skips(fwID string) map[Reason]int {
 	a.ready()
 	out := map[Reason]int{}
-	fw, ok := a.frameworks.Lookup(fwID)
+	fw, ok := a.cs.Frameworks.Lookup(fwID)
 	if !ok {
 		return out
 	}

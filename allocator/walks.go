@@ -103,7 +103,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 	if c.unsatisfied.IsEmpty() {
 		return false
 	}
-	out, got := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
+	out, got := a.offerTo(c.r, c.ag, a.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
 	if out == exhausted {
 		return false
 	}
@@ -189,7 +189,7 @@ func (a *Allocator) fairRole(role string) bool {
 // fairFramework is stage two's visit of a framework of the cursor's role.
 func (a *Allocator) fairFramework(fwID string) bool {
 	c := &a.cur
-	out, _ := a.offerTo(c.r, c.ag, a.frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
+	out, _ := a.offerTo(c.r, c.ag, a.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
 	if out == exhausted || (out == offered && (c.ag.Available.IsEmpty() || c.r.sized)) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.

@@ -58,7 +58,7 @@ func (a *Allocator) storeWhole(fw *cluster.Framework, role string, ag *cluster.A
 	if !ok {
 		return false
 	}
-	fw.Whole.Put(role, int(ag.Num), refusals.WholeRefusal{Expires: expires, Batch: f.Batch, Covered: f.Covered}, len(a.agentsByNum))
+	fw.Whole.Put(role, int(ag.Num), refusals.WholeRefusal{Expires: expires, Batch: f.Batch, Covered: f.Covered}, len(a.cs.AgentsByNum))
 	ag.WholeRefused++
 	return true
 }
@@ -131,7 +131,7 @@ func (a *Allocator) refusalsOf(fw *cluster.Framework) refusals.Filters {
 	}
 	for role, s := range fw.Whole {
 		for num, w := range s.All() {
-			ag := a.agentsByNum.At(num)
+			ag := a.cs.AgentsByNum.At(num)
 			all.Add(role, ag.ID, a.refusalOf(w, ag))
 		}
 	}
@@ -148,7 +148,7 @@ func (a *Allocator) forgetWhole(fw *cluster.Framework, role string) {
 		i, indexed := a.sorterNum(r, fw.ID)
 		delete(fw.Whole, r)
 		for num, w := range s.All() {
-			ag := a.agentsByNum.At(num)
+			ag := a.cs.AgentsByNum.At(num)
 			ag.WholeRefused--
 			if indexed {
 				if idx, _ := ag.Refusals.Get(r); idx != nil {

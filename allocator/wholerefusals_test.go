@@ -77,7 +77,7 @@ func (w *wholeTwins) same() {
 // compact returns how many compact filters the compacting twin holds.
 func (w *wholeTwins) compact() int {
 	n := 0
-	for fw := range w.kept.frameworks.All() {
+	for fw := range w.kept.cs.Frameworks.All() {
 		for _, s := range fw.Whole {
 			n += s.Len()
 		}
@@ -121,8 +121,8 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 	bigger := resources.MustParse("cpus:8;mem:1024", "*")
 	w.both(func(a *Allocator) error { return a.UpdateAgent("a1", AgentInfo{}, &bigger) })
 	require.Equal(t, 3, w.compact(), "a1's filters unpacked")
-	for fw := range w.kept.frameworks.All() {
-		_, compact := fw.Whole.On("r", int(w.kept.agents.Get("a1").Num))
+	for fw := range w.kept.cs.Frameworks.All() {
+		_, compact := fw.Whole.On("r", int(w.kept.cs.Agents.Get("a1").Num))
 		require.False(t, compact, "%s: compact filter on a1 after it grew", fw.ID)
 	}
 	w.same()
@@ -130,18 +130,18 @@ func TestWholeRefusalsStandForOrdinaryOnes(t *testing.T) {
 
 	// a2 leaves with its compact filters; a3 takes its number and
 	// inherits none of them.
-	num := w.kept.agents.Get("a2").Num
+	num := w.kept.cs.Agents.Get("a2").Num
 	w.both(func(a *Allocator) error { return a.RemoveAgent("a2") })
 	w.both(func(a *Allocator) error { return a.AddAgent("a3", AgentInfo{}, total, nil) })
-	require.Equal(t, num, w.kept.agents.Get("a3").Num, "the number is reused")
+	require.Equal(t, num, w.kept.cs.Agents.Get("a3").Num, "the number is reused")
 	w.same()
 	require.Equal(t, 2, w.declineAll(), "a3 is offered, and a1 to one that refused only its old total")
 
 	// Reviving f1 forgets its filters, compact or not.
 	w.both(func(a *Allocator) error { return a.ReviveOffers("f1") })
 	for _, fw := range []string{"f1"} {
-		require.Empty(t, w.kept.frameworks.Get(fw).Whole)
-		require.Empty(t, w.kept.frameworks.Get(fw).Filters)
+		require.Empty(t, w.kept.cs.Frameworks.Get(fw).Whole)
+		require.Empty(t, w.kept.cs.Frameworks.Get(fw).Filters)
 	}
 	w.same()
 	require.Positive(t, w.declineAll())
@@ -192,13 +192,13 @@ func TestSinceAnchorRefusesWhatItCannotGiveBack(t *testing.T) {
 // agent number no one holds, and a compact filter beside ordinary ones.
 func TestInvariantsCatchCompactFilterDamage(t *testing.T) {
 	damage := map[string]func(w *wholeTwins){
-		"counts": func(w *wholeTwins) { w.kept.agents.Get("a1").WholeRefused++ },
+		"counts": func(w *wholeTwins) { w.kept.cs.Agents.Get("a1").WholeRefused++ },
 		"unknown agent number": func(w *wholeTwins) {
-			w.kept.frameworks.Get("f1").Whole.Put("r", 99, refusals.WholeRefusal{}, 100)
+			w.kept.cs.Frameworks.Get("f1").Whole.Put("r", 99, refusals.WholeRefusal{}, 100)
 		},
 		"compact and ordinary": func(w *wholeTwins) {
-			fw, ag := w.kept.frameworks.Get("f1"), w.kept.agents.Get("a1")
-			fw.Whole.Put("r", int(ag.Num), refusals.WholeRefusal{}, len(w.kept.agentsByNum))
+			fw, ag := w.kept.cs.Frameworks.Get("f1"), w.kept.cs.Agents.Get("a1")
+			fw.Whole.Put("r", int(ag.Num), refusals.WholeRefusal{}, len(w.kept.cs.AgentsByNum))
 			fw.Filters.Add("r", "a1", refusals.Refusal{Refused: ag.Ref, Expires: w.clock.now.Add(time.Hour)})
 		},
 	}

@@ -36,7 +36,7 @@ type Agent struct {
 	// Available is what is neither offered nor allocated (shared volumes
 	// always stay here), without allocation roles.
 	Available resources.Resources
-	// Headroom is this agent's part of Allocator.freeHeadroom.
+	// Headroom is this agent's part of State.FreeHeadroom.
 	Headroom resources.Quantities
 	// Ref, refGen and refusals make refused pairs cheap: available never
 	// holds more than ref, refGen changes when ref grows, and refusals
@@ -186,7 +186,7 @@ type AgentRare struct {
 	// it uses (tagged with allocation roles): in use, until AddFramework
 	// claims it (see unclaimed.go).
 	Unclaimed map[string]resources.Resources
-	// Excess is this agent's part of Allocator.excess: the non-shared
+	// Excess is this agent's part of State.Excess: the non-shared
 	// scalars held beyond its total.
 	Excess resources.Quantities
 	// Inverse is the state of each framework's inverse offer for the
