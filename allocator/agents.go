@@ -145,9 +145,9 @@ func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
 	} else {
 		ag.Available = ag.Total.Minus(used)
 	}
-	a.availableGrew(ag)
+	a.dec.AvailableGrew(ag)
 	ag.Version++
-	a.agentChanged(ag)
+	a.dec.AgentChanged(ag)
 	a.cs.RefreshHeadroom(ag)
 }
 
@@ -175,7 +175,7 @@ func (a *Allocator) removeAgent(id string) error {
 		a.dropTasksOn(fw, id)
 	}
 	a.removeTotal(ag)
-	a.forgetAgentFilters(ag)
+	a.dec.ForgetAgentFilters(ag)
 	a.cs.UnnumberAgent(ag)
 	a.cs.Agents.Delete(id)
 	if i, ok := a.cs.AgentPlace(id); ok {
@@ -212,7 +212,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	changed := false
 	if !attributesEqual(ag.Info.Attributes, info.Attributes) {
 		changed = true
-		a.forgetAgentFilters(ag)
+		a.dec.ForgetAgentFilters(ag)
 	}
 	if ag.Info.Hostname != info.Hostname || ag.Info.Region != info.Region || ag.Info.Capabilities != info.Capabilities {
 		changed = true
@@ -220,7 +220,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	ag.Info = cluster.AgentInfo(info.clone())
 	if changed {
 		ag.Version++
-		a.agentChanged(ag)
+		a.dec.AgentChanged(ag)
 	}
 	if total != nil {
 		if shaped := a.cs.Shape(*total); !shaped.Equal(ag.Total) {

@@ -135,7 +135,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		periodic: a.periodic,
 		stats:    &RunStats{Run: a.runs, Periodic: a.periodic},
 	}
-	a.explain.begin(r.id, r.now, r.periodic, a.batches, candidates)
+	a.explain.begin(r.id, r.now, r.periodic, a.dec.Batches, candidates)
 	// The offer records and the candidate agents go in storage kept from
 	// run to run.
 	r.offers = a.explain.offers
@@ -276,7 +276,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(maintained, r)
 	if r.periodic {
-		a.batches++
+		a.dec.Batches++
 	}
 	res.Stats.Offers = len(res.Offers)
 	res.Stats.InverseOffers = len(res.InverseOffers)
@@ -356,10 +356,10 @@ func (a *Allocator) inverseOffers(maintained []*cluster.Agent, r *run) []offer.I
 				continue
 			}
 			if f, ok := fw.InverseFilters[id]; ok {
-				if a.filterInForce(f.Expires, f.Batch, r) {
+				if a.dec.FilterInForce(f.Expires, f.Batch, r.now, r.periodic) {
 					continue
 				}
-				if !a.filterAlive(f.Expires, f.Batch, r.now) {
+				if !a.dec.FilterAlive(f.Expires, f.Batch, r.now) {
 					delete(fw.InverseFilters, id)
 				}
 			}

@@ -3,12 +3,12 @@ package allocator
 import (
 	"fmt"
 	"math/rand/v2"
-	"time"
+
+	"github.com/allot-go/allot/allocator/internal/declines"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -57,29 +57,18 @@ type Allocator struct {
 	// version may list some, which the run ignores).
 	pending    cluster.AgentTable
 	pendingAll bool
-	// periodic: the run under way is a periodic one (AllocateAll);
-	// batches counts the periodic runs made (see filterInForce).
+	// periodic: the run under way is a periodic one (AllocateAll).
 	periodic  bool
-	batches   uint64
 	paused    bool
 	whitelist map[string]struct{} // nil: every agent
-	// declining: a decline is giving resources back, which keeps the
-	// agent's round of declines (rotation.go).
-	declining bool
+	// dec keeps the refusal filters and the rounds of declines
+	// (declinebook.go).
+	dec declines.Book
 
 	// scratch, reservedScratch and ch are reused by computations on the
 	// hot path.
 	scratch, reservedScratch resources.Quantities
 	ch                       charge
-	// filterNums numbers the frameworks that refuse something, for the
-	// agents' filtered sets, and refusersByNum says which holds a number
-	// (filters.go).
-	filterNums    tables.Numbering
-	refusersByNum tables.Numbered[cluster.Framework]
-	// anchor is the instant compact refusal filters count their expiries
-	// from, set by the first of them (wholerefusals.go).
-	anchor   time.Time
-	anchored bool
 
 	// taskSeq is the seq of the latest task launched; preempting holds
 	// the tasks runs chose to end that have not ended (reclaim.go).
@@ -160,9 +149,11 @@ func (a *Allocator) init(opts Options) {
 		offerIDs:        offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
 	}
+	a.dec = declines.Book{Cluster: &a.cs, Roles: a.roles, AllocationInterval: opts.AllocationInterval, MesosOfferOrder: opts.MesosOfferOrder, CacheFree: opts.CacheFree}
 	a.roleSorter = &roles.TrackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {
 		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
+		a.dec.OnFilter = a.observeFilter
 	}
 	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework

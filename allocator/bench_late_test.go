@@ -32,7 +32,7 @@ func refuseRounds(tb testing.TB, a *Allocator, k int) {
 			perm[j], perm[pick] = perm[pick], perm[j]
 			fw := a.cs.Frameworks.Get(ids[perm[j]])
 			role := fw.Info.Roles[0]
-			a.addRefusal(fw, ag, ag.Available.Allocate(role), MaxRefuse)
+			a.dec.AddRefusal(fw, ag, ag.Available.Allocate(role), MaxRefuse, a.opts.Clock())
 		}
 	}
 }
@@ -80,7 +80,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 		id := ag.ID
 		n, compact := 0, 0
 		for fw := range a.cs.Frameworks.All() {
-			if len(a.refusalsOn(fw, "r", a.cs.Agents.Get(id))) > 0 {
+			if len(a.dec.RefusalsOn(fw, "r", a.cs.Agents.Get(id))) > 0 {
 				n++
 			}
 			if _, ok := fw.Whole.On("r", int(a.cs.Agents.Get(id).Num)); ok {
@@ -99,7 +99,7 @@ func TestRefuseRoundsIsTheLoopsState(t *testing.T) {
 		t.Fatalf("%d offers after 5 rounds of 8, want one an agent", len(res.Offers))
 	}
 	for _, o := range res.Offers {
-		if filtered, _ := a.isFiltered(a.cs.Frameworks.Get(o.FrameworkID), "r", a.cs.Agents.Get(o.AgentID), o.Resources.Unallocate(), false, &run{now: a.opts.Clock()}); filtered {
+		if filtered, _ := a.dec.IsFiltered(a.cs.Frameworks.Get(o.FrameworkID), "r", a.cs.Agents.Get(o.AgentID), o.Resources.Unallocate(), false, a.opts.Clock(), false); filtered {
 			t.Fatalf("offer of %s to %s, which refused it", o.AgentID, o.FrameworkID)
 		}
 	}

@@ -116,9 +116,9 @@ func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, 
 		return
 	}
 	ag.Available.AddUnallocated(res, false)
-	a.availableGrew(ag)
+	a.dec.AvailableGrew(ag)
 	ag.Version++
-	a.agentChanged(ag)
+	a.dec.AgentChanged(ag)
 	a.cs.RefreshHeadroom(ag)
 }
 

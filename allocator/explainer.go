@@ -268,7 +268,7 @@ func (e *explainer) winner(fw *cluster.Framework, node *roles.Node, ag *cluster.
 func (e *explainer) filterUntil(fw *cluster.Framework, role string, ag *cluster.Agent, candidate resources.Resources, known bool) (time.Time, bool) {
 	var latest time.Time
 	found := false
-	for _, f := range e.a.refusalsOn(fw, role, ag) {
+	for _, f := range e.a.dec.RefusalsOn(fw, role, ag) {
 		if !refusals.InForceAt(f.Expires, f.Batch, e.l.now, e.l.periodic, e.l.batches) {
 			continue
 		}

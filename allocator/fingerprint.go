@@ -310,7 +310,7 @@ func (a *Allocator) filtersFingerprint() uint64 {
 	add := func(fwID, role, agentID string, list []refusals.Refusal) {
 		y, alive := fpHash(7), false
 		for _, f := range list {
-			if a.filterAlive(f.Expires, f.Batch, now) {
+			if a.dec.FilterAlive(f.Expires, f.Batch, now) {
 				y.time(f.Expires)
 				y.resources(f.Refused)
 				alive = true
@@ -333,7 +333,7 @@ func (a *Allocator) filtersFingerprint() uint64 {
 		for role, s := range fw.Whole {
 			for num, w := range s.All() {
 				ag := a.cs.AgentsByNum.At(num)
-				one := [1]refusals.Refusal{a.refusalOf(w, ag)}
+				one := [1]refusals.Refusal{a.dec.RefusalOf(w, ag)}
 				add(fwID, role, ag.ID, one[:])
 			}
 		}

@@ -92,9 +92,9 @@ func (a *Allocator) removeFramework(id string) error {
 	if err != nil {
 		return err
 	}
-	a.forgetFilters(fw, "")
-	a.leaveRounds(fw)
-	a.releaseNum(fw)
+	a.dec.ForgetFilters(fw, "")
+	a.dec.LeaveRounds(fw)
+	a.dec.ReleaseNum(fw)
 	// The agents hold what each framework holds there: no index of a
 	// framework's agents is kept, so that an offer costs no insert into
 	// one.
@@ -157,8 +157,8 @@ func (a *Allocator) deactivateFramework(id string) error {
 	for role := range fw.Roles.All(tables.Tracked) {
 		a.syncActivation(fw, role)
 	}
-	a.forgetFilters(fw, "")
-	a.leaveRounds(fw)
+	a.dec.ForgetFilters(fw, "")
+	a.dec.LeaveRounds(fw)
 	clear(fw.InverseFilters)
 	return nil
 }
@@ -186,7 +186,7 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 			continue
 		}
 		fw.Roles.Unmark(role, tables.Subscribed)
-		a.forgetFilters(fw, role)
+		a.dec.ForgetFilters(fw, role)
 		fw.Roles.Unmark(role, tables.Suppressed)
 		delete(fw.Demand, role)
 		if len(fw.Demand) == 0 {
@@ -243,10 +243,10 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 	}
 	for _, role := range roles {
 		fw.Roles.Unmark(role, tables.Suppressed)
-		a.forgetFilters(fw, role)
+		a.dec.ForgetFilters(fw, role)
 		a.syncActivation(fw, role)
 	}
-	a.leaveRounds(fw)
+	a.dec.LeaveRounds(fw)
 	clear(fw.InverseFilters)
 	a.allWantRun()
 	return nil
@@ -325,7 +325,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string
 	a.observeFramework(fw, role)
 	node := a.roles.Get(role)
 	s := node.FrameworkSorter
-	a.clearRefusalBits(fw, role)
+	a.dec.ClearRefusalBits(fw, role)
 	_ = s.Remove(fw.ID)
 	if s.Count() == 0 {
 		node.FrameworkSorter = nil

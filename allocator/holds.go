@@ -231,7 +231,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 					}
 					// A refusal filter of the framework that covers the
 					// held resources keeps them held, not offered.
-					if filtered, _ := a.isFiltered(fw, role, ag, part.Unallocate(), false, r); filtered {
+					if filtered, _ := a.dec.IsFiltered(fw, role, ag, part.Unallocate(), false, r.now, r.periodic); filtered {
 						keep(cluster.Hold{Framework: h.Framework, Res: part.Frozen(), Until: h.Until})
 						continue
 					}

@@ -408,7 +408,7 @@ func (c *invariantCheck) filters() {
 	}()
 	for _, fwID := range a.cs.Frameworks.Keys() {
 		fw := a.cs.Frameworks.Get(fwID)
-		if fw.Num != 0 && a.refusersByNum.At(fw.Num) != fw {
+		if fw.Num != 0 && a.dec.RefusersByNum.At(fw.Num) != fw {
 			c.fail("framework %s: number %d is not its own", fwID, fw.Num)
 		}
 		c.wholeFilters(fw, wholeOn)

@@ -57,11 +57,11 @@ func (a *Allocator) updateInverseOffer(agentID, fwID string, status InverseOffer
 	st.Outstanding = false
 	st.Status = uint8(status)
 	if filter != nil {
-		if d := a.refuseDuration(filter.Refuse); d > 0 {
+		if d := a.dec.RefuseDuration(filter.Refuse); d > 0 {
 			if fw.InverseFilters == nil {
 				fw.InverseFilters = map[string]refusals.InverseFilter{}
 			}
-			fw.InverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.batches}
+			fw.InverseFilters[agentID] = refusals.InverseFilter{Expires: a.opts.Clock().Add(d), Batch: a.dec.Batches}
 		}
 	}
 	return nil

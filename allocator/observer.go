@@ -462,7 +462,7 @@ func (a *Allocator) roleMetrics(r *roleLedger, node *roles.Node) RoleMetrics {
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
 		m.Share = sr.ShareOf(r.role)
 	}
-	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.batches)
+	m.Offered, m.Allocated, m.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.dec.Batches)
 	m.Suppressed = len(r.suppressed)
 	m.PreemptedFrom, m.PreemptedFor = r.preemptedFrom, r.preemptedFor
 	if node != nil {
@@ -483,7 +483,7 @@ func (a *Allocator) frameworkMetrics(fw *cluster.Framework, l *frameworkLedger) 
 			}
 		}
 		if r := l.roles[role]; r != nil {
-			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.batches)
+			rm.Offered, rm.Allocated, rm.Filters = r.offered.Clone(), r.allocated.Clone(), r.filters.active(a.obs.now, a.dec.Batches)
 		}
 		m.Roles = append(m.Roles, rm)
 	}

@@ -176,7 +176,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			}
 		}
 	}
-	if filtered, until := a.isFiltered(fw, role, ag, toOffer, true, r); filtered {
+	if filtered, until := a.dec.IsFiltered(fw, role, ag, toOffer, true, r.now, r.periodic); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
 		}
@@ -192,7 +192,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		}
 		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
 	}
-	if st == stageFairShare && !a.opts.MesosOfferOrder && a.heldBack(fw, ag) {
+	if st == stageFairShare && !a.opts.MesosOfferOrder && a.dec.HeldBack(fw, ag) {
 		// The round after declines (rotation.go): the others first. The
 		// round ends in this run if nobody else takes the agent, so the
 		// verdict is not kept.

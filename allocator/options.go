@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/declines"
+
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -14,10 +16,10 @@ const DefaultAllocationInterval = time.Second
 
 // DefaultRefuse is the refusal time of a decline whose filter does not say
 // (Mesos's Filters.refuse_seconds default).
-const DefaultRefuse = 5 * time.Second
+const DefaultRefuse = declines.DefaultRefuse
 
 // MaxRefuse caps refusal filters, as Mesos caps refuse_seconds at a year.
-const MaxRefuse = 365 * 24 * time.Hour
+const MaxRefuse = declines.MaxRefuse
 
 // Options configure an Allocator. The zero value is usable: the system
 // clock, seed 0, DRF sorters, Mesos's default minimum allocatable resources

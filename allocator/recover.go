@@ -47,7 +47,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	}
 	a.untrackAllocation(fw, ag, res, allocatedFirst)
 	if filter != nil {
-		a.addRefusal(fw, ag, res, filter.Refuse)
+		a.dec.AddRefusal(fw, ag, res, filter.Refuse, a.opts.Clock())
 	}
 	return nil
 }

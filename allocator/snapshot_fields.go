@@ -201,7 +201,7 @@ func (sn *snapState) counterFields(c *codec.Codec) {
 	sn.lateUvarint(c, &a.cs.TotalsVersion)
 	sn.lateUvarint(c, &a.capEpoch)
 	sn.lateUvarint(c, &a.parkedEpoch)
-	c.Uvarint(&a.batches)
+	c.Uvarint(&a.dec.Batches)
 	c.Uvarint(&a.taskSeq)
 }
 
@@ -399,7 +399,7 @@ func frameworkFields(c *codec.Codec, sn *snapState, fw *cluster.Framework) {
 	// read back as such.
 	filters := &fw.Filters
 	if !c.Reading() {
-		all := sn.a.refusalsOf(fw)
+		all := sn.a.dec.RefusalsOf(fw)
 		filters = &all
 	}
 	codec.WalkMap(c, (*map[string]map[string][]refusals.Refusal)(filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusals.Refusal) map[string][]refusals.Refusal {
@@ -554,7 +554,7 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 	c.Bool(&a.opts.WholeOffers)
 	if !c.Reading() {
 		for _, ag := range a.cs.AgentList {
-			if ids := a.roundMembers(ag); len(ids) > 0 {
+			if ids := a.dec.RoundMembers(ag); len(ids) > 0 {
 				if sn.rounds == nil {
 					sn.rounds = map[string][]string{}
 				}

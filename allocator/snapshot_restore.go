@@ -414,7 +414,7 @@ func (sn *snapState) placeFairness() error {
 			if fw == nil {
 				return fmt.Errorf("agent %q: unknown framework %q in its round of declines", agentID, fwID)
 			}
-			ag.Filtered.SetDeclined(a.filterNum(fw))
+			ag.Filtered.SetDeclined(a.dec.FilterNum(fw))
 		}
 	}
 	for _, fwID := range slices.Sorted(maps.Keys(sn.demand)) {

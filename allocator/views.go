@@ -207,11 +207,11 @@ func (a *Allocator) Filters() []FilterView {
 	var out []FilterView
 	for _, fwID := range a.cs.Frameworks.Keys() {
 		fw := a.cs.Frameworks.Get(fwID)
-		filters := a.refusalsOf(fw)
+		filters := a.dec.RefusalsOf(fw)
 		for _, role := range slices.Sorted(maps.Keys(filters)) {
 			for _, agentID := range slices.Sorted(maps.Keys(filters[role])) {
 				for _, f := range filters[role][agentID] {
-					if a.filterAlive(f.Expires, f.Batch, now) {
+					if a.dec.FilterAlive(f.Expires, f.Batch, now) {
 						out = append(out, FilterView{fwID, role, agentID, f.Refused.Clone(), f.Expires, !now.Before(f.Expires)})
 					}
 				}

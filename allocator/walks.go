@@ -120,7 +120,7 @@ func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
 	// back itself): the round ends if any walk held a framework back.
 	r.heldBack = 0
 	a.walkAgent(r, ag)
-	if a.endRound(r, ag) {
+	if a.dec.EndRound(r.heldBack, ag) {
 		// The frameworks the round held back are offered what is left,
 		// as any others would be.
 		second := len(a.explain.passes)

@@ -125,7 +125,8 @@ func TestTreeOf(t *testing.T) {
 var allocatorParts = map[string]int{
 	"tables": 0,
 	"roles":  1, "refusals": 1, "codec": 1,
-	"cluster": 2,
+	"cluster":  2,
+	"declines": 3,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {
