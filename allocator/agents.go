@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/resources"
 )
 
@@ -172,7 +171,7 @@ func (a *Allocator) removeAgent(id string) error {
 		}
 	}
 	for fw := range a.cs.Frameworks.All() {
-		a.dropTasksOn(fw, id)
+		a.tasks.DropOn(fw, id)
 	}
 	a.removeTotal(ag)
 	a.dec.ForgetAgentFilters(ag)

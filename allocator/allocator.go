@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/allot-go/allot/allocator/internal/declines"
-
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
+	"github.com/allot-go/allot/allocator/internal/declines"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -70,15 +68,11 @@ type Allocator struct {
 	scratch, reservedScratch resources.Quantities
 	ch                       charge
 
-	// taskSeq is the seq of the latest task launched; preempting holds
-	// the tasks runs chose to end that have not ended (reclaim.go).
-	taskSeq    uint64
+	// tasks is every framework's tasks in launch order (ledger.go);
+	// preempting holds the tasks runs chose to end that have not ended
+	// (reclaim.go).
+	tasks      cluster.Ledger
 	preempting map[taskRef]*pendingPreemption
-	// ledger is every framework's tasks in launch order, ended ones
-	// included until ledgerEnded says it is worth compacting (liveLedger).
-	ledger      []*cluster.Task
-	ledgerBuilt bool
-	ledgerEnded int
 	// tookAt is, per role, the latest run that chose tasks to end for it,
 	// kept for the run after it.
 	tookAt map[string]uint64
@@ -142,13 +136,13 @@ func (a *Allocator) init(opts Options) {
 		cutPCG:          cutPCG,
 		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
 		preempting:      map[taskRef]*pendingPreemption{},
-		ledgerBuilt:     true,
 		tookAt:          map[string]uint64{},
 		roles:           roles.NewTree(),
 		capEpoch:        1,
 		offerIDs:        offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
 	}
+	a.tasks = cluster.NewLedger(&a.cs)
 	a.dec = declines.Book{Cluster: &a.cs, Roles: a.roles, AllocationInterval: opts.AllocationInterval, MesosOfferOrder: opts.MesosOfferOrder, CacheFree: opts.CacheFree}
 	a.roleSorter = &roles.TrackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {

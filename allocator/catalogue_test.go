@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
-	"github.com/stretchr/testify/require"
 )
 
 // catalogueTotal is agent a1 of the catalogue's cluster: unreserved

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -112,7 +111,7 @@ func (a *Allocator) removeFramework(id string) error {
 		a.untrackFrameworkUnderRole(fw, role)
 	}
 	for _, t := range fw.Tasks {
-		a.forgetTask(fw, t)
+		a.tasks.Forget(fw, t)
 	}
 	a.cs.Frameworks.Delete(id)
 	a.explain.forget(fw, a.runs)

@@ -94,7 +94,7 @@ func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
 			return err
 		}
 	} else {
-		a.forgetTask(fw, t)
+		a.tasks.Forget(fw, t)
 	}
 	a.holdFor(fw, ag, held, d)
 	return nil

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
-	"github.com/stretchr/testify/require"
 )
 
 // The default framework sorter is the lazy DRF sorter (the cache-free

@@ -268,7 +268,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	}
 	// Every task launched joins the ledger, one with no resources too: its
 	// id is taken until it ends.
-	a.recordTasks(fw, agentID, role, ops)
+	a.tasks.Record(fw, agentID, role, ops)
 	sorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
 	sorterUpdated(a.frameworkSorter(role).Sorter, fwID, agentID, offered, accepted.Resources)
 	a.trackHeld(role, offered.Unallocate(), false)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/declines"
-
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )

@@ -97,7 +97,7 @@ func (rc *reclaimer) gather() {
 	var h maphash.Hash
 	var lastNode *roles.Node
 	var lastAgent *cluster.Agent
-	ledger := a.liveLedger()
+	ledger := a.tasks.Live()
 	slab := make([]reclaimCandidate, 0, len(ledger))
 	for i := len(ledger) - 1; i >= 0; i-- { // youngest first
 		t := ledger[i]

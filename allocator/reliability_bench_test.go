@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/allot-go/allot/allocator/allocatortest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator/allocatortest"
 )
 
 // BenchmarkCheckedEvents runs generated sequences (seed 1, up to 80 events)

@@ -3,8 +3,9 @@ package allocator_test
 import (
 	"testing"
 
-	"github.com/allot-go/allot/allocator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator"
 )
 
 func newAllocator(t testing.TB, opts allocator.Options) *allocator.Allocator {

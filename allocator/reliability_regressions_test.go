@@ -7,11 +7,12 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
-	"github.com/stretchr/testify/require"
 )
 
 // An ancestor's limit binds the guarantees of its descendants: stage one

@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -28,7 +29,7 @@ func reservedFirst(role string, offered resources.Resources, ops []offer.Operati
 	out := make([]offer.Operation, len(ops))
 	copy(out, ops)
 	for i, op := range ops {
-		l, ok := launchOf(op)
+		l, ok := cluster.LaunchOf(op)
 		if !ok {
 			next, err := offer.Apply(cur, op)
 			if err != nil {

@@ -202,7 +202,7 @@ func (sn *snapState) counterFields(c *codec.Codec) {
 	sn.lateUvarint(c, &a.capEpoch)
 	sn.lateUvarint(c, &a.parkedEpoch)
 	c.Uvarint(&a.dec.Batches)
-	c.Uvarint(&a.taskSeq)
+	c.Uvarint(&a.tasks.TaskSeq)
 }
 
 // lateUvarint walks a number that working out the derived state again

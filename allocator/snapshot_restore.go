@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -124,8 +123,8 @@ func (sn *snapState) checkReclaim() error {
 		fw := a.cs.Frameworks.Get(id)
 		for _, tid := range slices.Sorted(maps.Keys(fw.Tasks)) {
 			seq := fw.Tasks[tid].Seq
-			if seq == 0 || seq > a.taskSeq || seqs[seq] {
-				return fmt.Errorf("framework %q: task %q launched as number %d (last %d, or taken)", id, tid, seq, a.taskSeq)
+			if seq == 0 || seq > a.tasks.TaskSeq || seqs[seq] {
+				return fmt.Errorf("framework %q: task %q launched as number %d (last %d, or taken)", id, tid, seq, a.tasks.TaskSeq)
 			}
 			seqs[seq] = true
 		}

@@ -3,10 +3,11 @@ package allocator_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
-	"github.com/stretchr/testify/require"
 )
 
 // plainSorter is a role sorter built on sorter.Accounting, in path order,

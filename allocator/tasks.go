@@ -1,7 +1,6 @@
 package allocator
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -9,42 +8,6 @@ import (
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
-
-// forgetTask takes t out of fw's ledger.
-func (a *Allocator) forgetTask(fw *cluster.Framework, t *cluster.Task) {
-	delete(fw.Tasks, t.ID)
-	t.Ended = true
-	a.ledgerEnded++
-}
-
-// liveLedger returns the tasks of every framework's ledger, in launch
-// order. It is kept as tasks are launched and compacted when more than
-// half of it has ended; an allocator restored from a snapshot builds it
-// at its first use (its count of live tasks tells).
-func (a *Allocator) liveLedger() []*cluster.Task {
-	live := 0
-	for fw := range a.cs.Frameworks.All() {
-		live += len(fw.Tasks)
-	}
-	if !a.ledgerBuilt || live != len(a.ledger)-a.ledgerEnded {
-		// Built anew where tasks came another way (a restored snapshot).
-
-		a.ledger = a.ledger[:0]
-		for fw := range a.cs.Frameworks.All() {
-			for _, t := range fw.Tasks {
-				t.Framework = fw
-				a.ledger = append(a.ledger, t)
-			}
-		}
-		slices.SortFunc(a.ledger, func(x, y *cluster.Task) int { return cmp.Compare(x.Seq, y.Seq) })
-		a.ledgerBuilt, a.ledgerEnded = true, 0
-	}
-	if a.ledgerEnded > len(a.ledger)/2 {
-		a.ledger = slices.DeleteFunc(a.ledger, func(t *cluster.Task) bool { return t.Ended })
-		a.ledgerEnded = 0
-	}
-	return a.ledger
-}
 
 // TaskView is one launched task that has not ended.
 type TaskView struct {
@@ -57,7 +20,7 @@ type TaskView struct {
 // framework already runs, or that an earlier launch of the call used (seen,
 // which it extends).
 func checkNewTasks(fw *cluster.Framework, i int, op offer.Operation, seen map[string]bool) error {
-	l, ok := launchOf(op)
+	l, ok := cluster.LaunchOf(op)
 	if !ok {
 		return nil
 	}
@@ -70,49 +33,6 @@ func checkNewTasks(fw *cluster.Framework, i int, op offer.Operation, seen map[st
 		seen[t.ID] = true
 	}
 	return nil
-}
-
-func launchOf(op offer.Operation) (offer.Launch, bool) {
-	switch l := op.(type) {
-	case offer.Launch:
-		return l, true
-	case *offer.Launch:
-		if l != nil {
-			return *l, true
-		}
-	}
-	return offer.Launch{}, false
-}
-
-// recordTasks adds the tasks of the launches among ops, applied on ag in
-// role, to the framework's ledger.
-func (a *Allocator) recordTasks(fw *cluster.Framework, agentID, role string, ops []offer.Operation) {
-	var seen resources.Resources // shared volumes owned by a task of this call
-	for _, op := range ops {
-		l, ok := launchOf(op)
-		if !ok {
-			continue
-		}
-		for _, t := range l.Tasks {
-			uses := t.Resources.Clone()
-			owns := uses.NonShared()
-			for r := range uses.Shared().All() {
-				if seen.Copies(r) == 0 {
-					_ = owns.AddResource(r)
-					_ = seen.AddResource(r)
-				}
-			}
-			if fw.Tasks == nil {
-				fw.Tasks = map[string]*cluster.Task{}
-			}
-			a.taskSeq++
-			nt := &cluster.Task{ID: t.ID, Agent: agentID, Role: role, Uses: uses, Owns: owns, Seq: a.taskSeq, Framework: fw}
-			fw.Tasks[t.ID] = nt
-			if a.ledgerBuilt {
-				a.ledger = append(a.ledger, nt)
-			}
-		}
-	}
 }
 
 // EndTask records that a task launched through Accept or UpdateAllocation
@@ -160,23 +80,13 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	for heir, owns := range heirs {
 		heir.Owns = heir.Owns.Plus(owns)
 	}
-	a.forgetTask(fw, t)
+	a.tasks.Forget(fw, t)
 	a.untrackAllocation(fw, ag, free, true)
 	if p, chosen := a.preempting[taskRef{fwID, taskID}]; chosen {
 		delete(a.preempting, taskRef{fwID, taskID})
 		a.holdFreed(p, ag, free)
 	}
 	return nil
-}
-
-// dropTasksOn forgets the framework's tasks on an agent (the agent was
-// removed: its tasks are gone with it).
-func (a *Allocator) dropTasksOn(fw *cluster.Framework, agentID string) {
-	for _, t := range fw.Tasks {
-		if t.Agent == agentID {
-			a.forgetTask(fw, t)
-		}
-	}
 }
 
 // Tasks returns the framework's launched tasks that have not ended, sorted
