@@ -37,6 +37,10 @@ func Compare(w Workload, configs []Config, opts RunOptions) (*Comparison, error)
 			return nil, err
 		}
 		c.Results = append(c.Results, res)
+		if _, done := opts.SamplesCSV.(continuedCSV); opts.SamplesCSV != nil && !done {
+			// One header for the whole file: the next runs' lines follow.
+			opts.SamplesCSV = continuedCSV{opts.SamplesCSV}
+		}
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/allot-go/allot/allocator"
@@ -71,6 +72,27 @@ type RunOptions struct {
 	// Start is the simulated clock's time zero (the zero Time means
 	// 2026-01-01 00:00 UTC).
 	Start time.Time
+	// SampleEvery, n above one, keeps one interval's Sample in n in
+	// Result.Samples, those of intervals 0, n, 2n, ... (0 or 1: every
+	// interval's), so that a long run need not hold them all. The
+	// Summary is of every interval whatever is kept.
+	SampleEvery int
+	// MaxSamples, above zero, bounds Result.Samples: a run that would
+	// keep more keeps every other one it kept and from then on one
+	// interval in twice as many, so that a run of any length keeps at
+	// most MaxSamples, evenly spaced (Result.SampleStride apart).
+	MaxSamples int
+	// SamplesCSV, when set, is written every interval's Sample as the run
+	// makes it, whatever is kept, in Comparison.WriteSamplesCSV's format:
+	// the header, then a line per interval. Compare writes the header once
+	// and each configuration's lines after the previous one's. A run that
+	// cannot write it fails with the writer's error.
+	SamplesCSV io.Writer
+	// OnSample, when set, is called with every interval's Sample as the
+	// run makes it, whatever is kept; an error stops the run. The
+	// Sample's slices are reused for the next interval when it is not
+	// kept: copy what is to outlive the call.
+	OnSample func(config string, s Sample) error
 }
 
 // DefaultMaxIntervals bounds runs that go until the workload is done.
@@ -85,6 +107,8 @@ func (o RunOptions) resolved() (RunOptions, error) {
 		return o, fmt.Errorf("%w: interval %s is negative", ErrInvalidOptions, o.Interval)
 	case o.Intervals < 0 || o.MaxIntervals < 0:
 		return o, fmt.Errorf("%w: intervals %d, max intervals %d: want zero or more", ErrInvalidOptions, o.Intervals, o.MaxIntervals)
+	case o.SampleEvery < 0 || o.MaxSamples < 0:
+		return o, fmt.Errorf("%w: sample every %d, max samples %d: want zero or more", ErrInvalidOptions, o.SampleEvery, o.MaxSamples)
 	}
 	if o.Interval == 0 {
 		o.Interval = allocator.DefaultAllocationInterval

@@ -63,8 +63,10 @@
 //	user, scheduling class, priority, CPU request, memory request,
 //	disk request, different-machine constraint
 //
-// Timestamps are microseconds (0: before the trace began); requests are
-// normalised so that the largest machine has 1 of each. Event types: 0
+// Timestamps are microseconds from 600 s before the trace window opens, 0
+// standing for before the trace and 2^63-1 for after it; requests are
+// normalised so that the largest machine has 1 of each; the missing-info
+// field, when set, marks a record made up after the fact. Event types: 0
 // SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL, 6 LOST, 7 and 8
 // UPDATE_PENDING and UPDATE_RUNNING. ReadGoogle turns each run of a task,
 // from a SUBMIT to the EVICT, FAIL, FINISH, KILL or LOST that ends it, into a
@@ -72,23 +74,56 @@
 //
 //   - Framework and Role: the user, as GoogleOptions.Tenant names it (by
 //     default both the user made into a role name, see GoogleUser).
-//   - ID: "job-index", and "job-index.n" for the task's n-th run (n from 2)
-//     after an eviction or failure; Group: the job ID, with
+//   - ID: "job-index", and "job-index.n" for the task's n-th run that makes
+//     a Task (n from 2), when it is submitted again after an eviction,
+//     failure, kill, loss or end; Group: the job ID, with
 //     DifferentMachines from the constraint.
-//   - Submit: the SUBMIT's timestamp.
+//   - Submit: the SUBMIT's timestamp, less the run's time zero (below).
 //   - Duration: from the SCHEDULE that started the run to its end (at least
-//     a microsecond); a run that ended before it was scheduled never ran and
-//     is left out.
-//   - Resources: cpus and mem, the requests of the SUBMIT (or of the latest
-//     UPDATE_PENDING or UPDATE_RUNNING before the run's end that gives them)
+//     a microsecond; from 0 for a task running before the trace); a run that
+//     ended before it was scheduled never ran and is left out.
+//   - Resources: cpus and mem, the requests of the run's latest record that
+//     gives them (its SUBMIT, SCHEDULE, UPDATE_PENDING or UPDATE_RUNNING)
 //     times GoogleOptions.CPUs and Memory, rounded to the thousandth, at least
-//     a thousandth when the request is not zero.
+//     a thousandth when the request is not zero. A record with missing info
+//     gives a request only where the run has none; an empty field never
+//     erases one.
 //
-// What is left out is counted in GoogleStats: runs without an end in the file
-// (or ending after the trace, timestamp 2^63-1), runs that never ran, runs
-// that request nothing, and ends without a SUBMIT before them in the file (the
-// trace is split in 500 files). A timestamp that goes back for one task is an
-// error.
+// The table repeats records, often with missing info set: a SUBMIT of the
+// run under way is the same run, a SCHEDULE of a run already scheduled
+// leaves its start as it was, and an end of a task whose run has ended is
+// a repeat. They are ignored (but for the requests they give) and counted
+// in GoogleStats as duplicates, as are SCHEDULEs and updates of a task
+// without a run under way, and records at 2^63-1: a run that ends after the
+// trace is unfinished.
+//
+// The run's time zero is the trace's first event, the earliest timestamp
+// read, so that a part from late in the trace runs its tasks from the
+// start; GoogleOptions.FixedStart puts it at the instant
+// GoogleOptions.Start of the trace instead (0: the trace's own time) and
+// leaves out the runs submitted before it. GoogleStats.Start says where it
+// was.
+//
+// The trace is 500 parts over 29 days, and a run may end in a part after
+// the one that submits it. ReadGoogleParts and ReadGoogleFiles (a glob
+// pattern; files whose names end in .gz are read through gzip) read parts
+// in order as one trace, keeping from line to line only the runs under
+// way, a few words per task whose runs ended, and the tasks made. What is
+// left out is counted in GoogleStats: runs without an end in what was read,
+// runs that never ran, runs that request nothing, runs submitted before the
+// start, and ends without a SUBMIT before them (the run was submitted in an
+// earlier part). A timestamp that goes back for one task is an error.
+//
+// The machine-events table (timestamp, machine ID, event type 0 ADD, 1
+// REMOVE or 2 UPDATE, platform ID, CPUs, memory) gives the cluster:
+// ReadGoogleMachines makes each machine up at time zero or added later an
+// agent of its own, with the capacity it had when it joined the run. A
+// Workload's agents are there from the start and keep their resources, so
+// the rest is approximated: a removal is an AgentFailure until the machine
+// is added again, a machine added later is an AgentFailure from time zero
+// to its addition, and a change of capacity after it joined is ignored and
+// counted. Give it the task events' GoogleStats.Start, so that both keep
+// one time.
 //
 // # What a run does
 //
@@ -123,6 +158,38 @@
 // declined, and the allocation run's duration when RunOptions.Stopwatch is
 // given. The Summary gives the means, each role's waits (mean, p50, p90,
 // p99 and max by nearest rank, from submission to launch) and the counts.
+//
+// The Summary is made of running sums of every interval and of every
+// task's wait, not of the samples kept, so it is the same to the bit
+// whatever is kept. Result.Samples keeps every interval's Sample unless
+// RunOptions says otherwise: SampleEvery keeps one interval in n, and
+// MaxSamples bounds them, halving them and doubling the stride whenever a
+// run would keep more, so that a long run holds at most that many, evenly
+// spaced (Result.SampleStride). SamplesCSV writes every interval's Sample
+// as a CSV line as it is made, the lines WriteSamplesCSV writes of the
+// samples kept, and OnSample is given each, so that a run of millions of
+// intervals can be written out in full while it holds a few thousand (a
+// Sample of 8 roles costs about 400 bytes held; BenchmarkLongRun measures
+// a million intervals).
+//
+// # Charts
+//
+// WriteSVG draws three sections, each a legend above a grid of plots on
+// the same scales, with axis titles: utilisation over time (a plot per
+// resource, a line per configuration), weighted shares over time (a plot
+// per configuration, a line per role) and the waits' distribution (a plot
+// per role, a line per configuration). The chart is 1000 pixels wide;
+// plots are at least 180 wide, four to a row at most, and the chart grows
+// down as rows are added. Titles and legends wrap, and names too long for
+// their place are cut short with an ellipsis, whole in a tooltip.
+// Configurations take the Okabe-Ito palette's eight colours, then colours
+// spread around the hue circle, dashed: no two lines of a legend share a
+// colour, and every line drawn is in its section's legend. The share plots
+// draw a line per role up to nine roles; with ten or more, the eight of the
+// largest mean weighted share (the Summary's, over the configurations) and
+// a grey dashed line for the mean of the others, so that no plot has more
+// lines than colours told apart. Each role keeps its own wait plot. Time
+// series are means over at most 400 buckets of the samples kept.
 //
 // The package reads no clock and draws from no global random source: the
 // generators draw from PCG sources seeded from RunOptions.Seed (a stream per

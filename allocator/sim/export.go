@@ -7,13 +7,15 @@ import (
 	"time"
 )
 
-// WriteSamplesCSV writes every interval of every configuration as CSV, one
-// line per configuration and interval, after a header:
+// WriteSamplesCSV writes every kept Sample of every configuration as CSV,
+// one line per configuration and sample, after a header:
 //
 //	config,time_s,util_<resource>...,share_<role>...,weighted_<role>...,
 //	pending_<role>...,contended,jain,running,finished,offers,declined,run_time_s
 //
 // with a column per resource and per role of the results, in their order.
+// RunOptions.SamplesCSV writes the same lines as the run goes, for every
+// interval whichever are kept.
 func (c *Comparison) WriteSamplesCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if len(c.Results) == 0 {
@@ -21,31 +23,14 @@ func (c *Comparison) WriteSamplesCSV(w io.Writer) error {
 		return cw.Error()
 	}
 	first := c.Results[0]
-	head := []string{"config", "time_s"}
-	for _, name := range first.Resources {
-		head = append(head, "util_"+name)
-	}
-	for _, prefix := range []string{"share_", "weighted_", "pending_"} {
-		for _, role := range first.Roles {
-			head = append(head, prefix+role)
-		}
-	}
-	head = append(head, "contended", "jain", "running", "finished", "offers", "declined", "run_time_s")
+	head := samplesHeader(first.Resources, first.Roles)
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	rec := make([]string, 0, len(head))
 	for _, r := range c.Results {
-		for _, s := range r.Samples {
-			rec = append(rec[:0], r.Config, formatSeconds(s.At))
-			rec = appendFloats(rec, s.Utilisation)
-			rec = appendFloats(rec, s.Share)
-			rec = appendFloats(rec, s.WeightedShare)
-			for _, p := range s.Pending {
-				rec = append(rec, strconv.Itoa(p))
-			}
-			rec = append(rec, strconv.Itoa(s.Contended), formatFloat(s.Jain), strconv.Itoa(s.Running),
-				strconv.Itoa(s.Finished), strconv.Itoa(s.Offers), strconv.Itoa(s.Declined), formatSeconds(s.RunTime))
+		for i := range r.Samples {
+			rec = appendSampleRecord(rec[:0], r.Config, &r.Samples[i])
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -53,6 +38,33 @@ func (c *Comparison) WriteSamplesCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// samplesHeader is the header line of the samples' CSV.
+func samplesHeader(resources, roles []string) []string {
+	head := []string{"config", "time_s"}
+	for _, name := range resources {
+		head = append(head, "util_"+name)
+	}
+	for _, prefix := range []string{"share_", "weighted_", "pending_"} {
+		for _, role := range roles {
+			head = append(head, prefix+role)
+		}
+	}
+	return append(head, "contended", "jain", "running", "finished", "offers", "declined", "run_time_s")
+}
+
+// appendSampleRecord appends the CSV fields of a sample to rec.
+func appendSampleRecord(rec []string, config string, s *Sample) []string {
+	rec = append(rec, config, formatSeconds(s.At))
+	rec = appendFloats(rec, s.Utilisation)
+	rec = appendFloats(rec, s.Share)
+	rec = appendFloats(rec, s.WeightedShare)
+	for _, p := range s.Pending {
+		rec = append(rec, strconv.Itoa(p))
+	}
+	return append(rec, strconv.Itoa(s.Contended), formatFloat(s.Jain), strconv.Itoa(s.Running),
+		strconv.Itoa(s.Finished), strconv.Itoa(s.Offers), strconv.Itoa(s.Declined), formatSeconds(s.RunTime))
 }
 
 // WriteSummaryCSV writes the summaries as CSV, one figure a line:

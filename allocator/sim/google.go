@@ -1,14 +1,12 @@
 package sim
 
 import (
-	"bufio"
-	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -27,17 +25,47 @@ const (
 // GoogleOptions say how to read the Google trace.
 type GoogleOptions struct {
 	// CPUs and Memory (MB) are the resources of a request of 1 (0 means
-	// DefaultGoogleCPUs and DefaultGoogleMemory).
+	// DefaultGoogleCPUs and DefaultGoogleMemory); they scale the
+	// machines' capacities the same way.
 	CPUs, Memory float64
 	// Tenant names the framework and the role of a user's task, from its
-	// SUBMIT; nil means GoogleUser(user) for both.
+	// SUBMIT; nil means GoogleUser(user) for both. It is called once per
+	// user, scheduling class and priority, and its answer kept.
 	Tenant func(user string, schedulingClass, priority int) (framework, role string)
+	// Start, with FixedStart, is the instant of the trace that becomes
+	// the run's time zero, in the trace's own time (that of its
+	// timestamps: from 600 s before the trace window opens). Runs
+	// submitted before it are left out and counted in
+	// GoogleStats.BeforeStart. Without FixedStart the run's time zero is
+	// the trace's first event, the earliest timestamp read, so that a
+	// part from late in the trace runs its tasks from the run's start.
+	Start      time.Duration
+	FixedStart bool
 }
 
 // GoogleStats counts what ReadGoogle read and left out.
 type GoogleStats struct {
-	Lines, Tasks                             int
-	Unfinished, NeverRan, NoRequest, Orphans int
+	// Parts and Lines count what was read; Tasks are the tasks returned.
+	Parts, Lines, Tasks int
+	// Start is the instant of the trace taken as the run's time zero
+	// (see GoogleOptions.Start), subtracted from every submission; give
+	// it to ReadGoogleMachines so that the cluster keeps the same time.
+	Start time.Duration
+	// Runs left out: Unfinished have no end in what was read, or end
+	// after the trace (timestamp 2^63-1); NeverRan ended before they
+	// were scheduled; NoRequest request no CPU and no memory;
+	// BeforeStart were submitted before GoogleOptions.Start.
+	Unfinished, NeverRan, NoRequest, BeforeStart int
+	// Records ignored: Orphans end a task that no SUBMIT read opened (it
+	// was submitted in an earlier part); Strays are SCHEDULEs and updates
+	// of a task without a run under way; DuplicateSubmits and
+	// DuplicateSchedules repeat the SUBMIT or the SCHEDULE of the run
+	// under way, and DuplicateEnds the end of a run that already ended
+	// (the table repeats records, often with the missing-info field set);
+	// AfterTrace are the records at 2^63-1, after the trace.
+	Orphans, Strays                                     int
+	DuplicateSubmits, DuplicateSchedules, DuplicateEnds int
+	AfterTrace                                          int
 }
 
 // GoogleUser makes a user name of the trace (a base64 hash, such as
@@ -56,6 +84,7 @@ func GoogleUser(user string) string {
 // googleEvent is one line of the task-events table.
 type googleEvent struct {
 	at              time.Duration // afterTrace for 2^63-1
+	missing         bool          // the missing-info field is set
 	job, index      uint64
 	kind            int
 	user            string
@@ -81,41 +110,25 @@ const (
 	gUpdateRunning
 )
 
+// googleEnds reports whether an event type ends a run: EVICT, FAIL, FINISH,
+// KILL or LOST.
+func googleEnds(kind int) bool { return kind >= gEvict && kind <= gLost }
+
 // ReadGoogle reads the task-events table of the Google cluster trace (2011
 // schema) and turns each run of a task into a Task, as the package doc
 // says. A line that does not read is an error wrapping ErrInvalidTrace
 // that names the line and the field; what is left out is counted in the
-// stats.
+// stats. ReadGoogleParts and ReadGoogleFiles read several parts as one
+// trace.
 func ReadGoogle(r io.Reader, opts GoogleOptions) ([]Task, GoogleStats, error) {
-	opts = opts.resolved()
-	if err := opts.check(); err != nil {
+	g, err := newGoogleReader(opts)
+	if err != nil {
 		return nil, GoogleStats{}, err
 	}
-	cr := csv.NewReader(bufio.NewReader(r))
-	cr.FieldsPerRecord = 13
-	cr.ReuseRecord = true
-	g := googleReader{opts: opts, runs: map[[2]uint64]*googleRun{}}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, g.stats, traceError(err, 0, "")
-		}
-		line, _ := cr.FieldPos(0)
-		g.stats.Lines++
-		e, err := parseGoogle(rec)
-		if err != nil {
-			return nil, g.stats, fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, line, err)
-		}
-		if err := g.event(e, line); err != nil {
-			return nil, g.stats, fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, line, err)
-		}
+	if err := g.read(r); err != nil {
+		return nil, g.stats, err
 	}
-	g.stats.Unfinished += len(g.runs)
-	g.stats.Tasks = len(g.tasks)
-	return g.sorted(), g.stats, nil
+	return g.finish(), g.stats, nil
 }
 
 func (o GoogleOptions) resolved() GoogleOptions {
@@ -137,110 +150,222 @@ func (o GoogleOptions) check() error {
 			return fmt.Errorf("%w: google options: machine of cpus %v, memory %v: want amounts above zero and at most %v", ErrInvalidTrace, o.CPUs, o.Memory, maxAmount)
 		}
 	}
+	if o.FixedStart && (o.Start < 0 || o.Start > maxTime) {
+		return fmt.Errorf("%w: google options: start %s: want 0 to %s", ErrInvalidTrace, o.Start, maxTime)
+	}
 	return nil
 }
 
 // googleRun is a run of a task under way: from its SUBMIT on.
 type googleRun struct {
-	line              int // of the SUBMIT
-	submit            googleEvent
+	seq               int // the number of its SUBMIT's line among all lines read, for the order of tasks
+	submit            time.Duration
 	scheduled         time.Duration
 	ran               bool
 	cpu, mem          float64
+	hasCPU, hasMem    bool
 	last              time.Duration
-	framework, role   string
+	tenant            googleTenant
 	differentMachines bool
+	made              int // tasks made of the task's earlier runs
 }
 
-// googleReader turns events into tasks.
+// googleEnded is what is kept of a task whose last run ended: enough to
+// number its next run and to tell a repeated end from an orphan.
+type googleEnded struct {
+	made int
+	last time.Duration
+}
+
+// googleTenant is a framework and role that GoogleOptions.Tenant named.
+type googleTenant struct{ framework, role string }
+
+type googleTenantKey struct {
+	user            string
+	class, priority int
+}
+
+// googleReader turns events into tasks. Its memory is the open runs, a
+// few words per task whose runs ended, the tasks made and a tenant per
+// user: the lines themselves are not kept.
 type googleReader struct {
-	opts  GoogleOptions
-	runs  map[[2]uint64]*googleRun
-	count map[[2]uint64]int // runs seen per task, for the ids
-	tasks []Task
-	lines []int // of each task's SUBMIT
-	stats GoogleStats
+	opts     GoogleOptions
+	runs     map[[2]uint64]*googleRun
+	ended    map[[2]uint64]googleEnded
+	tenants  map[googleTenantKey]googleTenant
+	tasks    []Task
+	seqs     []int // of each task's SUBMIT
+	first    time.Duration
+	hasFirst bool // a timestamp before the trace's end was read: first is set
+	stats    GoogleStats
+}
+
+func newGoogleReader(opts GoogleOptions) (*googleReader, error) {
+	opts = opts.resolved()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	return &googleReader{
+		opts: opts, runs: map[[2]uint64]*googleRun{}, ended: map[[2]uint64]googleEnded{},
+		tenants: map[googleTenantKey]googleTenant{},
+	}, nil
+}
+
+// read reads one part of the table, line by line.
+func (g *googleReader) read(r io.Reader) error {
+	g.stats.Parts++
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 13
+	cr.ReuseRecord = true
+	line := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return googleReadError(err, line)
+		}
+		line, _ = cr.FieldPos(0)
+		g.stats.Lines++
+		e, err := parseGoogle(rec)
+		if err == nil {
+			err = g.event(e)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, line, err)
+		}
+	}
+}
+
+// googleReadError wraps an error of the CSV reader: a parse error names its
+// line; a read error (a gzip stream cut short) comes after the last line
+// read.
+func googleReadError(err error, last int) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%w: after line %d: %w", ErrInvalidTrace, last, err)
 }
 
 // event applies the event of a line to the runs under way.
-func (g *googleReader) event(e googleEvent, line int) error {
+func (g *googleReader) event(e googleEvent) error {
 	key := [2]uint64{e.job, e.index}
 	run, open := g.runs[key]
-	if open && e.at < run.last {
-		return fmt.Errorf("timestamp %d goes back: task %d-%d had an event at %d", e.at/time.Microsecond, e.job, e.index, run.last/time.Microsecond)
+	ended, known := g.ended[key]
+	last := ended.last
+	if open {
+		last = run.last
+	}
+	if (open || known) && e.at < last {
+		return fmt.Errorf("timestamp %s goes back: task %d-%d had an event at %s", googleStamp(e.at), e.job, e.index, googleStamp(last))
+	}
+	if e.at == afterTrace {
+		// After the trace: the run did not end within it.
+		g.stats.AfterTrace++
+		if open && googleEnds(e.kind) {
+			g.stats.Unfinished++
+			g.close(key, run, e.at)
+		}
+		return nil
+	}
+	if !g.hasFirst || e.at < g.first {
+		g.first, g.hasFirst = e.at, true
 	}
 	switch {
-	case e.kind == gSubmit && e.at == afterTrace:
-		return errors.New("SUBMIT after the end of the trace")
+	case e.kind == gSubmit && open:
+		// The same run submitted again: keep it, and what it requests.
+		g.stats.DuplicateSubmits++
+		run.take(e)
+		run.last = e.at
 	case e.kind == gSubmit:
-		if open {
-			g.stats.Unfinished++ // submitted again without an end
-		}
-		return g.submit(key, e, line)
-	case !open && e.kind >= gEvict && e.kind <= gLost:
+		return g.submit(key, e, ended.made)
+	case !open && googleEnds(e.kind) && known:
+		g.stats.DuplicateEnds++
+		g.ended[key] = googleEnded{made: ended.made, last: e.at}
+	case !open && googleEnds(e.kind):
 		g.stats.Orphans++
+		g.ended[key] = googleEnded{last: e.at}
 	case !open:
-		// A SCHEDULE or an update of a task submitted in an earlier file.
+		g.stats.Strays++
+	case e.kind == gSchedule && run.ran:
+		// The run keeps the start it had.
+		g.stats.DuplicateSchedules++
+		run.take(e)
+		run.last = e.at
 	case e.kind == gSchedule:
 		run.scheduled, run.ran, run.last = e.at, true, e.at
-	case e.kind >= gEvict && e.kind <= gLost:
-		delete(g.runs, key)
-		g.end(key, run, e)
+		run.take(e)
+	case googleEnds(e.kind):
+		g.close(key, run, e.at)
+		g.end(key, run, e.at)
 	default: // the updates
-		run.update(e)
+		run.take(e)
 		run.last = e.at
 	}
 	return nil
 }
 
-func (g *googleReader) submit(key [2]uint64, e googleEvent, line int) error {
-	fw, role := g.opts.Tenant(e.user, e.class, e.priority)
-	if !validName(fw) {
-		return fmt.Errorf("user %q: framework name %q: want a non-empty name without control characters", e.user, fw)
+// submit opens a run of a task, the made-th task of which has been made
+// of its earlier runs.
+func (g *googleReader) submit(key [2]uint64, e googleEvent, made int) error {
+	if e.user == "" {
+		return errors.New("user: empty on a SUBMIT")
 	}
-	if err := reservation.ValidateRole(role); err != nil {
-		return fmt.Errorf("user %q: %w", e.user, err)
+	t, err := g.tenant(e)
+	if err != nil {
+		return err
 	}
-	run := &googleRun{submit: e, line: line, last: e.at, framework: fw, role: role, differentMachines: e.constraint}
-	run.update(e)
+	run := &googleRun{seq: g.stats.Lines, submit: e.at, last: e.at, tenant: t, differentMachines: e.constraint, made: made}
+	run.take(e)
+	delete(g.ended, key)
 	g.runs[key] = run
 	return nil
 }
 
-// sorted returns the tasks by submission, then by the line of their
-// SUBMIT.
-func (g *googleReader) sorted() []Task {
-	order := make([]int, len(g.tasks))
-	for i := range order {
-		order[i] = i
+// tenant names the framework and role of a SUBMIT's user.
+func (g *googleReader) tenant(e googleEvent) (googleTenant, error) {
+	key := googleTenantKey{e.user, e.class, e.priority}
+	if t, ok := g.tenants[key]; ok {
+		return t, nil
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(g.tasks[a].Submit, g.tasks[b].Submit), cmp.Compare(g.lines[a], g.lines[b]))
-	})
-	out := make([]Task, len(order))
-	for i, k := range order {
-		out[i] = g.tasks[k]
+	fw, role := g.opts.Tenant(e.user, e.class, e.priority)
+	if !validName(fw) {
+		return googleTenant{}, fmt.Errorf("user %q: framework name %q: want a non-empty name without control characters", e.user, fw)
 	}
-	return out
+	if err := reservation.ValidateRole(role); err != nil {
+		return googleTenant{}, fmt.Errorf("user %q: %w", e.user, err)
+	}
+	// Clones: the CSV reader's strings hold the whole line.
+	key.user = strings.Clone(key.user)
+	t := googleTenant{framework: strings.Clone(fw), role: strings.Clone(role)}
+	g.tenants[key] = t
+	return t, nil
 }
 
-// update takes the requests an event gives.
-func (run *googleRun) update(e googleEvent) {
-	if e.hasCPU {
-		run.cpu = e.cpu
+// take takes the requests a record of the run gives. A record with the
+// missing-info field set was made up after the fact: it gives a request
+// only where none is known, and an empty field never erases one.
+func (run *googleRun) take(e googleEvent) {
+	if e.hasCPU && (!e.missing || !run.hasCPU) {
+		run.cpu, run.hasCPU = e.cpu, true
 	}
-	if e.hasMem {
-		run.mem = e.mem
+	if e.hasMem && (!e.missing || !run.hasMem) {
+		run.mem, run.hasMem = e.mem, true
 	}
 }
 
-// end turns a run that ended into a task, or counts why not.
-func (g *googleReader) end(key [2]uint64, run *googleRun, e googleEvent) {
-	switch {
-	case e.at == afterTrace:
-		g.stats.Unfinished++
-		return
-	case !run.ran:
+// close takes an ended run off the runs under way.
+func (g *googleReader) close(key [2]uint64, run *googleRun, at time.Duration) {
+	delete(g.runs, key)
+	g.ended[key] = googleEnded{made: run.made, last: at}
+}
+
+// end turns a run that ended at a time of the trace into a task, or
+// counts why not.
+func (g *googleReader) end(key [2]uint64, run *googleRun, at time.Duration) {
+	if !run.ran {
 		g.stats.NeverRan++
 		return
 	}
@@ -251,20 +376,70 @@ func (g *googleReader) end(key [2]uint64, run *googleRun, e googleEvent) {
 		g.stats.NoRequest++
 		return
 	}
-	if g.count == nil {
-		g.count = map[[2]uint64]int{}
+	// Counted whatever the start, so that a run has one ID however the
+	// trace is cut.
+	made := run.made + 1
+	g.ended[key] = googleEnded{made: made, last: at}
+	if g.opts.FixedStart && run.submit < g.opts.Start {
+		g.stats.BeforeStart++
+		return
 	}
-	g.count[key]++
-	id := fmt.Sprintf("%d-%d", key[0], key[1])
-	if n := g.count[key]; n > 1 {
-		id += fmt.Sprintf(".%d", n)
+	id := strconv.FormatUint(key[0], 10) + "-" + strconv.FormatUint(key[1], 10)
+	group := id[:strings.IndexByte(id, '-')] // shares the ID's bytes
+	if made > 1 {
+		id += "." + strconv.Itoa(made)
 	}
-	g.lines = append(g.lines, run.line)
+	g.seqs = append(g.seqs, run.seq)
 	g.tasks = append(g.tasks, Task{
-		Framework: run.framework, Role: run.role, ID: id, Submit: run.submit.at,
-		Resources: q, Duration: max(e.at-run.scheduled, time.Microsecond),
-		Group: strconv.FormatUint(key[0], 10), DifferentMachines: run.differentMachines,
+		Framework: run.tenant.framework, Role: run.tenant.role, ID: id, Submit: run.submit,
+		Resources: q, Duration: max(at-run.scheduled, time.Microsecond),
+		Group: group, DifferentMachines: run.differentMachines,
 	})
+}
+
+// finish counts the runs left open, moves the submissions to the run's
+// time and returns the tasks by submission, then by the line of their
+// SUBMIT.
+func (g *googleReader) finish() []Task {
+	g.stats.Unfinished += len(g.runs)
+	switch {
+	case g.opts.FixedStart:
+		g.stats.Start = g.opts.Start
+	case g.hasFirst:
+		g.stats.Start = g.first
+	}
+	for i := range g.tasks {
+		g.tasks[i].Submit -= g.stats.Start // none before it: the earliest timestamp, or left out
+	}
+	g.stats.Tasks = len(g.tasks)
+	sort.Sort(googleTasks{g.tasks, g.seqs}) // in place: a copy of every task would double the memory
+	return g.tasks
+}
+
+// googleTasks sorts tasks and the lines of their SUBMITs together.
+type googleTasks struct {
+	tasks []Task
+	seqs  []int
+}
+
+func (s googleTasks) Len() int { return len(s.tasks) }
+func (s googleTasks) Less(i, j int) bool {
+	if s.tasks[i].Submit != s.tasks[j].Submit {
+		return s.tasks[i].Submit < s.tasks[j].Submit
+	}
+	return s.seqs[i] < s.seqs[j]
+}
+func (s googleTasks) Swap(i, j int) {
+	s.tasks[i], s.tasks[j] = s.tasks[j], s.tasks[i]
+	s.seqs[i], s.seqs[j] = s.seqs[j], s.seqs[i]
+}
+
+// stamp writes a time of the trace as its timestamp, in microseconds.
+func googleStamp(at time.Duration) string {
+	if at == afterTrace {
+		return strconv.FormatInt(math.MaxInt64, 10)
+	}
+	return strconv.FormatInt(int64(at/time.Microsecond), 10)
 }
 
 // requestAmount scales a normalised request, keeping a request that is
@@ -276,23 +451,34 @@ func requestAmount(request, machine float64) float64 {
 	return max(math.Round(request*machine*1000)/1000, 0.001)
 }
 
+// parseGoogleStamp reads a timestamp of the trace: microseconds, or 2^63-1 for
+// after the trace.
+func parseGoogleStamp(s string) (time.Duration, error) {
+	ts, err := strconv.ParseUint(s, 10, 64)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("timestamp %q: want microseconds", s)
+	case ts == math.MaxInt64:
+		return afterTrace, nil
+	case ts > uint64(maxTime/time.Microsecond):
+		return 0, fmt.Errorf("timestamp %q: more than %d µs", s, maxTime/time.Microsecond)
+	}
+	return time.Duration(ts) * time.Microsecond, nil
+}
+
 // parseGoogle reads one line of the task-events table.
 func parseGoogle(rec []string) (googleEvent, error) {
 	e := googleEvent{user: rec[6]}
-	ts, err := strconv.ParseUint(rec[0], 10, 64)
-	switch {
-	case err != nil:
-		return e, fmt.Errorf("timestamp %q: want microseconds", rec[0])
-	case ts == math.MaxInt64:
-		e.at = afterTrace
-	case ts > uint64(maxTime/time.Microsecond):
-		return e, fmt.Errorf("timestamp %q: more than %d µs", rec[0], maxTime/time.Microsecond)
-	default:
-		e.at = time.Duration(ts) * time.Microsecond
+	var err error
+	if e.at, err = parseGoogleStamp(rec[0]); err != nil {
+		return e, err
 	}
-	if _, err := parseCount(rec[1], true, math.MaxUint64); err != nil {
+	// 0, 1 and 2: SNAPSHOT_BUT_NO_TRANSITION, NO_SNAPSHOT_OR_TRANSITION
+	// and EXISTS_BUT_NO_CREATION; all three mean the record was made up.
+	if _, err := parseCount(rec[1], true, 2); err != nil {
 		return e, fmt.Errorf("missing info %q: %w", rec[1], err)
 	}
+	e.missing = rec[1] != ""
 	if e.job, err = parseCount(rec[2], false, math.MaxUint64); err != nil {
 		return e, fmt.Errorf("job ID %q: %w", rec[2], err)
 	}
@@ -315,9 +501,6 @@ func (e *googleEvent) parseRest(rec []string) error {
 		return fmt.Errorf("event type %q: %w", rec[5], err)
 	}
 	e.kind = int(kind)
-	if e.kind == gSubmit && e.user == "" {
-		return errors.New("user: empty on a SUBMIT")
-	}
 	class, err := parseCount(rec[7], true, 3)
 	if err != nil {
 		return fmt.Errorf("scheduling class %q: %w", rec[7], err)

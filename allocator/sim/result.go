@@ -29,8 +29,15 @@ type Result struct {
 	Resources []string
 	Roles     []string
 	Weights   []float64
-	// Samples has one Sample per interval.
+	// Samples are the Samples kept: one per interval by default, one in
+	// SampleStride intervals (those at 0, SampleStride, 2·SampleStride,
+	// ...) when RunOptions.SampleEvery or MaxSamples keep fewer. The
+	// Summary is of every interval whichever are kept.
 	Samples []Sample
+	// SampleStride is the number of intervals from one kept Sample to the
+	// next: RunOptions.SampleEvery (1 by default), doubled as often as
+	// MaxSamples made the run drop every other one.
+	SampleStride int
 	// Waits are, per role, the waits of every task launched (from its
 	// submission to its launch), ascending.
 	Waits   [][]time.Duration
@@ -41,11 +48,11 @@ type Result struct {
 // Summary sums a run up.
 type Summary struct {
 	Intervals int
-	// Utilisation is the mean of the samples' per resource.
+	// Utilisation is the mean of every interval's per resource.
 	Utilisation []float64
-	// Share and WeightedShare are the means of the samples' per role.
+	// Share and WeightedShare are the means of every interval's per role.
 	Share, WeightedShare []float64
-	// Jain is the mean of the samples' index over the Contended
+	// Jain is the mean of the intervals' index over the Contended
 	// intervals, those with two roles or more waiting; 1 when there are
 	// none.
 	Jain      float64
@@ -57,7 +64,7 @@ type Summary struct {
 	// their end, Lost tasks lost with their agent, Unfinished tasks
 	// pending or running when the run stopped.
 	Submitted, Launched, Finished, Lost, Unfinished int
-	// Offers and Declined sum the samples'.
+	// Offers and Declined sum every interval's.
 	Offers, Declined int
 	// RunTime sums up the allocation runs' durations; zero without a
 	// stopwatch.
@@ -89,40 +96,35 @@ func (r *Result) Resource(name string) (int, bool) {
 	return i, i >= 0
 }
 
-// result sums the run up.
+// result sums the run up: the means from the running sums of every
+// interval and the waits from every task launched, whichever samples were
+// kept.
 func (mt *meter) result(stop StopReason, unfinished int) *Result {
 	r := &Result{
 		Config: mt.config, Interval: mt.interval, Resources: mt.names,
-		Samples: mt.samples, Waits: mt.waits, Stopped: stop,
+		Samples: mt.samples, SampleStride: mt.stride, Waits: mt.waits, Stopped: stop,
 	}
 	for _, role := range mt.roles {
 		r.Roles = append(r.Roles, role.Name)
 		r.Weights = append(r.Weights, role.Weight)
 	}
+	u := &mt.sums
 	s := &r.Summary
-	s.Intervals = len(mt.samples)
+	s.Intervals = u.intervals
 	s.Submitted, s.Launched, s.Finished, s.Lost = mt.counts.submitted, mt.counts.launched, mt.counts.finished, mt.counts.lost
 	s.Unfinished = unfinished
-	s.Utilisation = means(mt.samples, len(mt.names), func(x Sample) []float64 { return x.Utilisation })
-	s.Share = means(mt.samples, len(mt.roles), func(x Sample) []float64 { return x.Share })
-	s.WeightedShare = means(mt.samples, len(mt.roles), func(x Sample) []float64 { return x.WeightedShare })
-	var jainSum float64
-	for _, x := range mt.samples {
-		s.Offers += x.Offers
-		s.Declined += x.Declined
-		s.RunTime.Total += x.RunTime
-		s.RunTime.Max = max(s.RunTime.Max, x.RunTime)
-		if x.Contended >= 2 {
-			s.Contended++
-			jainSum += x.Jain
-		}
-	}
+	s.Utilisation = mean(u.utilisation, u.intervals)
+	s.Share = mean(u.share, u.intervals)
+	s.WeightedShare = mean(u.weighted, u.intervals)
+	s.Offers, s.Declined = u.offers, u.declined
+	s.RunTime.Total, s.RunTime.Max = u.runTimeTotal, u.runTimeMax
+	s.Contended = u.contended
 	s.Jain = 1
 	if s.Contended > 0 {
-		s.Jain = jainSum / float64(s.Contended)
+		s.Jain = u.jain / float64(s.Contended)
 	}
-	if n := len(mt.samples); n > 0 {
-		s.RunTime.Mean = s.RunTime.Total / time.Duration(n)
+	if u.intervals > 0 {
+		s.RunTime.Mean = s.RunTime.Total / time.Duration(u.intervals)
 	}
 	for _, w := range r.Waits {
 		slices.Sort(w)
@@ -131,20 +133,14 @@ func (mt *meter) result(stop StopReason, unfinished int) *Result {
 	return r
 }
 
-// means returns the mean over samples of each of the n figures that get
-// returns.
-func means(samples []Sample, n int, get func(Sample) []float64) []float64 {
-	out := make([]float64, n)
-	if len(samples) == 0 {
+// mean returns sums over n, each (zeros when n is zero).
+func mean(sums []float64, n int) []float64 {
+	out := make([]float64, len(sums))
+	if n == 0 {
 		return out
 	}
-	for _, x := range samples {
-		for i, v := range get(x) {
-			out[i] += v
-		}
-	}
-	for i := range out {
-		out[i] /= float64(len(samples))
+	for i, v := range sums {
+		out[i] = v / float64(n)
 	}
 	return out
 }

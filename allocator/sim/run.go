@@ -87,6 +87,9 @@ func runModel(m *model, cfg Config, opts RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %q at %s: %w", cfg.Name, r.now, err)
 	}
+	if err := r.meter.flush(); err != nil {
+		return nil, fmt.Errorf("config %q: samples: %w", cfg.Name, err)
+	}
 	return r.meter.result(stop, r.unfinished()), nil
 }
 
@@ -209,8 +212,7 @@ func (r *run) step(i int) error {
 	} else {
 		r.idle = 0
 	}
-	r.meter.sample(r.now, len(res.Offers), declined, took)
-	return nil
+	return r.meter.sample(r.now, len(res.Offers), declined, took)
 }
 
 // submitTasks hands the tasks submitted by now to their frameworks.

@@ -1,209 +1,182 @@
 package sim
 
 import (
-	"bufio"
+	"cmp"
 	"fmt"
-	"html"
 	"io"
 	"math"
-	"strings"
+	"slices"
 	"time"
 )
 
-// The chart: three sections stacked, each a row of small plots on the
+// The chart: three sections stacked, each a grid of small plots on the
 // same scales. Utilisation over time: a plot per resource, a line per
 // configuration. Weighted shares over time: a plot per configuration, a
-// line per role. Wait-time distribution: a plot per role, the fraction of
-// its launched tasks (y) that waited at most x seconds, a line per
-// configuration. Time series are drawn as means over at most
-// maxPoints buckets of intervals.
+// line per role (the maxRoleLines roles of the largest mean weighted share
+// and a line for the mean of the others, when there are two others or
+// more). Wait-time
+// distribution: a plot per role, the fraction of its launched tasks (y)
+// that waited at most x seconds, a line per configuration. Time series are
+// drawn as means over at most maxPoints buckets of the kept samples.
 const (
-	svgWidth      = 1000
-	svgLeft       = 60
-	svgRight      = 980
-	svgGap        = 50  // between two plots of a row
-	sectionHeight = 290 // title, legend, plot and axis labels
-	plotTop       = 62  // within a section
-	plotHeight    = 180
-	maxPoints     = 400
-	cdfPoints     = 200
+	maxPoints = 400
+	cdfPoints = 200
+	// maxRoleLines is how many roles the share plots draw each in its
+	// own colour: past eight, lines of one plot are no longer told apart
+	// by colour, so the rest are drawn as their mean.
+	maxRoleLines = 8
 )
 
-// palette is the Okabe-Ito palette, readable with colour blindness.
-var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
-
-func colour(i int) string { return palette[i%len(palette)] }
-
 // WriteSVG draws the comparison as an SVG chart: utilisation over time,
-// weighted shares over time and the wait-time distribution.
+// weighted shares over time and the wait-time distribution. The chart is
+// 1000 pixels wide and as tall as its plots need: a plot is never
+// narrower than 180 pixels, a row holds as many as fit, and titles and
+// legends wrap. The package documentation (Charts) says what it draws of
+// many roles and configurations.
 func (c *Comparison) WriteSVG(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	height := 40 + 3*sectionHeight
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n",
-		svgWidth, height, svgWidth, height)
-	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/>`+"\n", svgWidth, height)
-	fmt.Fprintf(bw, `<text x="%d" y="24" font-size="13" font-weight="bold">%s</text>`+"\n", svgLeft, esc(c.Workload))
+	cv := &canvas{}
+	cv.title(c.Workload)
 	if len(c.Results) > 0 {
-		c.utilisationSection(bw, 40)
-		c.shareSection(bw, 40+sectionHeight)
-		c.waitSection(bw, 40+2*sectionHeight)
+		cv.section(c.utilisationSection())
+		cv.section(c.shareSection())
+		cv.section(c.waitSection())
 	}
-	fmt.Fprintln(bw, `</svg>`)
-	return bw.Flush()
+	return cv.writeTo(w)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
-
-// series is a line to draw: points in data units.
-type series struct {
-	colour string
-	points [][2]float64
+// configLegend is the configurations with their colours.
+func (c *Comparison) configLegend() []legendItem {
+	styles := seriesStyles(len(c.Results))
+	items := make([]legendItem, len(c.Results))
+	for k, r := range c.Results {
+		items[k] = legendItem{name: r.Config, style: styles[k]}
+	}
+	return items
 }
 
-// plotBox is a plot's place on the page and its scales.
-type plotBox struct {
-	left, top, width, height float64
-	xMax, yMax               float64
-}
-
-func (p plotBox) x(v float64) float64 { return p.left + p.width*v/p.xMax }
-func (p plotBox) y(v float64) float64 { return p.top + p.height - p.height*v/p.yMax }
-
-// plotRow returns n plot boxes side by side in the section at y0.
-func plotRow(n int, y0 int, xMax, yMax float64) []plotBox {
-	width := (float64(svgRight-svgLeft) - float64(svgGap*(n-1))) / float64(n)
-	boxes := make([]plotBox, n)
-	for i := range boxes {
-		boxes[i] = plotBox{left: svgLeft + float64(i)*(width+svgGap), top: float64(y0 + plotTop), width: width, height: plotHeight, xMax: xMax, yMax: yMax}
-	}
-	return boxes
-}
-
-// draw draws the plot's frame, ticks, title and lines.
-func (p plotBox) draw(w io.Writer, title string, xLabel func(float64) string, lines []series) {
-	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-weight="bold">%s</text>`+"\n", p.left, p.top-8, esc(title))
-	fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888"/>`+"\n", p.left, p.top, p.width, p.height)
-	for k := 0; k <= 4; k++ {
-		v := p.yMax * float64(k) / 4
-		y := p.y(v)
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", p.left, y, p.left+p.width, y)
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", p.left-4, y+4, trimFloat(v))
-	}
-	step := niceStep(p.xMax / 5)
-	for v := 0.0; v <= p.xMax; v += step {
-		x := p.x(v)
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888"/>`+"\n", x, p.top+p.height, x, p.top+p.height+3)
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x, p.top+p.height+15, esc(xLabel(v)))
-	}
-	for _, s := range lines {
-		var b strings.Builder
-		for i, pt := range s.points {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			fmt.Fprintf(&b, "%.1f,%.1f", p.x(pt[0]), p.y(pt[1]))
-		}
-		fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", s.colour, b.String())
-	}
-}
-
-// legend writes names with their colours in a line at y.
-func legend(w io.Writer, y int, names []string) {
-	x := float64(svgLeft)
-	for i, name := range names {
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", x, y-4, x+18, y-4, colour(i))
-		fmt.Fprintf(w, `<text x="%.1f" y="%d">%s</text>`+"\n", x+22, y, esc(name))
-		x += 30 + 7*float64(len(name))
-	}
-}
-
-func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", v), "0") }
-
-// timeLabel writes a whole number of seconds as the largest unit that
-// divides it: "90s", "10m", "2h".
-func timeLabel(secs float64) string {
-	n := int64(math.Round(secs))
-	switch {
-	case n != 0 && n%3600 == 0:
-		return fmt.Sprintf("%dh", n/3600)
-	case n != 0 && n%60 == 0:
-		return fmt.Sprintf("%dm", n/60)
-	}
-	return fmt.Sprintf("%ds", n)
-}
-
-// niceSteps are the tick steps of the time axes, in seconds.
-var niceSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
-
-// niceStep returns the least tick step of at least d seconds (whole days
-// beyond the list).
-func niceStep(d float64) float64 {
-	for _, s := range niceSteps {
-		if s >= d {
-			return s
-		}
-	}
-	return math.Ceil(d/86400) * 86400
-}
-
-func (c *Comparison) configNames() []string {
-	names := make([]string, len(c.Results))
-	for i, r := range c.Results {
-		names[i] = r.Config
-	}
-	return names
-}
-
-// span is the time the runs cover, in seconds.
+// span is the time the runs cover, in seconds: to the last interval,
+// whether its sample was kept or not.
 func (c *Comparison) span() float64 {
 	var end float64
 	for _, r := range c.Results {
 		if n := len(r.Samples); n > 0 {
 			end = math.Max(end, r.Samples[n-1].At.Seconds())
 		}
+		if r.Summary.Intervals > 0 {
+			end = math.Max(end, (time.Duration(r.Summary.Intervals-1) * r.Interval).Seconds())
+		}
 	}
 	return math.Max(end, 1)
 }
 
-func (c *Comparison) utilisationSection(w io.Writer, y0 int) {
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="12" font-weight="bold">Utilisation over time</text>`+"\n", svgLeft, y0+20)
-	legend(w, y0+38, c.configNames())
-	names := c.Results[0].Resources
-	for i, box := range plotRow(len(names), y0, c.span(), 1) {
-		var lines []series
-		for k, r := range c.Results {
-			lines = append(lines, series{colour(k), bucketed(r.Samples, func(s Sample) float64 { return s.Utilisation[i] })})
-		}
-		box.draw(w, names[i], timeLabel, lines)
+func (c *Comparison) utilisationSection() section {
+	legend := c.configLegend()
+	s := section{
+		heading: "Utilisation over time: a plot per resource, a line per configuration",
+		yTitle:  "utilisation", xTitle: "simulated time", xLabel: timeLabel,
+		legend: legend, xMax: c.span(), yMax: 1,
 	}
+	for i, name := range c.Results[0].Resources {
+		p := panel{title: name}
+		for k, r := range c.Results {
+			p.lines = append(p.lines, series{legend[k], bucketed(r.Samples, func(x Sample) float64 { return at(x.Utilisation, i) })})
+		}
+		s.panels = append(s.panels, p)
+	}
+	return s
 }
 
-func (c *Comparison) shareSection(w io.Writer, y0 int) {
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="12" font-weight="bold">Weighted dominant shares over time</text>`+"\n", svgLeft, y0+20)
+func (c *Comparison) shareSection() section {
 	roles := c.Results[0].Roles
-	legend(w, y0+38, roles)
-	top := 1.0
+	drawn, others := c.topRoles(roles)
+	styles := seriesStyles(len(drawn))
+	var legend []legendItem
+	for k, i := range drawn {
+		legend = append(legend, legendItem{name: roles[i], style: styles[k]})
+	}
+	if len(others) > 0 {
+		legend = append(legend, legendItem{name: fmt.Sprintf("others: mean of %d roles", len(others)), style: othersStyle})
+	}
+	s := section{
+		heading: "Weighted dominant shares over time: a plot per configuration, a line per role",
+		yTitle:  "weighted share", xTitle: "simulated time", xLabel: timeLabel,
+		legend: legend, xMax: c.span(),
+	}
+	top := 0.0
 	for _, r := range c.Results {
-		for _, s := range r.Samples {
-			for _, v := range s.WeightedShare {
-				top = math.Max(top, v)
+		p := panel{title: r.Config}
+		for k, i := range drawn {
+			p.lines = append(p.lines, series{legend[k], bucketed(r.Samples, func(x Sample) float64 { return at(x.WeightedShare, i) })})
+		}
+		if len(others) > 0 {
+			mean := func(x Sample) float64 {
+				var sum float64
+				for _, i := range others {
+					sum += at(x.WeightedShare, i)
+				}
+				return sum / float64(len(others))
+			}
+			p.lines = append(p.lines, series{legend[len(legend)-1], bucketed(r.Samples, mean)})
+		}
+		for _, l := range p.lines {
+			for _, pt := range l.points {
+				top = math.Max(top, finite(pt[1]))
 			}
 		}
+		s.panels = append(s.panels, p)
 	}
-	for k, box := range plotRow(len(c.Results), y0, c.span(), math.Ceil(top*4)/4) {
-		r := c.Results[k]
-		var lines []series
-		for i := range roles {
-			lines = append(lines, series{colour(i), bucketed(r.Samples, func(s Sample) float64 { return s.WeightedShare[i] })})
-		}
-		box.draw(w, r.Config, timeLabel, lines)
-	}
+	s.yMax = shareScale(top)
+	return s
 }
 
-func (c *Comparison) waitSection(w io.Writer, y0 int) {
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="12" font-weight="bold">Wait-time distribution: share of launched tasks that waited at most x</text>`+"\n", svgLeft, y0+20)
-	legend(w, y0+38, c.configNames())
-	roles := c.Results[0].Roles
+// shareScales are the tops of the share plots' scales below 1, each with
+// quarters of few digits: many roles have small shares, which a scale to 1
+// would flatten.
+var shareScales = []float64{0.02, 0.04, 0.08, 0.1, 0.2, 0.4, 0.5, 0.8, 1}
+
+// shareScale returns the top of the share plots' scale for the largest
+// share drawn: the least of shareScales above it, or the next quarter
+// past 1 (a role beyond its fair share by weight).
+func shareScale(top float64) float64 {
+	for _, s := range shareScales {
+		if top <= s {
+			return s
+		}
+	}
+	return math.Ceil(top*4) / 4
+}
+
+// topRoles returns the indexes of the roles the share plots draw, in the
+// roles' order, and of the others: every role when there are at most
+// maxRoleLines+1, else the maxRoleLines of the largest weighted share
+// (the mean of the configurations' Summary, exact whatever samples were
+// kept; the first role first on a tie).
+func (c *Comparison) topRoles(roles []string) (drawn, others []int) {
+	order := make([]int, len(roles))
+	mean := make([]float64, len(roles))
+	for i := range roles {
+		order[i] = i
+		for _, r := range c.Results {
+			mean[i] += finite(at(r.Summary.WeightedShare, i))
+		}
+	}
+	if len(roles) <= maxRoleLines+1 { // the mean of one role is that role: draw it
+		return order, nil
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(mean[b], mean[a]) })
+	drawn, others = order[:maxRoleLines], order[maxRoleLines:]
+	slices.Sort(drawn)
+	slices.Sort(others)
+	return drawn, others
+}
+
+func (c *Comparison) waitSection() section {
+	legend := c.configLegend()
+	s := section{
+		heading: "Wait-time distribution: a plot per role, the share of its tasks launched within x, a line per configuration",
+		yTitle:  "share of tasks", xTitle: "wait before launch", xLabel: timeLabel,
+		legend: legend, yMax: 1,
+	}
 	longest := 1.0
 	for _, r := range c.Results {
 		for _, waits := range r.Waits {
@@ -212,13 +185,36 @@ func (c *Comparison) waitSection(w io.Writer, y0 int) {
 			}
 		}
 	}
-	for i, box := range plotRow(len(roles), y0, longest, 1) {
-		var lines []series
+	s.xMax = longest
+	for i, role := range c.Results[0].Roles {
+		p := panel{title: "role " + role}
 		for k, r := range c.Results {
-			lines = append(lines, series{colour(k), cdf(r.Waits[i])})
+			var waits []time.Duration
+			if i < len(r.Waits) {
+				waits = r.Waits[i]
+			}
+			p.lines = append(p.lines, series{legend[k], cdf(waits)})
 		}
-		box.draw(w, "role "+roles[i], timeLabel, lines)
+		s.panels = append(s.panels, p)
 	}
+	return s
+}
+
+// at returns xs[i], or 0 when xs is too short: a Comparison put together
+// by hand may hold results of other roles or resources.
+func at(xs []float64, i int) float64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// finite returns v, or 0 for NaN and infinities.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 // bucketed returns the mean of get over at most maxPoints buckets of
@@ -250,4 +246,31 @@ func cdf(waits []time.Duration) [][2]float64 {
 		pts = append(pts, [2]float64{waits[i].Seconds(), q})
 	}
 	return pts
+}
+
+// timeLabel writes a whole number of seconds as the largest unit that
+// divides it: "90s", "10m", "2h".
+func timeLabel(secs float64) string {
+	n := int64(math.Round(secs))
+	switch {
+	case n != 0 && n%3600 == 0:
+		return fmt.Sprintf("%dh", n/3600)
+	case n != 0 && n%60 == 0:
+		return fmt.Sprintf("%dm", n/60)
+	}
+	return fmt.Sprintf("%ds", n)
+}
+
+// niceSteps are the tick steps of the time axes, in seconds.
+var niceSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
+
+// niceStep returns the least tick step of at least d seconds (whole days
+// beyond the list).
+func niceStep(d float64) float64 {
+	for _, s := range niceSteps {
+		if s >= d {
+			return s
+		}
+	}
+	return math.Ceil(d/86400) * 86400
 }

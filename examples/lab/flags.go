@@ -121,3 +121,32 @@ func (a *agentFlags) Set(text string) error {
 	*a = append(*a, sim.AgentGroup{Name: fmt.Sprintf("g%d", len(*a)+1), Count: n, Resources: res})
 	return nil
 }
+
+// googleStart is the -start flag: the instant of a Google trace that is
+// the run's time zero.
+type googleStart struct {
+	fixed bool // else the trace's first event
+	at    time.Duration
+}
+
+// String writes the flag as Set reads it.
+func (s *googleStart) String() string {
+	if s == nil || !s.fixed {
+		return "first"
+	}
+	return s.at.String()
+}
+
+// Set reads "first" or a duration of zero or more.
+func (s *googleStart) Set(text string) error {
+	if text == "first" {
+		*s = googleStart{}
+		return nil
+	}
+	at, err := time.ParseDuration(text)
+	if err != nil || at < 0 {
+		return fmt.Errorf("%q: want first, or a time of the trace such as 300h", text)
+	}
+	*s = googleStart{fixed: true, at: at}
+	return nil
+}

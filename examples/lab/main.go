@@ -1,7 +1,8 @@
 // Command lab compares allocation policies on one workload, through the
 // allocator/sim package: the demonstration workload (a bursty tenant next
 // to a steady one, see sim.BurstyAndSteady), a trace in the sim package's
-// CSV format, or the task events of the Google cluster trace (2011). It
+// CSV format, or the task events of the Google cluster trace (2011), its
+// parts read as one trace and its machine events as the cluster. It
 // prints a table with a column per configuration, and writes the
 // intervals and the summary as CSV and a chart as SVG on request. -h
 // prints the usage.
@@ -10,6 +11,7 @@
 //	go run ./examples/lab -configs drf,usage:halflife=10m,drf:offershare=0.5 -svg lab.svg
 //	go run ./examples/lab -trace tasks.csv -agents '4x cpus:8;mem:32768'
 //	go run ./examples/lab -google part-00000-of-00500.csv.gz -agents '100x cpus:16;mem:65536'
+//	go run ./examples/lab -google 'task_events/part-0020?-of-00500.csv.gz' -machines machine_events/part-00000-of-00001.csv.gz
 package main
 
 import (
@@ -36,6 +38,8 @@ type config struct {
 	halfLife  time.Duration
 	trace     string
 	google    string
+	machines  string
+	start     googleStart
 	agents    agentFlags
 	interval  time.Duration
 	intervals int
@@ -46,8 +50,9 @@ type config struct {
 	timed     bool
 }
 
-const usage = `Usage: lab [-configs list] [-trace file | -google file] [-agents spec]... [-interval d]
-           [-intervals n] [-seed n] [-time] [-csv file] [-summary file] [-svg file]
+const usage = `Usage: lab [-configs list] [-trace file | -google pattern [-machines file] [-start at]]
+           [-agents spec]... [-interval d] [-intervals n] [-seed n] [-time]
+           [-csv file] [-summary file] [-svg file]
 
 Lab runs one workload through the allocator with several configurations, on
 the same tasks and seed, and prints a table with a column per configuration:
@@ -78,7 +83,9 @@ func command(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&configs, "configs", configs, "the configurations to compare, comma-separated (see above)")
 	fs.DurationVar(&cfg.halfLife, "halflife", 5*time.Minute, "the usage sorter's half-life `d`, unless a configuration says")
 	fs.StringVar(&cfg.trace, "trace", "", "run the tasks of `file`, a trace in the sim package's CSV format")
-	fs.StringVar(&cfg.google, "google", "", "run the tasks of `file`, task events of the Google cluster trace (2011);\na name ending in .gz is read as gzip, as the trace is published")
+	fs.StringVar(&cfg.google, "google", "", "run the tasks of the task events of the Google cluster trace (2011): the files `pattern`\nnames (a glob, such as 'task_events/part-0020?-of-00500.csv.gz', or one file), read in\nthe order of their names as one trace; a name ending in .gz is read as gzip, as the\ntrace is published")
+	fs.StringVar(&cfg.machines, "machines", "", "the cluster of a -google trace: `file` of the trace's machine events (.gz read as gzip),\na machine an agent; removals and late additions are agent failures (instead of -agents)")
+	fs.Var(&cfg.start, "start", "the instant `at` of a -google trace that is the run's time zero: first, its first event\n(the default), or a time of the trace such as 300h (0: the trace's own time); tasks\nsubmitted before it are left out")
 	fs.Var(&cfg.agents, "agents", "the cluster of a trace: `spec` is COUNTxRESOURCES, such as '10x cpus:32;mem:131072'\n(repeat for agents of several shapes; default 10x cpus:32;mem:131072)")
 	fs.DurationVar(&cfg.interval, "interval", time.Second, "the allocation interval `d`")
 	fs.IntVar(&cfg.intervals, "intervals", 0, "run `n` intervals (0: 1800 for the demonstration, until done for a trace)")
@@ -130,6 +137,12 @@ func (c *config) check(rest []string, configs string) error {
 		return fmt.Errorf("-halflife must be zero or more, got %s", c.halfLife)
 	case len(c.agents) > 0 && c.trace == "" && c.google == "":
 		return errors.New("-agents is for a trace; the demonstration has its own cluster")
+	case c.machines != "" && c.google == "":
+		return errors.New("-machines is for a -google trace")
+	case c.machines != "" && len(c.agents) > 0:
+		return errors.New("-agents and -machines: give one cluster")
+	case c.start.fixed && c.google == "":
+		return errors.New("-start is for a -google trace")
 	}
 	var err error
 	c.configs, err = parseConfigs(configs, c.halfLife)

@@ -136,7 +136,8 @@ func TestTimed(t *testing.T) {
 func TestGoogle(t *testing.T) {
 	code, out, errOut := lab("-google", sampleGoogle, "-configs", "drf,random", "-agents", "2x cpus:16;mem:65536")
 	require.Equal(t, exitOK, code, errOut)
-	require.True(t, strings.HasPrefix(out, sampleGoogle+": 30 lines, 6 tasks; left out: 2 unfinished, 1 never ran, 1 without request, 1 ends without submit\n\n"), out)
+	require.True(t, strings.HasPrefix(out, sampleGoogle+": 30 lines, 6 tasks; left out: 2 unfinished, 1 never ran, 1 without request, 1 ends without submit, 0 before the start; "+
+		"records ignored: 0 duplicate submits, 0 duplicate schedules, 0 duplicate ends, 1 without a run, 1 after the trace; time zero at 0s of the trace\n\n"), out)
 	require.Equal(t, []string{"6", "6"}, row(t, out, "tasks finished"))
 
 	// Gzipped, as the trace is published.

@@ -69,27 +69,30 @@ func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
 	if len(agents) == 0 {
 		agents = []sim.AgentGroup{defaultAgents}
 	}
-	tasks, err := readTrace(w, cfg)
+	work := sim.Workload{Agents: agents}
+	var err error
+	if cfg.google != "" {
+		err = readGoogle(w, cfg, &work)
+	} else {
+		work.Tasks, err = readTrace(cfg)
+	}
 	if err != nil {
 		return sim.Workload{}, opts, err
 	}
-	return sim.Workload{Agents: agents, Tasks: tasks}, opts, nil
+	warnLate(w, work.Tasks, opts, cfg.google != "")
+	return work, opts, nil
 }
 
-// readTrace reads the trace file (gzipped if its name ends in .gz), and
-// says what a Google trace left out.
-func readTrace(w io.Writer, cfg config) ([]sim.Task, error) {
+// readTrace reads the -trace file (gzipped if its name ends in .gz).
+func readTrace(cfg config) ([]sim.Task, error) {
 	path := cfg.trace
-	if cfg.google != "" {
-		path = cfg.google
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") { // as the Google trace is published
+	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -97,19 +100,10 @@ func readTrace(w io.Writer, cfg config) ([]sim.Task, error) {
 		defer gz.Close()
 		r = gz
 	}
-	if cfg.trace != "" {
-		tasks, err := sim.ReadCSV(r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return tasks, nil
-	}
-	tasks, stats, err := sim.ReadGoogle(r, sim.GoogleOptions{})
+	tasks, err := sim.ReadCSV(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(w, "%s: %d lines, %d tasks; left out: %d unfinished, %d never ran, %d without request, %d ends without submit\n\n",
-		path, stats.Lines, stats.Tasks, stats.Unfinished, stats.NeverRan, stats.NoRequest, stats.Orphans)
 	return tasks, nil
 }
 
