@@ -56,7 +56,10 @@ func (a *Allocator) track(fw *cluster.Framework, ag *cluster.Agent, res resource
 		sorterAllocated(a.frameworkSorter(role).Sorter, fw.ID, ag.ID, part, &a.ch)
 		a.trackHeld(role, plain, true)
 	}
-	if recompute {
+	// An agent over-allocated in one kind (its reservations, say) can be
+	// taken past its total by name with resources that fit what is
+	// available: its excess is measured again, as the sums need.
+	if recompute || ag.OverAllocated {
 		a.recomputeAvailable(ag)
 		return
 	}

@@ -43,7 +43,8 @@ func (a *Allocator) CheckInvariants() error {
 		roleShared: map[[2]string]resources.Resources{}, fwShared: map[[3]string]resources.Resources{},
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
-	var totals, headroom resources.Quantities
+	var totals, headroom, excess resources.Quantities
+	revocableOrShared := 0
 	if len(a.cs.AgentList) != a.cs.Agents.Len() {
 		c.fail("%d agents listed, %d agents", len(a.cs.AgentList), a.cs.Agents.Len())
 	}
@@ -79,7 +80,21 @@ func (a *Allocator) CheckInvariants() error {
 			c.fail("agent %s: headroom %s, recomputed %s", id, ag.Headroom, mine)
 		}
 		headroom.Add(mine)
+		if mine := c.excessOf(ag); !mine.Equal(ag.Excess()) {
+			c.fail("agent %s: held beyond its total %s, recomputed %s", id, ag.Excess(), mine)
+		} else {
+			excess.Add(mine)
+		}
+		if ag.Total.HasShared() || !ag.Total.Revocable().IsEmpty() {
+			revocableOrShared++
+		}
 		c.agent(id, ag)
+	}
+	if !excess.Equal(a.cs.Excess) {
+		c.fail("held beyond the agents' totals %s, recomputed %s", a.cs.Excess, excess)
+	}
+	if revocableOrShared != a.cs.RevocableOrSharedAgents {
+		c.fail("%d agents with revocable or shared resources counted, %d recomputed", a.cs.RevocableOrSharedAgents, revocableOrShared)
 	}
 	if !totals.Equal(a.cs.Totals) {
 		c.fail("cluster totals %s, recomputed %s", a.cs.Totals, totals)
@@ -502,4 +517,23 @@ func (c *invariantCheck) wholeFilters(fw *cluster.Framework, on map[*cluster.Age
 			c.fail("framework %s: %d compact filters in %s, counted %d", fw.ID, n, role, s.Len())
 		}
 	}
+}
+
+// excessOf works out what ag holds beyond its total, name by name: the
+// non-shared scalars offered, allocated, held and in use by frameworks
+// not added yet, less its total.
+func (c *invariantCheck) excessOf(ag *cluster.Agent) resources.Quantities {
+	var used resources.Quantities
+	for _, held := range []*tables.PerFramework{&ag.Offered, &ag.Allocated} {
+		for _, fwID := range held.IDs() {
+			used.Add(held.Get(fwID).NonShared().Quantities())
+		}
+	}
+	for _, h := range ag.Holds() {
+		used.Add(h.Res.NonShared().Quantities())
+	}
+	for _, res := range ag.Unclaimed() {
+		used.Add(res.NonShared().Quantities())
+	}
+	return used.Minus(ag.Total.Quantities())
 }

@@ -70,3 +70,26 @@ func TestHeldBeyondTotalsNeverWraps(t *testing.T) {
 	require.LessOrEqual(t, held, resources.MaxTotal)
 	require.NoError(t, a.CheckInvariants())
 }
+
+// Resources that fit what an agent has available can still take it past
+// its total by name when it is over-allocated in another kind (here its
+// reservation for web): what is held beyond the totals grows, and a later
+// agent that would take the sum past MaxTotal is refused.
+func TestExcessGrowsOnAnOverAllocatedAgent(t *testing.T) {
+	a, err := allocator.New(allocator.Options{})
+	require.NoError(t, err)
+	require.NoError(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Inactive))
+	total := resources.MustParse("cpus(web):2;cpus:999999999999990", "*")
+	require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{Hostname: "h1"}, total,
+		map[string]resources.Resources{"f1": resources.MustParse("cpus(web):3", "*").Allocate("web")}))
+	// f2 takes every unreserved cpu: a1 holds cpus:999999999999993 of a
+	// total of 999999999999992, one beyond it.
+	require.NoError(t, a.AddFramework("f2", allocator.FrameworkInfo{Roles: []string{"web"}},
+		map[string]resources.Resources{"a1": resources.MustParse("cpus:999999999999990", "*").Allocate("web")}, allocator.Inactive))
+	require.NoError(t, a.CheckInvariants())
+	// Totals are MaxTotal-8 and one more is held: cpus:8 would make
+	// MaxTotal+1, cpus:7 exactly MaxTotal.
+	require.ErrorIs(t, a.AddAgent("a2", allocator.AgentInfo{Hostname: "h2"}, resources.MustParse("cpus:8", "*"), nil), allocator.ErrOverflow)
+	require.NoError(t, a.AddAgent("a3", allocator.AgentInfo{Hostname: "h3"}, resources.MustParse("cpus:7", "*"), nil))
+	require.NoError(t, a.CheckInvariants())
+}

@@ -14,7 +14,7 @@ import (
 // frameworks by id (and the agents in the order of their ids), with the
 // sums kept over them. It owns one invariant: each sum is the sum over
 // the agents of what it counts, changed with every change to an agent
-// (package allocator's CheckInvariants recomputes them).
+// (package allocator's CheckInvariants recomputes each from the agents).
 type State struct {
 	Frameworks FrameworkTable
 	Agents     AgentTable
