@@ -176,6 +176,7 @@ func (a *Allocator) removeAgent(id string) error {
 	a.removeTotal(ag)
 	a.dec.ForgetAgentFilters(ag)
 	a.cs.UnnumberAgent(ag)
+	a.cs.Forget(ag)
 	a.cs.Agents.Delete(id)
 	if i, ok := a.cs.AgentPlace(id); ok {
 		a.cs.AgentList = slices.Delete(a.cs.AgentList, i, i+1)

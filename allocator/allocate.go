@@ -269,9 +269,9 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		_ = a.roleSorter.Activate(role)
 	}
 
-	preemptions := a.reclaim(r)
+	preemptions, withdrawn := a.reclaim(r)
 	a.explain.preemptions = preemptions
-	res := Result{Stats: *r.stats, Preemptions: preemptions}
+	res := Result{Stats: *r.stats, Preemptions: preemptions, Withdrawn: withdrawn}
 	a.explain.offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(maintained, r)

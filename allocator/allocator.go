@@ -6,6 +6,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
+	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -69,13 +70,10 @@ type Allocator struct {
 	ch                       charge
 
 	// tasks is every framework's tasks in launch order (ledger.go);
-	// preempting holds the tasks runs chose to end that have not ended
+	// reclaims holds the tasks runs chose to end that have not ended
 	// (reclaim.go).
-	tasks      cluster.Ledger
-	preempting map[taskRef]*pendingPreemption
-	// tookAt is, per role, the latest run that chose tasks to end for it,
-	// kept for the run after it.
-	tookAt map[string]uint64
+	tasks    cluster.Ledger
+	reclaims reclaim.State
 
 	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
 	unsatBuf resources.Quantities
@@ -135,8 +133,7 @@ func (a *Allocator) init(opts Options) {
 		cutRand:         rand.New(cutPCG),
 		cutPCG:          cutPCG,
 		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
-		preempting:      map[taskRef]*pendingPreemption{},
-		tookAt:          map[string]uint64{},
+		reclaims:        reclaim.NewState(),
 		roles:           roles.NewTree(),
 		capEpoch:        1,
 		offerIDs:        offer.IDs{Prefix: "offer-"},

@@ -60,7 +60,10 @@ func (a *Allocator) cappedNow(n *roles.Node, requiredHeadroom resources.Quantiti
 	for top.Parent != a.roles.Root {
 		top = top.Parent
 	}
-	if !top.AllocatedReserved.Contains(top.Reserved) || a.cs.RevocableOrSharedAgents > 0 {
+	// Reservations of the subtree all allocated, by the sums: an agent
+	// that holds more than its total can make the sums say so while
+	// another has some free, so the sums are trusted only without one.
+	if !top.AllocatedReserved.Contains(top.Reserved) || a.cs.RevocableOrSharedAgents > 0 || a.cs.OverAllocatedAgents > 0 {
 		return false, false
 	}
 	// What the role may take of unreserved scalars is at most what is free

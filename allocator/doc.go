@@ -313,22 +313,24 @@
 //     that framework alone at the next run, until it takes them, declines
 //     them, or the hold runs out; while held they count in its share and
 //     quota, and they never count twice.
-//   - Reclaim across roles (Options.Reclaim): a role below its quota
-//     guarantee on a cluster full of other roles' tasks has some of them
-//     chosen to end (Result.Preemptions: which task, for which role, why,
-//     the shares before and after), the fewest and youngest that meet the
-//     guarantee, never taking a role below its own guarantee; with
-//     ReclaimFairShare also, at most one task a run for a role that got
-//     nothing in the run, while its weighted share stays at or below the
-//     victim's. What the tasks free counts as the role's consumption as
-//     soon as it is held for it, all of it (whole tasks end). The host
-//     ends them (EndTask), and what they free is held for the role's
-//     framework and offered to it at the next run. Only what counts
-//     towards a guarantee is reclaimed: unreserved, non-revocable scalars;
-//     a task on revocable resources or on its role's reservations frees
-//     nothing of the kind and is never chosen (oversubscribed resources
-//     are the agent's to take back, as in Mesos). See reclaim.go for the
-//     rules that keep it from storms.
+//   - Reclaim across roles (Options.Reclaim): for a pending task a
+//     framework stated (UpdateDemand) in a role below its quota guarantee,
+//     or, with ReclaimFairShare, in a role that got nothing and whose
+//     weighted share stays at or below the victims', a run on a cluster
+//     with no room for it chooses other roles' tasks to end on one agent
+//     where the task fits once they end: the fewest, then those that free
+//     the least beyond what is missing, then the youngest, never taking a
+//     role or an ancestor below its own guarantee (guarantees on a role
+//     and its sub-roles are met together). Without stated demand nothing
+//     is chosen. The choices come back as Result.Preemptions (which task,
+//     for which role and pending task, why, the shares before and after),
+//     and a choice whose need went (the task was offered, fits on an agent
+//     that came, is no longer stated, the guarantee changed) as
+//     Result.Withdrawn. The host ends the chosen tasks (EndTask), and what
+//     they free of the room is held for the framework, within the role's
+//     quota limits, and offered to it at the next run. Only unreserved,
+//     non-revocable scalars are reclaimed. allocator/internal/reclaim's
+//     doc gives the rules.
 //   - Splitting agents among frameworks (Options.OfferShare): no offer
 //     holds more than a part of an agent, so frameworks that fill one
 //     resource each share an agent (workload W2 in BENCHMARKS.md: 20.8
@@ -371,20 +373,24 @@
 // allocator/internal/, importing only downward: tables (the keyed tables
 // and per-framework and per-role entries the records are made of), roles
 // (the role tree, its subtree sums and the quota arithmetic over them),
-// refusals (refusal filters, their compact forms, the agents' indexes of
-// refusers and the rotation's bits), cluster (the records of agents,
-// frameworks and tasks, in a vocabulary of their own that this package
-// converts its public types from and to) and codec (the snapshot's wire
-// form). The rest of the state machine (the run, Explain, reclaim, the
-// snapshot's walks, the checks) is still in this package.
+// refusals (the forms of refusal filters and the agents' indexes of
+// refusers), cluster (the records of agents, frameworks and tasks, in a
+// vocabulary of their own that this package converts its public types
+// from and to; State, the tables and the sums kept over them; Ledger, the
+// tasks in launch order), declines (the refusal filters and the rotation
+// after declines: when a filter is made, what it covers, when it goes),
+// reclaim (which tasks to end for a pending task, and when a choice is
+// withdrawn) and codec (the snapshot's wire form). The run, Explain, the
+// snapshot's walks and the checks are still in this package.
 // Where to look:
 //
 //   - why did this role get no offer: Explain and ExplainRole
 //     (explain.go, explainer.go), from the run's record (explainlog.go);
 //     quota caps in caps.go over allocator/internal/roles;
-//   - how are filters kept: allocator/internal/refusals (the forms),
-//     filters.go and wholerefusals.go here (when they are made, what they
-//     cover, when they are forgotten), rotation.go (the round of declines);
+//   - how are filters kept: allocator/internal/declines (its doc says
+//     when a filter applies and how the compact ones are kept) over the
+//     forms of allocator/internal/refusals;
+//   - which tasks does reclaim end, and why: allocator/internal/reclaim;
 //   - what does a snapshot hold: snapshot_fields.go and
 //     snapshot_explain.go (the walks, in the order of the format),
 //     allocator/internal/codec (how each value is written and read back),

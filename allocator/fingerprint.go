@@ -82,19 +82,25 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 // chose for each role.
 func (a *Allocator) reclaimFingerprint() uint64 {
 	var sum uint64
-	for ref, p := range a.preempting {
+	for ref, p := range a.reclaims.Choices {
 		x := fpHash(11)
-		x.s(ref.framework)
-		x.s(ref.task)
-		x.s(p.forRole)
-		x.s(p.forFramework)
-		x.s(p.heldIn)
-		x.u(uint64(p.reason))
-		x.quantities(p.frees)
-		x.u(uint64(p.until.UnixNano()))
+		x.s(ref.Framework)
+		x.s(ref.Task)
+		x.s(p.ForRole)
+		x.s(p.ForFramework)
+		x.s(p.HeldIn)
+		x.u(uint64(p.Reason))
+		x.quantities(p.Frees)
+		x.quantities(p.Task)
+		x.quantities(p.Room)
+		x.u(p.Group)
+		x.u(uint64(p.Until.UnixNano()))
 		sum += uint64(x)
 	}
-	for role, run := range a.tookAt {
+	x := fpHash(13)
+	x.u(a.reclaims.Groups)
+	sum += uint64(x)
+	for role, run := range a.reclaims.TookAt {
 		x := fpHash(12)
 		x.s(role)
 		x.u(run)

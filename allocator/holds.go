@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
 )
@@ -126,33 +127,68 @@ func (a *Allocator) holdFor(fw *cluster.Framework, ag *cluster.Agent, res resour
 
 // holdFreed holds what a task chosen to end (p) freed on ag, back in the
 // agent's available pool, for the framework it was chosen for, in the role
-// it is held in (the role it was chosen for, or a sub-role of it): its unreserved, non-revocable, non-shared scalars,
-// which are what counts towards that role's guarantee. The rest stays in
-// the pool, as does everything when the framework left or no longer
-// subscribes to the role.
-func (a *Allocator) holdFreed(p *pendingPreemption, ag *cluster.Agent, freed resources.Resources) {
-	fw := a.cs.Frameworks.Get(p.forFramework)
-	node := a.roles.Get(p.heldIn)
-	if fw == nil || !fw.Roles.Has(p.heldIn, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.OverAllocated {
-		return
-	}
-	plain := freed.NonShared().Unallocate().Filter(func(x resources.Resource) bool {
+// it is held in (the role it was chosen for, or a sub-role of it): of its
+// unreserved, non-revocable, non-shared scalars, the room it was chosen
+// to make for the pending task. The rest stays in the pool.
+func (a *Allocator) holdFreed(p *reclaim.Choice, ag *cluster.Agent, freed resources.Resources) {
+	a.holdRoom(p.ForFramework, p.HeldIn, ag, plainScalars(freed.NonShared().Unallocate()), p.Room)
+}
+
+// plainScalars returns the unreserved, non-revocable scalars of res: what
+// quota counts, and what reclaim holds.
+func plainScalars(res resources.Resources) resources.Resources {
+	return res.Filter(func(x resources.Resource) bool {
 		return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
 	})
+}
+
+// holdRoom holds on ag, for framework fwID in role, what of from (taken
+// from what is available there) fits want, and no more than the role's
+// quota limits (and its ancestors') leave it; nothing when the framework
+// left or no longer subscribes to the role. The hold lasts as long as a
+// choice does (reclaimTimeout), and is offered once no room for the
+// framework on the agent waits for a victim (offerHolds).
+func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resources.Resources, want resources.Quantities) {
+	fw := a.cs.Frameworks.Get(fwID)
+	node := a.roles.Get(role)
+	if fw == nil || !fw.Roles.Has(role, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.OverAllocated {
+		return
+	}
+	if left, limited := a.roles.LimitHeadroom(node); limited {
+		want = left.Cap(want)
+	}
+	plain := from.Shrink(want, nil)
 	if plain.IsEmpty() || !ag.Available.Contains(plain) {
 		return
 	}
-	held := plain.Allocate(p.heldIn).Frozen()
-	a.trackOffer(fw, ag, p.heldIn, node, node.FrameworkSorter, held, plain, false)
+	held := plain.Allocate(role).Frozen()
+	a.trackOffer(fw, ag, role, node, node.FrameworkSorter, held, plain, false)
 	ag.Offered.Set(fw.ID, ag.Offered.Get(fw.ID).Minus(held))
 	ag.More().Holds.Add(fw.ID, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
-		a.observeHeld(fw, p.heldIn, a.ch.q, resources.Quantities{}, false)
-		a.observeHeld(fw, p.heldIn, resources.Quantities{}, a.ch.q, true)
+		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, false)
+		a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
 	}
 	a.uncapped()
 	a.wantsRun(ag)
+}
+
+// roomPending reports whether a task chosen to end on the agent makes
+// room for a task of the framework: what is held for it there waits for
+// the rest of the room.
+func (a *Allocator) roomPending(fwID, agentID string) bool {
+	for ref, c := range a.reclaims.Choices {
+		if c.ForFramework != fwID {
+			continue
+		}
+		if fw := a.cs.Frameworks.Get(ref.Framework); fw != nil {
+			if t := fw.Tasks[ref.Task]; t != nil && t.Agent == agentID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holdsToOffered turns fw's holds on ag (every framework's when fwID is "")
@@ -200,7 +236,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 			case r.now.After(h.Until):
 				a.heldToOffered(fw, ag, h.Res)
 				a.untrackAllocation(fw, ag, h.Res, false)
-			case !fw.Active:
+			case !fw.Active, a.roomPending(fw.ID, ag.ID):
 				keep(h)
 			default:
 				for _, role := range h.Res.AllocationRoles() {
@@ -237,6 +273,10 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 					}
 					a.heldToOffered(fw, ag, part)
 					a.record(r, ag, offerKey{fw.ID, role, ag.ID}, part.Frozen(), true, false)
+					// As any offer, it is counted off what the framework
+					// states it waits for: else reclaim would make room
+					// again for the task this hold was made for.
+					a.consumeDemand(fw, role, part, -1)
 				}
 			}
 		})

@@ -44,7 +44,7 @@ func (a *Allocator) CheckInvariants() error {
 		reserved: map[string]resources.Quantities{}, allocated: map[string]resources.Quantities{},
 		allocatedReserved: map[string]resources.Quantities{}}
 	var totals, headroom, excess resources.Quantities
-	revocableOrShared := 0
+	revocableOrShared, overAllocated := 0, 0
 	if len(a.cs.AgentList) != a.cs.Agents.Len() {
 		c.fail("%d agents listed, %d agents", len(a.cs.AgentList), a.cs.Agents.Len())
 	}
@@ -88,10 +88,16 @@ func (a *Allocator) CheckInvariants() error {
 		if ag.Total.HasShared() || !ag.Total.Revocable().IsEmpty() {
 			revocableOrShared++
 		}
+		if ag.OverAllocated {
+			overAllocated++
+		}
 		c.agent(id, ag)
 	}
 	if !excess.Equal(a.cs.Excess) {
 		c.fail("held beyond the agents' totals %s, recomputed %s", a.cs.Excess, excess)
+	}
+	if overAllocated != a.cs.OverAllocatedAgents {
+		c.fail("%d agents over-allocated counted, %d recomputed", a.cs.OverAllocatedAgents, overAllocated)
 	}
 	if revocableOrShared != a.cs.RevocableOrSharedAgents {
 		c.fail("%d agents with revocable or shared resources counted, %d recomputed", a.cs.RevocableOrSharedAgents, revocableOrShared)

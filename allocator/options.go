@@ -107,12 +107,14 @@ type Options struct {
 	// copy's runs with the allocator's own (allocatortest does); the
 	// offers and views are the same with or without it.
 	CacheFree bool
-	// Reclaim lets runs choose other roles' tasks to end, so that a role
-	// gets what it is owed on a cluster full of them: its quota guarantee
-	// (ReclaimGuarantees), and also, for a role that got nothing, a
-	// weighted fair share (ReclaimFairShare). The choices come back as
-	// Result.Preemptions; see reclaim.go for the rules. Off by default, as
-	// in Mesos.
+	// Reclaim lets runs choose other roles' tasks to end to make room, on
+	// one agent, for a pending task a framework stated (UpdateDemand) in a
+	// role owed more: below its quota guarantee (ReclaimGuarantees), and
+	// also, for a role that got nothing, below a weighted fair share
+	// (ReclaimFairShare). Without stated demand nothing is chosen. The
+	// choices come back as Result.Preemptions, the ones whose need went as
+	// Result.Withdrawn; allocator/internal/reclaim's doc gives the rules.
+	// Off by default, as in Mesos.
 	Reclaim Reclaim
 	// ReclaimTimeout is how long a task chosen to end has to end (EndTask)
 	// before the choice lapses and a later run may choose again; what its

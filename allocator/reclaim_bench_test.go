@@ -12,9 +12,10 @@ import (
 
 // reclaimBenchCluster is 10000 agents of cpus:10;mem:40960, each running
 // ten tasks of cpus:1;mem:4096 (100000 in the ledger) of one of 1000
-// frameworks in 100 roles, and 100 more roles, each with one framework,
-// that hold nothing: with guarantees when needy, without otherwise.
-func reclaimBenchCluster(b *testing.B, mode allocator.Reclaim, needy bool) (*allocator.Allocator, *allocator.ManualClock) {
+// frameworks in 100 roles, and 100 more roles, each with one framework
+// that waits for three such tasks and holds nothing: with guarantees when
+// needy, without otherwise.
+func reclaimBenchCluster(b *testing.B, mode allocator.Reclaim, kind string) (*allocator.Allocator, *allocator.ManualClock) {
 	b.Helper()
 	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a, err := allocator.New(allocator.Options{Seed: 1, Clock: clock.Now, Reclaim: mode})
@@ -41,14 +42,41 @@ func reclaimBenchCluster(b *testing.B, mode allocator.Reclaim, needy bool) (*all
 			b.Fatal(err)
 		}
 	}
+	if kind == "close" {
+		// Every batch framework waits for more: the roles' shares are
+		// equal, and nobody is above anybody to take from.
+		for i := range 1000 {
+			if err := a.UpdateDemand(fmt.Sprintf("f%04d", i), fmt.Sprintf("r%03d", i%100), []allocator.Pending{{Resources: task.Quantities(), Count: 3}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return a, clock
+	}
+	if kind == "unservable" {
+		// One role guaranteed a task larger than any agent.
+		big := resources.MustParseQuantities("cpus:11;mem:4096")
+		if err := a.UpdateQuota("svc", allocator.Quota{Guarantees: big}); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.AddFramework("ssvc", allocator.FrameworkInfo{Roles: []string{"svc"}}, nil, allocator.Active); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.UpdateDemand("ssvc", "svc", []allocator.Pending{{Resources: big, Count: 1}}); err != nil {
+			b.Fatal(err)
+		}
+		return a, clock
+	}
 	for i := range 100 {
 		role := fmt.Sprintf("svc%03d", i)
-		if needy {
+		if kind == "needy" {
 			if err := a.UpdateQuota(role, allocator.MustParseQuota("cpus:3;mem:12288")); err != nil {
 				b.Fatal(err)
 			}
 		}
 		if err := a.AddFramework("s"+role, allocator.FrameworkInfo{Roles: []string{role}}, nil, allocator.Active); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.UpdateDemand("s"+role, role, []allocator.Pending{{Resources: task.Quantities(), Count: 3}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,27 +85,32 @@ func reclaimBenchCluster(b *testing.B, mode allocator.Reclaim, needy bool) (*all
 
 // BenchmarkReclaim times one periodic run on a full cluster: with nothing
 // to reclaim (the new roles have no guarantee) with reclaim off, on for
-// guarantees and on for fair shares (which ends a task for each of the
-// 100 roles that got nothing); and with 100 roles below their guarantees
-// (cpus:3 each: three tasks ended for each), reclaim off and on.
+// guarantees and on for fair shares (which ends a task for one waiting
+// task of each of the 100 roles that got nothing); and with 100 roles
+// below their guarantees (cpus:3 each: a task ended for each of their
+// three waiting tasks), reclaim off and on.
 func BenchmarkReclaim(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		mode  allocator.Reclaim
-		needy bool
+		name string
+		mode allocator.Reclaim
+		kind string
 	}{
-		{"nothing/off", allocator.ReclaimOff, false},
-		{"nothing/guarantees", allocator.ReclaimGuarantees, false},
-		{"nothing/fair-share", allocator.ReclaimFairShare, false},
-		{"100-needy/off", allocator.ReclaimOff, true},
-		{"100-needy/guarantees", allocator.ReclaimGuarantees, true},
+		{"nothing/off", allocator.ReclaimOff, "nothing"},
+		{"nothing/guarantees", allocator.ReclaimGuarantees, "nothing"},
+		{"nothing/fair-share", allocator.ReclaimFairShare, "nothing"},
+		{"close-shares/off", allocator.ReclaimOff, "close"},
+		{"close-shares/fair-share", allocator.ReclaimFairShare, "close"},
+		{"unservable/off", allocator.ReclaimOff, "unservable"},
+		{"unservable/guarantees", allocator.ReclaimGuarantees, "unservable"},
+		{"100-needy/off", allocator.ReclaimOff, "needy"},
+		{"100-needy/guarantees", allocator.ReclaimGuarantees, "needy"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			preemptions := 0
 			for range b.N {
 				b.StopTimer()
-				a, clock := reclaimBenchCluster(b, bc.mode, bc.needy)
+				a, clock := reclaimBenchCluster(b, bc.mode, bc.kind)
 				clock.Advance(time.Second)
 				b.StartTimer()
 				preemptions += len(a.AllocateAll().Preemptions)

@@ -65,10 +65,16 @@ type Result struct {
 	Offers        []offer.Offer
 	InverseOffers []offer.InverseOffer
 	// Preemptions are the tasks the run chose to end for other roles
-	// (Options.Reclaim), in the order chosen: guarantees first, by role
-	// path.
+	// (Options.Reclaim), in the order chosen: guarantees first, sub-roles
+	// before their parents, then fair shares by role path.
 	Preemptions []Preemption
-	Stats       RunStats
+	// Withdrawn are tasks earlier runs chose to end whose need went (the
+	// pending task they made room for was offered elsewhere or is no
+	// longer stated, an agent was added where it fits, the guarantee
+	// changed): a host that has not ended them yet should not; one that
+	// has gives back what they free to the pool, not to a hold.
+	Withdrawn []Preemption
+	Stats     RunStats
 }
 
 // OffersTo returns the offers made to one framework, in the run's order

@@ -19,7 +19,7 @@ const snapshotMagic = "allot-snapshot"
 
 // SnapshotVersion is the version of the snapshot format Snapshot writes and
 // Restore reads.
-const SnapshotVersion = 4
+const SnapshotVersion = 5
 
 // Errors of Snapshot and Restore, wrapped with detail; test with errors.Is.
 var (
@@ -79,14 +79,15 @@ type RestoreOptions struct {
 //     the runs after a restore;
 //   - what Explain reads: the latest run's log, and the passes kept with
 //     the (agent, role) pairs known to take nothing;
-//   - reclaim: the tasks chosen to end that have not ended, and the run
-//     that last chose tasks for each role.
+//   - reclaim: the tasks chosen to end that have not ended (with the
+//     pending task each makes room for), and the run that last chose
+//     tasks for each role.
 //
 // What is worked out again instead: cluster totals, free headroom, excess,
 // role-tree aggregates, agents' flags and over-allocation, frameworks'
 // agent lists. Restore then runs CheckInvariants.
 //
-// The format, version 3 (numbers are unsigned varints unless said
+// The format, version 5 (numbers are unsigned varints unless said
 // otherwise, signed ones zig-zag varints; a time is 0 for the zero time or
 // 1 and its Unix nanoseconds as a signed varint, read back in UTC;
 // resources, quantities and limits are in package resources' binary form,
@@ -117,9 +118,10 @@ type RestoreOptions struct {
 //	            (role salt type totals-version bytes)
 //	explain     the latest run's log (its preemptions last) and the nobody
 //	            entries' passes (see snapshot_explain.go)
-//	reclaim     chosen tasks by framework and task id (framework task
-//	            for-role for-framework held-in reason frees until), then the runs
-//	            that chose for each role (role run)
+//	reclaim     groups chosen, chosen tasks by framework and task id
+//	            (framework task for-role for-framework held-in reason
+//	            frees task room group until), then the runs that chose
+//	            for each role (role run)
 //	CRC-32C     of everything before, 4 bytes little-endian
 //
 // Maps are written in key order, so the same state gives the same bytes.

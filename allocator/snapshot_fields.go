@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
+	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -131,34 +132,39 @@ func (sn *snapState) walk(c *codec.Codec) {
 	sn.fairnessFields(c)
 }
 
-// reclaimFields walks reclaim's state: the tasks chosen to end that have
-// not ended (by framework and task id), and the run that last chose tasks
-// for each role.
+// reclaimFields walks reclaim's state: the groups chosen so far, the
+// tasks chosen to end that have not ended (by framework and task id), and
+// the run that last chose tasks for each role.
 func reclaimFields(c *codec.Codec, a *Allocator) {
-	refs := slices.SortedFunc(maps.Keys(a.preempting), compareTaskRefs)
-	var prev *taskRef
-	codec.WalkList(c, &refs, "chosen tasks", func(ref *taskRef) {
+	st := &a.reclaims
+	c.Uvarint(&st.Groups)
+	refs := slices.SortedFunc(maps.Keys(st.Choices), reclaim.TaskRef.Compare)
+	var prev *reclaim.TaskRef
+	codec.WalkList(c, &refs, "chosen tasks", func(ref *reclaim.TaskRef) {
 		defer func() { prev = ref }()
-		p := a.preempting[*ref]
+		p := st.Choices[*ref]
 		if p == nil {
-			p = &pendingPreemption{}
+			p = &reclaim.Choice{}
 		}
-		c.String(&ref.framework)
-		c.String(&ref.task)
-		c.String(&p.forRole)
-		c.String(&p.forFramework)
-		c.String(&p.heldIn)
-		codec.WalkByte(c, &p.reason)
-		c.Quantities(&p.frees)
-		c.Time(&p.until)
+		c.String(&ref.Framework)
+		c.String(&ref.Task)
+		c.String(&p.ForRole)
+		c.String(&p.ForFramework)
+		c.String(&p.HeldIn)
+		codec.WalkByte(c, &p.Reason)
+		c.Quantities(&p.Frees)
+		c.Quantities(&p.Task)
+		c.Quantities(&p.Room)
+		c.Uvarint(&p.Group)
+		c.Time(&p.Until)
 		if c.Reading() {
-			if prev != nil && compareTaskRefs(*prev, *ref) >= 0 {
-				c.Failf("chosen tasks out of order at %q of %q", ref.task, ref.framework)
+			if prev != nil && prev.Compare(*ref) >= 0 {
+				c.Failf("chosen tasks out of order at %q of %q", ref.Task, ref.Framework)
 			}
-			a.preempting[*ref] = p
+			st.Choices[*ref] = p
 		}
 	})
-	codec.WalkMap(c, &a.tookAt, "roles chosen for", "role chosen for", func(_ string, run uint64) uint64 {
+	codec.WalkMap(c, &st.TookAt, "roles chosen for", "role chosen for", func(_ string, run uint64) uint64 {
 		c.Uvarint(&run)
 		return run
 	})

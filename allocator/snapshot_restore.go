@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
+	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -129,19 +130,25 @@ func (sn *snapState) checkReclaim() error {
 			seqs[seq] = true
 		}
 	}
-	for ref, p := range a.preempting {
-		if p.reason != PreemptForGuarantee && p.reason != PreemptForFairShare {
-			return fmt.Errorf("task %q of %q chosen to end for reason %d", ref.task, ref.framework, p.reason)
+	for ref, p := range a.reclaims.Choices {
+		if p.Reason != reclaim.ForGuarantee && p.Reason != reclaim.ForFairShare {
+			return fmt.Errorf("task %q of %q chosen to end for reason %d", ref.Task, ref.Framework, p.Reason)
 		}
-		if err := reservation.ValidateRole(p.forRole); err != nil {
-			return fmt.Errorf("task %q of %q chosen to end for role %q: %v", ref.task, ref.framework, p.forRole, err)
+		if err := reservation.ValidateRole(p.ForRole); err != nil {
+			return fmt.Errorf("task %q of %q chosen to end for role %q: %v", ref.Task, ref.Framework, p.ForRole, err)
 		}
-		if p.heldIn != p.forRole && !reservation.IsStrictSubrole(p.heldIn, p.forRole) {
-			return fmt.Errorf("task %q of %q chosen to end for role %q, held in %q outside it", ref.task, ref.framework, p.forRole, p.heldIn)
+		if p.HeldIn != p.ForRole && !reservation.IsStrictSubrole(p.HeldIn, p.ForRole) {
+			return fmt.Errorf("task %q of %q chosen to end for role %q, held in %q outside it", ref.Task, ref.Framework, p.ForRole, p.HeldIn)
+		}
+		if p.Group == 0 || p.Group > a.reclaims.Groups {
+			return fmt.Errorf("task %q of %q chosen to end in group %d (last %d)", ref.Task, ref.Framework, p.Group, a.reclaims.Groups)
+		}
+		if !p.Task.Contains(p.Room) {
+			return fmt.Errorf("task %q of %q chosen to make room %s for a task of %s", ref.Task, ref.Framework, p.Room, p.Task)
 		}
 	}
-	if role, ok := leastKey(a.tookAt, func(_ string, run uint64) bool { return run == 0 || run > a.runs }); ok {
-		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.tookAt[role], a.runs)
+	if role, ok := leastKey(a.reclaims.TookAt, func(_ string, run uint64) bool { return run == 0 || run > a.runs }); ok {
+		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.reclaims.TookAt[role], a.runs)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -82,8 +83,8 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	}
 	a.tasks.Forget(fw, t)
 	a.untrackAllocation(fw, ag, free, true)
-	if p, chosen := a.preempting[taskRef{fwID, taskID}]; chosen {
-		delete(a.preempting, taskRef{fwID, taskID})
+	if p, chosen := a.reclaims.Choices[reclaim.TaskRef{Framework: fwID, Task: taskID}]; chosen {
+		delete(a.reclaims.Choices, reclaim.TaskRef{Framework: fwID, Task: taskID})
 		a.holdFreed(p, ag, free)
 	}
 	return nil

@@ -24,7 +24,9 @@
 //     through etcd's raft; the leader fails mid-stream and a follower goes
 //     on with its offers. A module of its own (go run . in its directory),
 //     so that the library does not depend on raft.
-//   - reclaim: Options.Reclaim ends other roles' tasks for a guarantee and for fair shares.
+//   - reclaim: Options.Reclaim ends other roles' tasks to make room for
+//     the pending tasks (UpdateDemand) of a role below its guarantee or
+//     its fair share.
 //   - fairness: offer starvation behind declines and the rotation that
 //     ends it; greedy frameworks on blind offers and with demand
 //     (UpdateDemand), against DRF's progressive filling.

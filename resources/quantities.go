@@ -349,6 +349,23 @@ func (q Quantities) Contains(o Quantities) bool {
 	return true
 }
 
+// Overlaps reports whether some name has an amount in both q and o.
+func (q Quantities) Overlaps(o Quantities) bool {
+	i := 0
+	for _, it := range o.items {
+		for i < len(q.items) && q.items[i].id < it.id {
+			i++
+		}
+		if i == len(q.items) {
+			return false
+		}
+		if q.items[i].id == it.id {
+			return true
+		}
+	}
+	return false
+}
+
 // Equal reports whether q and o hold the same amounts.
 func (q Quantities) Equal(o Quantities) bool { return slices.Equal(q.items, o.items) }
 

@@ -244,3 +244,26 @@ func TestQuantitiesAssign(t *testing.T) {
 		t.Errorf("Assign of empty left %s", q)
 	}
 }
+
+func TestQuantitiesOverlaps(t *testing.T) {
+	q := func(s string) Quantities { return MustParseQuantities(s) }
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"cpus:1;mem:2", "mem:5", true},
+		{"cpus:1", "mem:5", false},
+		{"", "mem:5", false},
+		{"cpus:1;mem:2", "", false},
+		{"cpus:1;gpus:1", "disk:1;gpus:2", true},
+		{"cpus:1;disk:1", "gpus:1;mem:1", false},
+		{"mem:1", "cpus:1;disk:1;mem:3", true},
+	} {
+		if got := q(tc.a).Overlaps(q(tc.b)); got != tc.want {
+			t.Errorf("%q overlaps %q: %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := q(tc.b).Overlaps(q(tc.a)); got != tc.want {
+			t.Errorf("%q overlaps %q: %v, want %v", tc.b, tc.a, got, tc.want)
+		}
+	}
+}

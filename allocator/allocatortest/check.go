@@ -467,12 +467,16 @@ func (c *viewsCheck) checkFilters() {
 //   - no run adds unreserved resources to a role, or any ancestor, beyond
 //     a quota limit;
 //   - inverse offers go to active frameworks holding resources on agents
-//     with a maintenance window.
+//     with a maintenance window;
+//   - the quota referee's promises that need only the views (CheckQuota):
+//     limits, the headroom kept by the fair-share stage and by bursts,
+//     headroom spent only by guarantees, consumption and quota values.
 //
 // The error joins every violation found, followed by Check's.
 func CheckRun(before Views, res allocator.Result, a *allocator.Allocator) error {
 	after := Take(a)
 	errs := checkRun(before, res, after, nil)
+	errs = append(errs, refereeQuota(before, res, after, nil)...)
 	if err := Check(a); err != nil {
 		errs = append(errs, err)
 	}

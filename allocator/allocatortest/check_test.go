@@ -384,7 +384,9 @@ func TestSeedsDrawTheSequencesTheyDrew(t *testing.T) {
 }
 
 // The reclaim configuration's sequences choose tasks to end, for
-// guarantees and for fair shares, and end some of them as a host would.
+// guarantees and for fair shares (for the pending tasks frameworks
+// state), withdraw some choices, and end some of the tasks as a host
+// would.
 func TestReclaimConfigurationReclaims(t *testing.T) {
 	var config Config
 	for _, c := range Configs() {
@@ -395,7 +397,7 @@ func TestReclaimConfigurationReclaims(t *testing.T) {
 	if config.Name == "" {
 		t.Fatal("no reclaim configuration")
 	}
-	var guarantee, fair, ended int
+	var guarantee, fair, withdrawn, ended int
 	for _, s := range Sequences(1, 120, config.Mix, 80) {
 		opts := config.Options
 		opts.Allocator.Seed = s.Seed
@@ -410,14 +412,15 @@ func TestReclaimConfigurationReclaims(t *testing.T) {
 		log := h.Log()
 		guarantee += strings.Count(log, "(guarantee): frees")
 		fair += strings.Count(log, "(fair share): frees")
+		withdrawn += strings.Count(log, "withdrawn: ")
 		for _, line := range strings.Split(log, "\n") {
 			if strings.Contains(line, "EndTask(") && !strings.Contains(line, "no-such-task") && !strings.Contains(line, "rror") {
 				ended++
 			}
 		}
 	}
-	t.Logf("%d chosen for guarantees, %d for fair shares, %d tasks ended", guarantee, fair, ended)
-	if guarantee == 0 || fair == 0 || ended == 0 {
-		t.Fatalf("120 sequences chose %d tasks for guarantees and %d for fair shares, and ended %d", guarantee, fair, ended)
+	t.Logf("%d chosen for guarantees, %d for fair shares, %d withdrawn, %d tasks ended", guarantee, fair, withdrawn, ended)
+	if guarantee == 0 || fair == 0 || withdrawn == 0 || ended == 0 {
+		t.Fatalf("120 sequences chose %d tasks for guarantees and %d for fair shares, withdrew %d, and ended %d", guarantee, fair, withdrawn, ended)
 	}
 }

@@ -265,8 +265,10 @@ type Config struct {
 //     a role for the refusal index, and stating demand often, so that
 //     agents are handed out task by task among them;
 //   - "reclaim": reclaim across roles for guarantees and fair shares
-//     (Options.Reclaim), with launches, quota changes and task ends often,
-//     chosen tasks among the ends.
+//     (Options.Reclaim), for the pending tasks frameworks state: demand,
+//     launches, quota changes and task ends often, chosen tasks among the
+//     ends; declines, operations and new agents, which leave room free,
+//     seldom.
 //
 // Each call returns new values.
 func Configs() []Config {
@@ -277,8 +279,13 @@ func Configs() []Config {
 	beyond[Preempt], beyond[SetQuota], beyond[Corners] = 8, 8, 5
 	many := DefaultMix()
 	many[AddFramework], many[DeclineOffer], many[AllocateAll], many[Corners], many[UpdateDemand] = 8, 20, 10, 5, 10
+	// Reclaim makes room only for stated pending tasks on a cluster with
+	// nothing free for them: frameworks state demand often and launch
+	// what they are offered, and what is given back, operated on or
+	// added is rarer.
 	reclaim := DefaultMix()
-	reclaim[AcceptOffer], reclaim[EndTask], reclaim[SetQuota], reclaim[AllocateAll] = 20, 12, 16, 10
+	reclaim[AcceptOffer], reclaim[AcceptEach], reclaim[EndTask], reclaim[SetQuota], reclaim[AllocateAll], reclaim[UpdateDemand] = 30, 10, 12, 16, 12, 40
+	reclaim[DeclineOffer], reclaim[Operate], reclaim[OperatorOperate], reclaim[Recover], reclaim[AddAgent], reclaim[RemoveAgent] = 4, 4, 1, 2, 3, 1
 	return []Config{
 		{Name: "all events", Options: Options{}, Mix: DefaultMix()},
 		{Name: "operations", Options: Options{RescindSharedVolumes: true, Allocator: allocator.Options{WholeOffers: true}}, Mix: operations},

@@ -117,6 +117,9 @@ type Harness struct {
 	// since (demand.go); demanded: some statement was taken.
 	stated   map[string]map[string][]allocator.Pending
 	demanded bool
+	// chosen are the tasks runs chose to end (Options.Reclaim), for the
+	// withdrawals of later runs (preemptions.go).
+	chosen map[[2]string]bool
 
 	steps   int
 	ids     int
@@ -758,6 +761,7 @@ func (h *Harness) Observe(res allocator.Result) {
 		panic("allocatortest: Observe on a harness with Options.Fast")
 	}
 	h.logRun(res)
+	h.notePreemptions(res)
 	h.offers = append(h.offers, res.Offers...)
 	h.inverse = append(h.inverse, res.InverseOffers...)
 	h.a.Fingerprint(&h.next)
@@ -783,7 +787,10 @@ func (h *Harness) logRun(res allocator.Result) {
 		fmt.Fprintf(&h.log, "  inverse offer %s %s %s: from %s for %s\n", o.ID, o.FrameworkID, o.AgentID, o.Unavailability.Start.Sub(h.start), o.Unavailability.Duration)
 	}
 	for _, p := range res.Preemptions {
-		fmt.Fprintf(&h.log, "  %s, held for %s\n", p, p.ForFramework)
+		fmt.Fprintf(&h.log, "  %s, held for %s for a task of %s\n", p, p.ForFramework, p.ForTask)
+	}
+	for _, p := range res.Withdrawn {
+		fmt.Fprintf(&h.log, "  withdrawn: %s\n", p)
 	}
 }
 

@@ -212,6 +212,9 @@ func (h *Harness) checkRunRules(before Views, res allocator.Result) []error {
 			errs.fail("%s: host %q is not on the whitelist", where, ainfo.Hostname)
 		}
 	}
+	// The quota referee (referee.go), with what the harness told the
+	// allocator.
+	errs = append(errs, h.refereeRun(before, res)...)
 	return errs
 }
 

@@ -127,6 +127,8 @@ func TestExplainPreemptions(t *testing.T) {
 	require.NoError(t, a.Accept("spark", "a1", o.Resources, []offer.Operation{launch}, nil))
 	require.NoError(t, a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
 	require.NoError(t, a.UpdateQuota("web", allocator.MustParseQuota("cpus:1")))
+	// Reclaim makes room only for a pending task nginx states.
+	require.NoError(t, a.UpdateDemand("nginx", "web", []allocator.Pending{{Resources: resources.MustParseQuantities("cpus:1;mem:512"), Count: 1}}))
 	clock.Advance(time.Second)
 	require.Len(t, a.AllocateAll().Preemptions, 1)
 

@@ -129,14 +129,34 @@ func (c *cluster) running(fw string) resources.Quantities {
 	return q
 }
 
-// service is a framework that runs replicas of one size: it launches as
-// many as fit on each offer, up to want (0: no end), gives back the rest,
-// and suppresses offers once it runs all it wants.
+// service is a framework that runs replicas of one size: before every
+// run its host states the replicas it waits to run (UpdateDemand), those
+// it wants less those running; it launches as many as fit on each offer,
+// up to want (0: as many as the cluster holds), gives back the rest, and
+// suppresses offers once it runs all it wants.
 type service struct {
 	id, role string
 	replica  resources.Quantities
 	want     int
 	running  int
+}
+
+// state states the replicas the service waits to run: want less those
+// running, or, without an end, as many as the cluster could hold.
+func (s *service) state(c *cluster) error {
+	n := s.want - s.running
+	if s.want == 0 {
+		var total resources.Quantities
+		for _, v := range c.a.Agents() {
+			total.Add(v.Total.Quantities())
+		}
+		n = int(total.Float64("cpus")/s.replica.Float64("cpus")) - s.running
+	}
+	var pending []allocator.Pending
+	if n > 0 {
+		pending = []allocator.Pending{{Resources: s.replica, Count: n}}
+	}
+	return c.a.UpdateDemand(s.id, s.role, pending)
 }
 
 // add subscribes the service's framework to its role.

@@ -63,8 +63,9 @@ func (act fairAct) print(w io.Writer) {
 	fmt.Fprintf(w, "%d agents of %s, %s in all.\n", fairAgents, agentTotal.Quantities(), clusterTotal(fairAgents))
 	fmt.Fprintf(w, "Framework fa of role a fills them with %d tasks of %s and\n", act.Tasks, fairTask)
 	fmt.Fprintln(w, "suppresses offers. Role b, of the same weight and without a guarantee,")
-	fmt.Fprintf(w, "arrives: its framework fb launches tasks of %s on whatever\n", fairTask)
-	fmt.Fprintln(w, "it is offered.")
+	fmt.Fprintf(w, "arrives: its framework fb waits for as many tasks of %s as\n", fairTask)
+	fmt.Fprintln(w, "the cluster holds, states those not running before every run, and launches")
+	fmt.Fprintln(w, "them on what it is offered.")
 	fmt.Fprintln(w)
 	for _, r := range act.Runs {
 		printRun(w, r, "fb", fairRoles)

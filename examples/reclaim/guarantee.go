@@ -155,7 +155,9 @@ func (act guaranteeAct) print(w io.Writer) {
 	fmt.Fprintf(w, "Framework spark of role batch fills them with %d tasks, %d of 1 CPU and\n", act.Small+act.Large, act.Small)
 	fmt.Fprintf(w, "%d of 2 CPUs (2 GB a CPU), and suppresses offers. Role web gets a quota\n", act.Large)
 	fmt.Fprintf(w, "guarantee of %s; its framework nginx subscribes, to run\n", webGuarantee)
-	fmt.Fprintf(w, "%d replicas of %s.\n\n", replicasWanted(), webReplica)
+	fmt.Fprintf(w, "%d replicas of %s, and states before every run the replicas it\n", replicasWanted(), webReplica)
+	fmt.Fprintln(w, "waits to run.")
+	fmt.Fprintln(w)
 	for _, r := range act.Runs {
 		printRun(w, r, "nginx", guaranteeRoles)
 	}
@@ -172,10 +174,12 @@ func (act guaranteeAct) print(w io.Writer) {
 func (act guaranteeAct) printOutcome(w io.Writer) {
 	fmt.Fprintf(w, "\nweb's guarantee is met within %d runs: after run %d its replicas use\n", act.MetAfter, act.MetAfter)
 	fmt.Fprintf(w, "%s. It took ending %d of batch's %d tasks, which freed\n", act.Runs[act.MetAfter-1].Running, act.Ended, act.Small+act.Large)
-	fmt.Fprintf(w, "%s. A run chooses the tasks that cover most of what the role\n", act.Freed)
-	fmt.Fprintln(w, "lacks, then those that free the least beyond it, then the youngest: here the")
-	fmt.Fprintln(w, "youngest tasks of 2 CPUs. Ending the youngest tasks first would have ended")
-	fmt.Fprintf(w, "%d; had batch run tasks of 1 CPU only, %d.\n", act.YoungestFirst, act.OneCPU)
+	fmt.Fprintf(w, "%s; the replicas' rooms held %s of it, the\n", act.Freed, act.Runs[0].Held)
+	fmt.Fprintln(w, "rest went back to the pool. For each replica a run makes room on one agent:")
+	fmt.Fprintln(w, "the fewest tasks whose ends free what the agent lacks, then those that free")
+	fmt.Fprintln(w, "the least beyond it, then the youngest: here one task of 2 CPUs a replica,")
+	fmt.Fprintf(w, "the youngest. Ending the youngest tasks first would have ended %d; had batch\n", act.YoungestFirst)
+	fmt.Fprintf(w, "run tasks of 1 CPU only, %d.\n", act.OneCPU)
 	offers, chosen := offerCounts(act.Off)
 	fmt.Fprintf(w, "\nWithout reclaim (Options.Reclaim = %s), the same %d runs: %s to nginx,\n", allocator.ReclaimOff, len(act.Off), plural(offers, "offer"))
 	fmt.Fprintf(w, "%s chosen, and web's share stays %s: web waits for batch's tasks\n", plural(chosen, "task"), shareText(act.Off[len(act.Off)-1].Shares[1]))

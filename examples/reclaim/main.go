@@ -63,8 +63,9 @@ func command(args []string, stdout, stderr io.Writer) int {
 
 const usage = `Usage: reclaim [-svg file]
 
-Reclaim tells, run by run, how Options.Reclaim ends other roles' tasks for a
-quota guarantee and for fair shares.
+Reclaim tells, run by run, how Options.Reclaim ends other roles' tasks to make
+room for the pending tasks of a role below its quota guarantee or its fair
+share.
 
 Flags:
 `
@@ -92,10 +93,13 @@ func run(w io.Writer) (story, error) {
 }
 
 const intro = `Reclaim across roles (Options.Reclaim): at the end of a run, tasks of other
-roles are chosen to end for a role that is owed resources (Result.Preemptions).
-The host ends them (EndTask); what they free is held for the framework they were
-chosen for and offered to it at the next run. A run is one AllocateAll, a second
-apart on a manual clock; the host ends the chosen tasks right after the run.
+roles are chosen to end (Result.Preemptions) to make room, on one agent, for a
+task that a framework of a role owed resources states it waits for
+(UpdateDemand); without stated demand nothing is chosen. The host ends them
+(EndTask); what they free of the room is held for that framework and offered to
+it at the next run. A run is one AllocateAll, a second apart on a manual clock;
+before it the frameworks state their pending tasks, after it the host ends the
+chosen tasks.
 `
 
 // writeChart writes the chart of s to path.

@@ -69,8 +69,9 @@ func checkShares(t *testing.T, what string, got []float64, want ...float64) {
 	}
 }
 
-// Act 1: the fewest, youngest tasks of 2 CPUs are ended for web, and its
-// guarantee is met at the second run; without reclaim web gets nothing.
+// Act 1: for each of nginx's six replicas, the youngest task of 2 CPUs
+// not chosen yet is ended, and web's guarantee is met at the second run;
+// without reclaim web gets nothing.
 func TestGuarantee(t *testing.T) {
 	s, _ := playStory(t)
 	g := s.Guarantee
@@ -102,8 +103,8 @@ func TestGuarantee(t *testing.T) {
 		if want := (names{"spark", large[i].id, large[i].agent, "batch", "web", "nginx"}); got != want || p.Reason != allocator.PreemptForGuarantee {
 			t.Errorf("run 1, choice %d: %+v (%s), want %+v (guarantee)", i, got, p.Reason, want)
 		}
-		if !p.Frees.Equal(sized(2)) {
-			t.Errorf("run 1, choice %d frees %s, want %s", i, p.Frees, sized(2))
+		if !p.Frees.Equal(sized(2)) || !p.ForTask.Equal(webReplica) {
+			t.Errorf("run 1, choice %d frees %s for a task of %s, want %s for %s", i, p.Frees, p.ForTask, sized(2), webReplica)
 		}
 		// Each moves 2 of the 64 CPUs from batch to web.
 		if !near(p.ForShare[1]-p.ForShare[0], cpuShare(2, cpus)) || !near(p.RoleShare[0]-p.RoleShare[1], cpuShare(2, cpus)) {
@@ -114,24 +115,27 @@ func TestGuarantee(t *testing.T) {
 	if first := r1.Chosen[0]; !near(first.ForShare[0], 0) || !near(first.RoleShare[0], 1) {
 		t.Errorf("first choice: shares %v and %v, want from 0 and 1", first.ForShare, first.RoleShare)
 	}
-	if !r1.Held.Equal(sized(12)) {
-		t.Errorf("run 1: %s held for nginx, want %s", r1.Held, sized(12))
+	// Each end holds its replica's room, cpus:2;mem:2048 of the
+	// cpus:2;mem:4096 it frees; the rest goes back to the pool.
+	if !r1.Held.Equal(webGuarantee) {
+		t.Errorf("run 1: %s held for nginx, want %s", r1.Held, webGuarantee)
 	}
 	checkShares(t, "run 1", r1.Shares, cpuShare(52, cpus), cpuShare(12, cpus))
 
-	// Run 2 offers it on the agents of the ended tasks; nginx runs its six
-	// replicas and gives back the memory it does not use.
+	// Run 2 offers them on the agents of the ended tasks, three replicas'
+	// rooms on each; nginx runs its six replicas and gives back nothing.
 	r2 := g.Runs[1]
 	if len(r2.Chosen) != 0 || len(r2.Offers) != len(agents) || r2.Replicas != 6 {
 		t.Fatalf("run 2: %d chosen, %d offers, %d replicas; want none, %d, 6", len(r2.Chosen), len(r2.Offers), r2.Replicas, len(agents))
 	}
+	three := resources.MustParseQuantities("cpus:6;mem:6144")
 	for _, o := range r2.Offers {
-		if !agents[o.AgentID] || o.FrameworkID != "nginx" || !o.Resources.Quantities().Equal(sized(6)) {
-			t.Errorf("run 2: offer to %s of %s on %s, want nginx, %s on one of %v", o.FrameworkID, o.Resources, o.AgentID, sized(6), agents)
+		if !agents[o.AgentID] || o.FrameworkID != "nginx" || !o.Resources.Quantities().Equal(three) {
+			t.Errorf("run 2: offer to %s of %s on %s, want nginx, %s on one of %v", o.FrameworkID, o.Resources, o.AgentID, three, agents)
 		}
 	}
-	if !r2.Running.Equal(webGuarantee) || !r2.Returned.Equal(resources.MustParseQuantities("mem:12288")) || !r2.Held.IsEmpty() {
-		t.Errorf("run 2: web runs %s, gave back %s, holds %s; want %s, mem:12288, nothing", r2.Running, r2.Returned, r2.Held, webGuarantee)
+	if !r2.Running.Equal(webGuarantee) || !r2.Returned.IsEmpty() || !r2.Held.IsEmpty() {
+		t.Errorf("run 2: web runs %s, gave back %s, holds %s; want %s, nothing, nothing", r2.Running, r2.Returned, r2.Held, webGuarantee)
 	}
 	checkShares(t, "run 2", r2.Shares, cpuShare(52, cpus), cpuShare(12, cpus))
 	if !g.Runs[2].quiet() {
@@ -204,6 +208,9 @@ func checkFairChoice(t *testing.T, r runRecord, n, cpus int) {
 	if p.TaskID != fmt.Sprintf("a-%02d", n) || p.AgentID != "agent-2" || p.Role != "a" || p.For != "b" || p.ForFramework != "fb" || p.Reason != allocator.PreemptForFairShare {
 		t.Errorf("run %d: %s, want a-%02d on agent-2 for b (fair share)", r.Run, p, n)
 	}
+	if !p.ForTask.Equal(fairTask) {
+		t.Errorf("run %d: chosen for a task of %s, want %s", r.Run, p.ForTask, fairTask)
+	}
 	before := 2 * (r.Run / 2)
 	checkShares(t, fmt.Sprintf("run %d, b", r.Run), p.ForShare[:], cpuShare(before, cpus), cpuShare(before+2, cpus))
 	checkShares(t, fmt.Sprintf("run %d, a", r.Run), p.RoleShare[:], cpuShare(cpus-before, cpus), cpuShare(cpus-before-2, cpus))
@@ -223,10 +230,10 @@ func TestOutput(t *testing.T) {
 	for _, want := range []string{
 		"Framework spark of role batch fills them with 40 tasks, 16 of 1 CPU and 24 of 2 CPUs",
 		"run 1 6 tasks chosen to end",
-		"cpus:12; mem:24576 held for nginx",
-		"run 2 nginx is offered cpus:6; mem:12288 on agent-7 and agent-8; it launches 6 tasks and gives back mem:12288",
+		"cpus:12; mem:12288 held for nginx",
+		"run 2 nginx is offered cpus:6; mem:6144 on agent-7 and agent-8; it launches 6 tasks shares",
 		"web's guarantee is met within 2 runs: after run 2 its replicas use cpus:12; mem:12288.",
-		"It took ending 6 of batch's 40 tasks, which freed cpus:12; mem:24576.",
+		"It took ending 6 of batch's 40 tasks, which freed cpus:12; mem:24576; the replicas' rooms held cpus:12; mem:12288 of it",
 		"Ending the youngest tasks first would have ended 8; had batch run tasks of 1 CPU only, 12.",
 		"the same 3 runs: 0 offers to nginx, 0 tasks chosen, and web's share stays 0.0000",
 		"4 of a's tasks were ended for b in 9 runs",

@@ -41,9 +41,10 @@ func (c *cluster) shares(roles []string) []float64 {
 	return out
 }
 
-// play runs the cluster for runs runs, or (runs 0) until a quiet run. At
-// every run the host ends the tasks chosen and the service answers its
-// offers; no other framework is offered anything, as every other one has
+// play runs the cluster for runs runs, or (runs 0) until a quiet run.
+// Before every run the service states the replicas it waits for; after
+// it, the host ends the tasks chosen and the service answers its offers.
+// No other framework is offered anything, as every other one has
 // suppressed offers.
 func play(c *cluster, s *service, roles []string, runs int) ([]runRecord, error) {
 	var out []runRecord
@@ -64,6 +65,9 @@ func play(c *cluster, s *service, roles []string, runs int) ([]runRecord, error)
 }
 
 func playOnce(c *cluster, s *service, roles []string, run int) (runRecord, error) {
+	if err := s.state(c); err != nil {
+		return runRecord{}, err
+	}
 	res, err := c.step()
 	if err != nil {
 		return runRecord{}, err

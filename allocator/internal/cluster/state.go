@@ -45,6 +45,27 @@ type State struct {
 	// RevocableOrSharedAgents counts agents whose total has revocable or
 	// shared resources, which quota neither limits nor holds back.
 	RevocableOrSharedAgents int
+	// OverAllocatedAgents counts the agents that hold more than their
+	// total (Agent.OverAllocated): while there are any, sums over the
+	// agents (a role's allocated reservations) can hide what one of them
+	// has free.
+	OverAllocatedAgents int
+}
+
+// countOverAllocated keeps OverAllocatedAgents as an agent's flag goes
+// from before to after.
+func (s *State) countOverAllocated(before, after bool) {
+	switch {
+	case after && !before:
+		s.OverAllocatedAgents++
+	case before && !after:
+		s.OverAllocatedAgents--
+	}
+}
+
+// Forget takes a removed agent out of the counts its flags are in.
+func (s *State) Forget(ag *Agent) {
+	s.countOverAllocated(ag.OverAllocated, false)
 }
 
 // ActivateAgent lets the agent of id be offered again.
@@ -229,6 +250,7 @@ func (s *State) MeasureUse(ag *Agent) resources.Resources {
 	for _, fwID := range slices.Sorted(maps.Keys(ag.Unclaimed())) {
 		add(ag.Unclaimed()[fwID])
 	}
+	before := ag.OverAllocated
 	ag.OverAllocated = !ag.Total.Contains(used)
 	if ag.Rare != nil {
 		ag.Rare.Excess = resources.Quantities{}
@@ -243,6 +265,7 @@ func (s *State) MeasureUse(ag *Agent) resources.Resources {
 	for r := range shared.All() {
 		ag.OverAllocated = ag.OverAllocated || !ag.Total.ContainsResource(r)
 	}
+	s.countOverAllocated(before, ag.OverAllocated)
 	return used
 }
 

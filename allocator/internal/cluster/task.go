@@ -18,6 +18,18 @@ func (t *Task) Reclaimable() resources.Quantities {
 	return t.frees
 }
 
+// OnRevocable reports whether the task uses revocable resources, worked
+// out once (what a task uses never changes).
+func (t *Task) OnRevocable() bool {
+	if t.revocable == 0 {
+		t.revocable = 1
+		if !t.Uses.Revocable().IsEmpty() {
+			t.revocable = 2
+		}
+	}
+	return t.revocable == 2
+}
+
 // Task is one entry of the ledger of launched tasks.
 type Task struct {
 	ID, Agent, Role string
@@ -40,4 +52,6 @@ type Task struct {
 	// out (reclaimable).
 	frees      resources.Quantities
 	freesKnown bool
+	// revocable: 0 not worked out yet, 1 no, 2 yes (OnRevocable).
+	revocable uint8
 }

@@ -1,0 +1,429 @@
+package reclaim
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/reservation"
+	"github.com/allot-go/allot/resources"
+)
+
+// ExactVictims is the largest number of victims for one room found by an
+// exhaustive search; a room that needs more is covered greedily (the task
+// that covers most of what is still missing first) and the cover then
+// pruned, so that no victim in it can be dropped.
+const ExactVictims = 3
+
+// candidate is a task that could be chosen.
+type candidate struct {
+	t     *cluster.Task
+	ag    *cluster.Agent
+	node  *roles.Node
+	frees resources.Quantities
+	// revocable: the task uses revocable resources, which are meant to be
+	// taken back; such victims are preferred.
+	revocable bool
+	chosen    bool
+	// guarded says the task's role or an ancestor has a guarantee.
+	guarded bool
+}
+
+// candidates are the live tasks whose end frees something that counts,
+// by agent, alike ones next to each other youngest first (withAlike),
+// and the agents that have some,
+// the one with the youngest candidate first.
+type candidates struct {
+	byAgent map[*cluster.Agent][]*candidate
+	agents  []*cluster.Agent
+	// youngest is each agent's youngest candidate's Seq.
+	youngest map[*cluster.Agent]uint64
+	// revocable says some candidate uses revocable resources.
+	revocable bool
+	// mostFree is, per name, the most any agent has free: a task that
+	// it does not contain fits on no agent.
+	mostFree resources.Quantities
+}
+
+// gather lists the candidates, once a run.
+func (rc *reclaimer) gather() *candidates {
+	if rc.cands != nil {
+		return rc.cands
+	}
+	r := rc.r
+	cs := &candidates{byAgent: map[*cluster.Agent][]*candidate{}, youngest: map[*cluster.Agent]uint64{}}
+	for _, ag := range r.Cluster.AgentList {
+		cs.mostFree.Max(ag.Headroom)
+	}
+	guarded := map[*roles.Node]bool{}
+	slab := make([]candidate, 0, len(r.Tasks)) // one allocation for all
+	var lastAgent *cluster.Agent
+	var lastNode *roles.Node
+	for i := len(r.Tasks) - 1; i >= 0; i-- {
+		t := r.Tasks[i]
+		if t.Ended {
+			continue
+		}
+		if _, chosen := rc.st.Choices[TaskRef{t.Framework.ID, t.ID}]; chosen {
+			continue
+		}
+		frees := t.Reclaimable()
+		if frees.IsEmpty() {
+			continue
+		}
+		// Tasks launched together are next to each other in the ledger:
+		// the agent and role of the one before are most often this one's.
+		if lastAgent == nil || lastAgent.ID != t.Agent {
+			lastAgent = r.Cluster.Agents.Get(t.Agent)
+		}
+		if lastNode == nil || lastNode.Path != t.Role {
+			lastNode = r.Roles.Get(t.Role)
+		}
+		ag, n := lastAgent, lastNode
+		if ag == nil || n == nil {
+			continue
+		}
+		g, known := guarded[n]
+		if !known {
+			for q := range n.QuotaAncestry {
+				g = g || !q.Q().Guarantees.IsEmpty()
+			}
+			guarded[n] = g
+		}
+		slab = append(slab, candidate{t: t, ag: ag, node: n, frees: frees, revocable: t.OnRevocable(), guarded: g})
+		c := &slab[len(slab)-1]
+		cs.revocable = cs.revocable || c.revocable
+		list, seen := cs.byAgent[ag]
+		if !seen {
+			cs.agents = append(cs.agents, ag) // youngest first: the ledger is read backwards
+			cs.youngest[ag] = t.Seq
+		}
+		cs.byAgent[ag] = withAlike(list, c)
+	}
+	rc.cands = cs
+	return cs
+}
+
+// withAlike adds c to list after the last candidate alike to it, or at
+// the end: alike candidates stay next to each other, youngest first
+// (they come youngest first).
+func withAlike(list []*candidate, c *candidate) []*candidate {
+	for i := len(list) - 1; i >= 0; i-- {
+		if alike(list[i], c) {
+			return slices.Insert(list, i+1, c)
+		}
+	}
+	return append(list, c)
+}
+
+// group is a set of victims on one agent that makes room there for a
+// task, youngest first: missing is what the agent lacked of the task.
+type group struct {
+	ag      *cluster.Agent
+	victims []*candidate
+	missing resources.Quantities
+	excess  float64
+}
+
+// better orders groups: the fewest victims, then the least freed beyond
+// what was missing, then the more victims on revocable resources, then
+// the younger victims (compared youngest first); ties keep the first
+// found (agents in id order).
+func (g *group) better(o *group) bool {
+	if len(g.victims) != len(o.victims) {
+		return len(g.victims) < len(o.victims)
+	}
+	if g.excess != o.excess {
+		return g.excess < o.excess
+	}
+	if rg, ro := revocableCount(g.victims), revocableCount(o.victims); rg != ro {
+		return rg > ro
+	}
+	return slices.CompareFunc(g.victims, o.victims, func(x, y *candidate) int { return -cmp.Compare(x.t.Seq, y.t.Seq) }) < 0
+}
+
+func revocableCount(set []*candidate) int {
+	n := 0
+	for _, c := range set {
+		if c.revocable {
+			n++
+		}
+	}
+	return n
+}
+
+// search finds the best group that makes room for q's task for taker
+// (the role the room is chosen for), of candidates may accepts and sets
+// fair accepts (either nil for all); fits says the task fits what is
+// free on some agent already.
+func (rc *reclaimer) search(q request, taker *roles.Node, may func(*candidate) bool, fair func([]*candidate) bool) (best *group, fits bool) {
+	if !slices.ContainsFunc(rc.r.Cluster.AgentList, func(ag *cluster.Agent) bool { return ag.Total.ContainsQuantities(q.task) }) {
+		return nil, false // no agent is large enough: nothing to gather
+	}
+	cs := rc.gather()
+	if cs.mostFree.Contains(q.task) && rc.fitsFree(q.fw, q.role.Path, q.task) {
+		return nil, true
+	}
+	ok := func(set []*candidate) bool {
+		return rc.keepsGuarantees(set, q.role) && (fair == nil || fair(set))
+	}
+	// The agents are looked at youngest candidate first, each once its
+	// turn comes (most searches end at the first: its youngest task
+	// frees what is missing exactly, and no agent after it can do
+	// better), and kept for the next size.
+	var places []*place
+	next := 0
+	placeAt := func(i int) *place {
+		for len(places) <= i && next < len(cs.agents) {
+			ag := cs.agents[next]
+			next++
+			if p := rc.placeOn(ag, q, taker, may); p != nil {
+				places = append(places, p)
+			}
+		}
+		if i < len(places) {
+			return places[i]
+		}
+		return nil
+	}
+	for k := 1; k <= ExactVictims && best == nil; k++ {
+		for i := 0; ; i++ {
+			if best != nil && rc.unbeatable(best, cs, nextAgent(places, i, cs, next)) {
+				break
+			}
+			p := placeAt(i)
+			if p == nil {
+				break
+			}
+			if g := rc.exact(p.ag, p.missing, p.cands, k, ok); g != nil && (best == nil || g.better(best)) {
+				best = g
+			}
+		}
+	}
+	if best != nil {
+		return best, false
+	}
+	for i := 0; ; i++ {
+		p := placeAt(i)
+		if p == nil {
+			break
+		}
+		if g := rc.greedy(p.ag, p.missing, p.cands, ok); g != nil && (best == nil || g.better(best)) {
+			best = g
+		}
+	}
+	return best, false
+}
+
+// place is an agent where a room could be made: what it lacks of the
+// task, and its candidates that free some of it.
+type place struct {
+	ag      *cluster.Agent
+	missing resources.Quantities
+	cands   []*candidate
+}
+
+// placeOn returns ag as a place for q's task, or nil when the framework
+// could not use it or no candidate there frees what it lacks.
+func (rc *reclaimer) placeOn(ag *cluster.Agent, q request, taker *roles.Node, may func(*candidate) bool) *place {
+	if !ag.Total.ContainsQuantities(q.task) || !rc.r.Usable(q.fw, q.role.Path, ag) {
+		return nil // the task cannot run there whatever ends
+	}
+	p := &place{ag: ag, missing: q.task.Minus(rc.free(ag))}
+	for _, c := range rc.cands.byAgent[ag] {
+		if !c.chosen && rc.mayTake(c, taker) && lacksAny(p.missing, c.frees) && (may == nil || may(c)) {
+			p.cands = append(p.cands, c)
+		}
+	}
+	if len(p.cands) == 0 {
+		return nil
+	}
+	return p
+}
+
+// nextAgent returns the agent of the i-th place, or, when it is not
+// built yet, the next agent to look at (whose youngest candidate is no
+// older than any later agent's).
+func nextAgent(places []*place, i int, cs *candidates, next int) *cluster.Agent {
+	if i < len(places) {
+		return places[i].ag
+	}
+	if next < len(cs.agents) {
+		return cs.agents[next]
+	}
+	return cs.agents[len(cs.agents)-1]
+}
+
+// unbeatable reports whether no group on ag, or on an agent after it
+// (whose youngest candidates are older), can be better than best: best
+// frees nothing beyond what was missing, has as many victims on
+// revocable resources as it can, and its youngest victim is younger than
+// any on ag.
+func (rc *reclaimer) unbeatable(best *group, cs *candidates, ag *cluster.Agent) bool {
+	if best.excess != 0 || (cs.revocable && revocableCount(best.victims) < len(best.victims)) {
+		return false
+	}
+	return cs.youngest[ag] < best.victims[0].t.Seq
+}
+
+// mayTake reports whether c's role is outside taker's subtree, whose
+// consumption already counts as taker's.
+func (rc *reclaimer) mayTake(c *candidate, taker *roles.Node) bool {
+	return c.node != taker && !reservation.IsStrictSubrole(c.node.Path, taker.Path)
+}
+
+// keepsGuarantees reports whether ending set (for a room held in held)
+// leaves each victim's role, and each ancestor of it that is not an
+// ancestor of held, at or above its guarantee in what the set frees,
+// counting what the pending choices take already.
+func (rc *reclaimer) keepsGuarantees(set []*candidate, held *roles.Node) bool {
+	if !slices.ContainsFunc(set, func(c *candidate) bool { return c.guarded }) {
+		return true
+	}
+	sum := map[*roles.Node]resources.Quantities{}
+	for _, c := range set {
+		for q := range c.node.QuotaAncestry {
+			if reservation.IsSubroleOrSelf(held.Path, q.Path) {
+				break
+			}
+			if q.Q().Guarantees.IsEmpty() {
+				continue
+			}
+			s := sum[q]
+			s.Add(c.frees)
+			sum[q] = s
+		}
+	}
+	for q, frees := range sum {
+		left := q.Consumed()
+		left.Subtract(rc.taken[q])
+		for name, g := range q.Q().Guarantees.All() {
+			if f := frees.Scalar(name); f > 0 && left.Scalar(name)-f < g {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// exact returns the best group of k victims among cands that frees
+// missing on ag and that ok accepts, or nil.
+func (rc *reclaimer) exact(ag *cluster.Agent, missing resources.Quantities, cands []*candidate, k int, ok func([]*candidate) bool) *group {
+	if len(cands) < k {
+		return nil
+	}
+	var best *group
+	set := make([]*candidate, 0, k)
+	// Tasks alike (same role, same frees) are tried once at each place in
+	// the set, the youngest: cands keep alike ones next to each other,
+	// youngest first.
+	var try func(from int, freed resources.Quantities)
+	try = func(from int, freed resources.Quantities) {
+		if len(set) == k {
+			if !freed.Contains(missing) || !ok(set) {
+				return
+			}
+			g := &group{ag: ag, victims: youngestFirst(slices.Clone(set)), missing: missing, excess: rc.excess(freed, missing)}
+			if best == nil || g.better(best) {
+				best = g
+			}
+			return
+		}
+		for i := from; i <= len(cands)-(k-len(set)); i++ {
+			if i > from && alike(cands[i], cands[i-1]) {
+				continue
+			}
+			set = append(set, cands[i])
+			try(i+1, freed.Plus(cands[i].frees))
+			set = set[:len(set)-1]
+		}
+	}
+	try(0, resources.Quantities{})
+	return best
+}
+
+// greedy covers missing on ag by taking, in turn, the candidate that
+// covers most of what is still missing (then frees the least beyond it,
+// then the youngest), and then drops every victim the others cover
+// without, oldest first. Nil when cands cannot cover missing.
+func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, cands []*candidate, ok func([]*candidate) bool) *group {
+	var set []*candidate
+	var freed resources.Quantities
+	used := make([]bool, len(cands))
+	for !freed.Contains(missing) {
+		rem := missing.Minus(freed)
+		pick, bestCover, bestExcess := -1, 0.0, 0.0
+		for i, c := range cands {
+			if used[i] {
+				continue
+			}
+			cover, excess := coverage(c.frees, rem, rc.r.Cluster.Totals)
+			if cover <= 0 || (pick >= 0 && (cover < bestCover || (cover == bestCover && excess >= bestExcess))) {
+				continue
+			}
+			if !ok(append(set, c)) {
+				continue
+			}
+			pick, bestCover, bestExcess = i, cover, excess
+		}
+		if pick < 0 {
+			return nil
+		}
+		used[pick] = true
+		set = append(set, cands[pick])
+		freed.Add(cands[pick].frees)
+	}
+	// Prune: oldest first, drop a victim the others cover without.
+	order := slices.Clone(set)
+	slices.SortFunc(order, func(x, y *candidate) int { return cmp.Compare(x.t.Seq, y.t.Seq) })
+	for _, c := range order {
+		rest := slices.DeleteFunc(slices.Clone(set), func(x *candidate) bool { return x == c })
+		var f resources.Quantities
+		for _, x := range rest {
+			f.Add(x.frees)
+		}
+		if f.Contains(missing) {
+			set, freed = rest, f
+		}
+	}
+	return &group{ag: ag, victims: youngestFirst(set), missing: missing, excess: rc.excess(freed, missing)}
+}
+
+// excess is what freed holds beyond missing, each resource as a part of
+// the cluster's total of it.
+func (rc *reclaimer) excess(freed, missing resources.Quantities) float64 {
+	_, e := coverage(freed, missing, rc.r.Cluster.Totals)
+	return e
+}
+
+// coverage returns how much of need frees covers (the sum over need's
+// resources of the part covered, each between 0 and 1) and how much it
+// frees beyond need (each resource as a part of the cluster's total).
+func coverage(frees, need, totals resources.Quantities) (cover, excess float64) {
+	for name, v := range need.All() {
+		if v > 0 {
+			cover += float64(min(frees.Scalar(name), v)) / float64(v)
+		}
+	}
+	for name, v := range frees.All() {
+		if beyond := v - need.Scalar(name); beyond > 0 {
+			if total := totals.Scalar(name); total > 0 {
+				excess += float64(beyond) / float64(total)
+			}
+		}
+	}
+	return cover, excess
+}
+
+// alike reports whether two candidates are interchangeable but for their
+// age: the same role, the same frees, both on revocable resources or not.
+func alike(x, y *candidate) bool {
+	return x.node == y.node && x.revocable == y.revocable && x.frees.Equal(y.frees)
+}
+
+// youngestFirst sorts set youngest first, in place.
+func youngestFirst(set []*candidate) []*candidate {
+	slices.SortFunc(set, func(x, y *candidate) int { return -cmp.Compare(x.t.Seq, y.t.Seq) })
+	return set
+}
