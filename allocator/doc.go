@@ -183,17 +183,14 @@
 //     made right after a batch with a 60 s interval still applies in the
 //     batch at D + 60 s (SmallOfferFilterTimeout). Inverse-offer filters
 //     follow the same rule.
-//   - Reclaim (Options.Reclaim): roles below their guarantees are served
-//     in path order, then roles owed a fair share in path order. For a
-//     guarantee, the task that covers most of what the role lacks, then
-//     the one that frees least beyond it (each resource by the cluster's
-//     total), then the youngest (the latest launched); for a fair share,
-//     the task whose freed resources have the smallest dominant share,
-//     then the youngest. What a role's resources are held for is its
-//     first framework in its framework sorter's order that is active,
-//     subscribed and not suppressing it; for a guarantee on a role with no
-//     such framework, the first found so in its sub-roles, depth first in
-//     path order.
+//   - Reclaim (Options.Reclaim): roles below their own guarantees are
+//     served sub-roles first (reverse path order), then roles owed a fair
+//     share in path order; each for its frameworks' pending tasks in the
+//     order their framework sorters offer them. A room's victims are on
+//     one agent: the fewest tasks, then the least freed beyond what the
+//     agent lacks (each resource by the cluster's total), then the more
+//     on revocable resources, then the youngest (the latest launched),
+//     then the first agent by id.
 //
 // # Why no offer, and metrics
 //
@@ -326,9 +323,11 @@
 //     for which role and pending task, why, the shares before and after),
 //     and a choice whose need went (the task was offered, fits on an agent
 //     that came, is no longer stated, the guarantee changed) as
-//     Result.Withdrawn. The host ends the chosen tasks (EndTask), and what
-//     they free of the room is held for the framework, within the role's
-//     quota limits, and offered to it at the next run. Only unreserved,
+//     Result.Withdrawn. The part of the task already free on the agent is
+//     held for it when the choice is made (within the headroom the run
+//     can spare); the host ends the chosen tasks (EndTask), what they
+//     free of the room is held too, within the role's quota limits, and
+//     the room is offered once its last victim ended. Only unreserved,
 //     non-revocable scalars are reclaimed. allocator/internal/reclaim's
 //     doc gives the rules.
 //   - Splitting agents among frameworks (Options.OfferShare): no offer
