@@ -56,6 +56,8 @@ func checkConfigs(configs []Config) error {
 			return fmt.Errorf("%w: configuration %d: name %q: want a name without commas, quotes or newlines", ErrInvalidConfig, i, cfg.Name)
 		case seen[cfg.Name]:
 			return fmt.Errorf("%w: two configurations named %q", ErrInvalidConfig, cfg.Name)
+		case cfg.PreemptDelay < 0:
+			return fmt.Errorf("%w: %q: preempt delay %d: want zero or more intervals", ErrInvalidConfig, cfg.Name, cfg.PreemptDelay)
 		}
 		seen[cfg.Name] = true
 	}

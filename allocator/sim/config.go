@@ -22,6 +22,20 @@ type Config struct {
 	// simulation's clock, for sorters that read time (Usage does); it
 	// takes the place of Options.RoleSorter.
 	RoleSorterWithClock func(clock func() time.Time) (sorter.Factory, error)
+	// StateDemand makes each framework state what it waits for before
+	// every allocation run (Allocator.UpdateDemand): per role, the
+	// pending tasks of its backlog grouped by resources. Reclaim
+	// (Options.Reclaim) makes room only for stated demand, and offers are
+	// then sized to the tasks stated. Off, frameworks state nothing and
+	// are offered as in Mesos.
+	StateDemand bool
+	// PreemptDelay is how many intervals the simulated host takes to end
+	// a task an allocation run chose to end (Result.Preemptions): 0 ends
+	// it right after that run, before the next interval; n ends it at
+	// the start of the n-th interval after, before that interval's run.
+	// A choice withdrawn before then (Result.Withdrawn) is not ended. A
+	// delay of Options.ReclaimTimeout or more lets choices lapse first.
+	PreemptDelay int
 }
 
 // Usage returns a RoleSorterWithClock that makes sorter.Usage role sorters

@@ -129,16 +129,32 @@
 //
 // Every interval, on a clock that moves only from one interval to the next
 // (allocator.ManualClock), in this order: the events due happen; tasks
-// whose duration is over end (allocator.EndTask); tasks submitted by now
-// join their framework's backlog; the allocator makes its periodic run
-// (AllocateAll); each framework places the head of its backlog on its
-// offers with offer/placement, accepts with the launches (Allocator.Accept)
-// and declines the rest with a refusal filter (Framework.Refuse, 5 s by
-// default); frameworks answer inverse offers with Accept; frameworks left
-// with nothing to run suppress their offers; then the interval's Sample is
-// taken. A task submitted between two intervals joins at the next, and
-// runs until the first interval at or after its end, so times are
-// measured at the interval's granularity.
+// whose duration is over end (allocator.EndTask), and so do the tasks
+// chosen to end whose delay is over (below); tasks submitted by now join
+// their framework's backlog; with Config.StateDemand, each framework states
+// what it waits for (Allocator.UpdateDemand): per role, the tasks of its
+// backlog grouped by resources, shapes in the order their first task
+// comes, at most allocator.MaxPending (the head of the backlog); the
+// allocator makes its periodic run (AllocateAll); each framework places
+// the head of its backlog on its offers with offer/placement, accepts with
+// the launches (Allocator.Accept) and declines the rest with a refusal
+// filter (Framework.Refuse, 5 s by default); frameworks answer inverse
+// offers with Accept; the host acts on the tasks the run chose to end
+// (Result.Preemptions, with Options.Reclaim); frameworks left with nothing
+// to run suppress their offers; then the interval's Sample is taken. A
+// task submitted between two intervals joins at the next, and runs until
+// the first interval at or after its end, so times are measured at the
+// interval's granularity.
+//
+// A task chosen to end is ended (EndTask) Config.PreemptDelay intervals
+// after the run that chose it: with 0, right after that run; with n, at
+// the start of the n-th interval after, before its run. It goes back to
+// the front of its framework's backlog as a new submission, and is
+// counted in Summary.Preempted. A choice the allocator withdraws before
+// then (Result.Withdrawn: its need went) is not ended. What an ended task
+// frees is held for the framework it was chosen for, which is offered it
+// at the next run like any offer. Reclaim makes room only for demand
+// stated, so without StateDemand it ends nothing.
 //
 // Frameworks revive by clearing their suppression with UpdateFramework
 // (Mesos's UPDATE_FRAMEWORK), not ReviveOffers: their refusal filters stay

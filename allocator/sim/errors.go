@@ -16,7 +16,8 @@ var (
 	// the line number and the field.
 	ErrInvalidTrace = errors.New("sim: malformed trace")
 	// ErrInvalidConfig: a configuration without a name, two with one
-	// name, or allocator options or a sorter the allocator refuses.
+	// name, a negative PreemptDelay, or allocator options or a sorter the
+	// allocator refuses.
 	ErrInvalidConfig = errors.New("sim: invalid configuration")
 	// ErrInvalidOptions: run options out of range (a negative interval
 	// or count).

@@ -27,6 +27,13 @@ type simFramework struct {
 	// groups counts, for groups of tasks that want different machines,
 	// the tasks running on each agent (placement's Input.Running).
 	groups map[string]map[string]int
+	// demand is scratch of the statement of demand, per role (in the
+	// order of spec.Roles), full whether a role's holds
+	// allocator.MaxPending shapes; statedNothing says its last statement
+	// was that nothing waits (Config.StateDemand).
+	demand        [][]allocator.Pending
+	full          []bool
+	statedNothing bool
 
 	window  []placement.Task // scratch of place
 	usable  []offer.Offer

@@ -81,7 +81,7 @@ type meter struct {
 
 // counts are the run's totals.
 type counts struct {
-	submitted, launched, finished, lost int
+	submitted, launched, finished, lost, preempted int
 }
 
 // sums are the running sums of every interval's figures.
@@ -162,6 +162,11 @@ func (mt *meter) finished(t *taskSpec) {
 func (mt *meter) lost(t *taskSpec) {
 	mt.stoppedRunning(t)
 	mt.counts.lost++
+}
+
+func (mt *meter) preempted(t *taskSpec) {
+	mt.stoppedRunning(t)
+	mt.counts.preempted++
 }
 
 func (mt *meter) agentDown(q resources.Quantities) { mt.total.Subtract(q) }

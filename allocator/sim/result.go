@@ -59,11 +59,12 @@ type Summary struct {
 	Contended int
 	// Waits are per role.
 	Waits []WaitStats
-	// Submitted counts submissions (a task lost with its agent is
-	// submitted again), Launched launches, Finished tasks that ran to
-	// their end, Lost tasks lost with their agent, Unfinished tasks
-	// pending or running when the run stopped.
-	Submitted, Launched, Finished, Lost, Unfinished int
+	// Submitted counts submissions (a task lost with its agent or
+	// preempted is submitted again), Launched launches, Finished tasks
+	// that ran to their end, Lost tasks lost with their agent, Preempted
+	// tasks ended because an allocation run chose them (Options.Reclaim),
+	// Unfinished tasks pending or running when the run stopped.
+	Submitted, Launched, Finished, Lost, Preempted, Unfinished int
 	// Offers and Declined sum every interval's.
 	Offers, Declined int
 	// RunTime sums up the allocation runs' durations; zero without a
@@ -112,6 +113,7 @@ func (mt *meter) result(stop StopReason, unfinished int) *Result {
 	s := &r.Summary
 	s.Intervals = u.intervals
 	s.Submitted, s.Launched, s.Finished, s.Lost = mt.counts.submitted, mt.counts.launched, mt.counts.finished, mt.counts.lost
+	s.Preempted = mt.counts.preempted
 	s.Unfinished = unfinished
 	s.Utilisation = mean(u.utilisation, u.intervals)
 	s.Share = mean(u.share, u.intervals)

@@ -42,6 +42,14 @@ type run struct {
 	actions  actionQueue
 	actionNo int // numbers actions in the order they were made
 	agentsIn map[string]placement.Agent
+	// chosen are the tasks allocation runs chose to end, not ended yet,
+	// in order of due (see reclaim.go).
+	chosen []chosen
+	// shapeOf numbers each task's shape (framework, role, resources) for
+	// Config.StateDemand; shapeRole is a shape's role, as an index of its
+	// framework's roles; shapeSlot is scratch: a shape's place in the
+	// statement being made, plus one.
+	shapeOf, shapeRole, shapeSlot []int
 
 	meter *meter
 	// launched counts the launches of the current interval; idle counts
@@ -120,6 +128,9 @@ func (r *run) setUp() error {
 	for _, e := range r.m.events {
 		r.schedule(e.At, action{event: e})
 	}
+	if r.cfg.StateDemand {
+		r.setUpShapes()
+	}
 	return nil
 }
 
@@ -170,9 +181,10 @@ func (r *run) loop() (StopReason, error) {
 	return StopLimit, nil
 }
 
-// step is one interval: the events due, the tasks that ended, the tasks
-// submitted, then an allocation run whose offers the frameworks take or
-// decline, then the measures.
+// step is one interval: the events due, the tasks that ended and those
+// chosen to end that are due, the tasks submitted, the frameworks' demand,
+// then an allocation run whose offers the frameworks take or decline and
+// whose choices of tasks to end the host acts on, then the measures.
 func (r *run) step(i int) error {
 	r.now = time.Duration(i) * r.opts.Interval
 	r.clock.Set(r.opts.Start.Add(r.now))
@@ -183,8 +195,16 @@ func (r *run) step(i int) error {
 	if err := r.endTasks(); err != nil {
 		return err
 	}
+	if err := r.endChosen(i); err != nil {
+		return err
+	}
 	if err := r.submitTasks(); err != nil {
 		return err
+	}
+	if r.cfg.StateDemand {
+		if err := r.stateDemand(); err != nil {
+			return err
+		}
 	}
 	var began time.Duration
 	if r.opts.Stopwatch != nil {
@@ -203,6 +223,13 @@ func (r *run) step(i int) error {
 		if err := r.a.UpdateInverseOffer(io.AgentID, io.FrameworkID, allocator.InverseAccepted, nil); err != nil {
 			return fmt.Errorf("%w: inverse offer %s: %w", ErrAllocator, io.ID, err)
 		}
+	}
+	// Choices of this run due at once are ended now, before the next
+	// interval; what they free is held for the framework they were chosen
+	// for, and offered to it at the next run.
+	r.takePreemptions(i, res)
+	if err := r.endChosen(i); err != nil {
+		return err
 	}
 	if err := r.suppressIdle(); err != nil {
 		return err

@@ -74,6 +74,11 @@ func (c *Comparison) rows() []row {
 		row{"tasks launched", func(r *Result) string { return fmt.Sprint(r.Summary.Launched) }},
 		row{"tasks finished", func(r *Result) string { return fmt.Sprint(r.Summary.Finished) }},
 		row{"tasks lost", func(r *Result) string { return fmt.Sprint(r.Summary.Lost) }},
+	)
+	if c.preempted() {
+		rows = append(rows, row{"tasks preempted", func(r *Result) string { return fmt.Sprint(r.Summary.Preempted) }})
+	}
+	rows = append(rows,
 		row{"tasks unfinished", func(r *Result) string { return fmt.Sprint(r.Summary.Unfinished) }},
 		row{"offers", func(r *Result) string { return fmt.Sprint(r.Summary.Offers) }},
 		row{"offers declined", func(r *Result) string { return fmt.Sprint(r.Summary.Declined) }},
@@ -111,3 +116,15 @@ func roleRows(i int) []row {
 func ratio(v float64) string { return fmt.Sprintf("%.3f", v) }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
+
+// preempted reports whether a run of the comparison ended tasks it chose:
+// the table has a line for them then only, so that tables of runs without
+// reclaim stay as they were.
+func (c *Comparison) preempted() bool {
+	for _, r := range c.Results {
+		if r.Summary.Preempted > 0 {
+			return true
+		}
+	}
+	return false
+}

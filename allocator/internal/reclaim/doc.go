@@ -35,8 +35,7 @@
 //     they are held in and of each ancestor, so a guarantee on team and
 //     one on team/x are met together, not one after the other. A task
 //     that fits what is free somewhere is not made room for: it waits
-//     for an offer; one its role's quota limits (or an ancestor's) leave
-//     no room for is left out, as it could not run once the victims end.
+//     for an offer.
 //  3. Fair share (Mode FairShare): each role, in path order, that was
 //     offered nothing in the run, has no group pending for it and had
 //     nothing chosen for it in this run or the one before, makes room for

@@ -372,16 +372,3 @@ func TestTaskLargerThanEveryAgent(t *testing.T) {
 		require.Equal(t, "big", c.Agent)
 	}
 }
-
-// A role whose limits leave no room for its pending task gets no room
-// made for it: the task could not run there once the victims end.
-func TestNoRoomBeyondLimits(t *testing.T) {
-	w := fullCluster(t, 2)
-	w.demand("nginx", "web", pend("cpus:2;mem:2048", 1))
-	w.quota("web", "", "cpus:1")
-	chosen, _ := w.reclaim(FairShare)
-	require.Empty(t, chosen)
-	w.quota("web", "", "cpus:2")
-	chosen, _ = w.reclaim(FairShare)
-	require.Len(t, chosen, 2)
-}

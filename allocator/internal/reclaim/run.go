@@ -255,18 +255,13 @@ type request struct {
 	count int
 }
 
-// requests returns the pending tasks of n's frameworks that its quota
-// limits (and its ancestors') leave room for, in the order they would be
-// offered, and with subtree those of its sub-roles after them, depth
-// first in path order.
+// requests returns the pending tasks of n's frameworks, in the order they
+// would be offered, and with subtree those of its sub-roles after them,
+// depth first in path order.
 func (rc *reclaimer) requests(n *roles.Node, subtree bool, out []request) []request {
-	left, limited := rc.r.Roles.LimitHeadroom(n)
 	for _, fw := range rc.r.Frameworks(n) {
 		list, _ := fw.PendingIn(n.Path)
 		for _, p := range list {
-			if limited && !left.Contains(p.Resources) {
-				continue // the role's limits leave no room for the task
-			}
 			if k := p.Count - rc.inFlight[keyOf(fw.ID, n.Path, p.Resources)]; k > 0 {
 				out = append(out, request{fw: fw, role: n, task: p.Resources, count: min(k, MaxGroupsPerRole)})
 			}
