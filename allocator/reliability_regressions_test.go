@@ -434,6 +434,77 @@ accept 146 180 110 170
 preempt 62 167 81 38
 quota 7 3 1 1
 allocate-all 0 0 0 0`,
+	}, {
+		// a room's free part is held when it is chosen (so the harness
+		// counts what is held on the agent as free for the room), and the
+		// victim here frees cpus:1 of a task of cpus:1.5.
+		"the free part of a room held, and counted as free for the room's check", "reclaim", `seed 3937
+add-agent 190 182 82 70
+add-framework 63 141 48 148
+update-demand 67 56 104 212
+quota 22 100 35 78
+update-demand 105 246 164 231
+allocate 2 225 33 20
+update-agent 15 157 2 172
+accept 139 207 142 35
+update-demand 149 115 69 237
+allocate 12 211 77 98
+update-demand 145 209 181 73
+accept 110 23 156 178
+allocate-all 30 115 150 151`,
+	}, {
+		// a fair-share room's free part held in full took the free headroom
+		// below what unmet guarantees need.
+		"the free part of a fair-share room held only within the spare headroom", "reclaim", `seed 26007
+add-agent 145 47 30 74
+add-agent 57 28 148 153
+add-framework 172 137 92 237
+quota 23 39 18 236
+allocate-all 38 133 40 112
+accept 242 139 150 157
+add-framework 172 14 247 159
+add-framework 44 236 241 128
+allocate-all 215 157 237 230
+allocate-all 158 85 2 77
+update-demand 14 96 179 147
+update-demand 116 176 15 75
+accept 26 213 231 127
+allocate-all 0 0 0 0`,
+	}, {
+		// what the run holds for a room's free part raises the role's
+		// consumption after the run, not when the room was chosen.
+		"a guarantee's room counted before the run's own holds", "reclaim", `seed 54407
+add-agent 145 20 208 238
+add-agent 121 145 64 154
+add-agent 126 5 117 207
+add-framework 2 224 6 39
+add-framework 122 229 248 89
+quota 92 199 152 61
+update-demand 225 154 147 149
+allocate-all 105 110 161 255
+add-framework 118 33 129 76
+accept 79 30 231 32
+update-demand 7 187 20 241
+quota 33 23 191 236
+allocate-all 73 212 58 229`,
+	}, {
+		// the choices lapse after a day, their holds expire at the next run,
+		// and the same victims are chosen again with a new hold.
+		"a lapsed room chosen again, its hold renewed", "reclaim", `seed 56664
+add-agent 176 31 92 46
+add-agent 0 59 142 140
+add-framework 196 185 63 213
+allocate 255 65 209 140
+accept-each 34 28 81 159
+accept 83 4 242 15
+accept 14 84 70 82
+update-demand 216 74 116 53
+allocate 185 150 115 153
+accept-each 124 168 12 166
+quota 115 50 138 149
+allocate-all 49 219 115 121
+advance 222 33 219 81
+allocate 232 49 143 211`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)
