@@ -372,3 +372,39 @@ func TestTaskLargerThanEveryAgent(t *testing.T) {
 		require.Equal(t, "big", c.Agent)
 	}
 }
+
+// coverage: the part of each needed resource covered, summed, and what
+// is freed beyond the need as parts of the cluster's totals.
+func TestCoverage(t *testing.T) {
+	totals := qty("cpus:10;mem:1000")
+	cover, excess := coverage(qty("cpus:1;mem:500"), qty("cpus:2;mem:250"), totals)
+	require.InDelta(t, 0.5+1, cover, 1e-12)
+	require.InDelta(t, 250.0/1000, excess, 1e-12)
+	cover, excess = coverage(qty("cpus:4;disk:7"), qty("cpus:2;mem:250"), totals)
+	require.InDelta(t, 1.0, cover, 1e-12)
+	require.InDelta(t, 2.0/10, excess, 1e-12, "disk has no total: not counted")
+	cover, excess = coverage(qty("cpus:2;mem:250"), qty("cpus:2;mem:250"), totals)
+	require.InDelta(t, 2.0, cover, 1e-12)
+	require.Zero(t, excess)
+}
+
+// A role given a room by fair share is not a taker again in the next
+// run, even once its victim ended; the run after it may choose again.
+func TestFairShareWaitsARun(t *testing.T) {
+	w := fullCluster(t, 2)
+	w.demand("nginx", "web", pend("cpus:1;mem:1024", 5))
+	chosen, _ := w.reclaim(FairShare)
+	require.Len(t, chosen, 1)
+	w.end(chosen[0].Ref.Framework, chosen[0].Ref.Task)
+	w.launch("nginx", "n1", "web", chosen[0].Agent, "cpus:1;mem:1024")
+	delete(w.st.Choices, chosen[0].Ref)
+	chosen, _ = w.reclaim(FairShare)
+	require.Empty(t, chosen, "chosen for in the run before")
+	chosen, _ = w.reclaim(FairShare)
+	require.Len(t, chosen, 1)
+	require.Len(t, w.st.TookAt, 1)
+	w.reclaim(FairShare) // the room pending: nothing chosen
+	require.Len(t, w.st.TookAt, 1)
+	w.reclaim(FairShare)
+	require.Empty(t, w.st.TookAt, "a role chosen for two runs ago is forgotten")
+}
