@@ -107,6 +107,16 @@ func (p Preemption) String() string {
 // zero.
 const defaultReclaimIntervals = 10
 
+// Reclaim and PreemptReason are package reclaim's Mode and Reason value
+// for value: a change on one side fails to compile here.
+const (
+	_ = uint8(reclaim.Off-reclaim.Mode(ReclaimOff)) + uint8(reclaim.Mode(ReclaimOff)-reclaim.Off)
+	_ = uint8(reclaim.Guarantees-reclaim.Mode(ReclaimGuarantees)) + uint8(reclaim.Mode(ReclaimGuarantees)-reclaim.Guarantees)
+	_ = uint8(reclaim.FairShare-reclaim.Mode(ReclaimFairShare)) + uint8(reclaim.Mode(ReclaimFairShare)-reclaim.FairShare)
+	_ = uint8(reclaim.ForGuarantee-reclaim.Reason(PreemptForGuarantee)) + uint8(reclaim.Reason(PreemptForGuarantee)-reclaim.ForGuarantee)
+	_ = uint8(reclaim.ForFairShare-reclaim.Reason(PreemptForFairShare)) + uint8(reclaim.Reason(PreemptForFairShare)-reclaim.ForFairShare)
+)
+
 // reclaimTimeout is Options.ReclaimTimeout or its default.
 func (a *Allocator) reclaimTimeout() time.Duration {
 	if a.opts.ReclaimTimeout > 0 {
