@@ -133,7 +133,7 @@ func (a *Allocator) reclaim(r *run) (chosen, withdrawn []Preemption) {
 	}
 	rr := &reclaim.Run{
 		ID: r.id, Now: r.now, Timeout: a.reclaimTimeout(), Mode: reclaim.Mode(a.opts.Reclaim),
-		Cluster: &a.cs, Roles: a.roles, Tasks: a.tasks.Live(),
+		Cluster: &a.cs, Roles: a.roles, Tasks: a.tasks.Live,
 		Usable: a.usableBy, Share: a.weightedShareWith, Frameworks: a.mayBeOffered,
 	}
 	if a.opts.Reclaim == ReclaimFairShare {

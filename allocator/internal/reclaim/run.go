@@ -25,8 +25,10 @@ type Run struct {
 	Mode    Mode
 	Cluster *cluster.State
 	Roles   *roles.Tree
-	// Tasks is the ledger's live tasks, in launch order.
-	Tasks []*cluster.Task
+	// Tasks returns the ledger's live tasks, in launch order; it is called
+	// only by a run that looks for victims, so that one with nothing to
+	// reclaim does not walk the ledger.
+	Tasks func() []*cluster.Task
 	// Offered are the roles the run offered something to: fair share
 	// takes for none of them.
 	Offered map[string]bool

@@ -57,11 +57,12 @@ func (rc *reclaimer) gather() *candidates {
 		cs.mostFree.Max(ag.Headroom)
 	}
 	guarded := map[*roles.Node]bool{}
-	slab := make([]candidate, 0, len(r.Tasks)) // one allocation for all
+	tasks := r.Tasks()
+	slab := make([]candidate, 0, len(tasks)) // one allocation for all
 	var lastAgent *cluster.Agent
 	var lastNode *roles.Node
-	for i := len(r.Tasks) - 1; i >= 0; i-- {
-		t := r.Tasks[i]
+	for i := len(tasks) - 1; i >= 0; i-- {
+		t := tasks[i]
 		if t.Ended {
 			continue
 		}

@@ -143,7 +143,7 @@ func (w *world) reclaim(mode Mode, offered ...string) (chosen, withdrawn []Chose
 			live = append(live, t)
 		}
 	}
-	r := &Run{ID: w.run, Now: w.now, Timeout: 10 * time.Second, Mode: mode, Cluster: w.cs, Roles: w.tree, Tasks: live,
+	r := &Run{ID: w.run, Now: w.now, Timeout: 10 * time.Second, Mode: mode, Cluster: w.cs, Roles: w.tree, Tasks: func() []*cluster.Task { return live },
 		Offered: map[string]bool{},
 		Usable: func(fw *cluster.Framework, role string, ag *cluster.Agent) bool {
 			return ag.Active && !w.unusable[[2]string{fw.ID, ag.ID}]
