@@ -77,7 +77,7 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 // addTotal adds an agent's total to the cluster totals and its reservations
 // to the role tree, and recomputes its available resources.
 func (a *Allocator) addTotal(ag *cluster.Agent) {
-	a.uncapped()
+	a.parking.Uncapped()
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
@@ -89,7 +89,7 @@ func (a *Allocator) addTotal(ag *cluster.Agent) {
 }
 
 func (a *Allocator) removeTotal(ag *cluster.Agent) {
-	a.uncapped()
+	a.parking.Uncapped()
 	if a.obs != nil {
 		a.obs.clusterDirty = true
 	}
@@ -111,12 +111,12 @@ func (a *Allocator) removeTotal(ag *cluster.Agent) {
 // trackReservations adds (or removes) the scalar reservations of res to the
 // role tree, under their current reservation roles.
 func (a *Allocator) trackReservations(res resources.Resources, add bool) {
-	a.uncapped()
+	a.parking.Uncapped()
 	if !res.IsEmpty() {
 		for r := range res.All() {
 			if r.IsReserved() && r.Type == resources.ScalarType {
 				a.roles.TrackReserved(r.Role(), quantityOf(r), add)
-				a.syncAllowance(r.Role())
+				a.allowances.Sync(a.roles, a.roleSorter.Sorter, r.Role())
 				a.observeRole(r.Role())
 			}
 		}
@@ -132,7 +132,7 @@ func quantityOf(r resources.Resource) resources.Quantities {
 // recomputeAvailable derives available from total minus everything offered
 // or allocated, and refreshes the agent's headroom share.
 func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
-	a.uncapped()
+	a.parking.Uncapped()
 	a.cs.Excess.Subtract(ag.Excess())
 	used := a.cs.MeasureUse(ag)
 	if used.IsEmpty() {

@@ -225,7 +225,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	} else {
 		// Without quota (or agents) nothing caps a role: roles parked by
 		// an earlier run take part in this one.
-		a.unpark()
+		a.parking.Unpark(a.roleSorter)
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
@@ -241,8 +241,8 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 			_ = a.roleSorter.Activate(role)
 		}
 		r.hidden = r.hidden[:0]
-		if len(r.offers) > before && len(a.parked) > 0 {
-			a.reconsiderParked(r)
+		if len(r.offers) > before && len(a.parking.Parked) > 0 {
+			r.stats.Capped -= a.parking.Reconsider(a.roleSorter, a.roles, a.stillCapped(r))
 		}
 	}
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
@@ -256,14 +256,14 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	if r.quota && !r.requiredHeadroom.IsEmpty() {
 		a.roles.RequiredHeadroomInto(&a.roles.RequiredBuf)
 		if !a.roles.RequiredBuf.Equal(r.requiredHeadroom) {
-			a.uncapped()
+			a.parking.Uncapped()
 		}
 	}
 	// Roles capped during the run stay parked with those capped from its
 	// start, unless a guarantee is unmet in their ancestry.
 	for _, role := range r.hidden {
 		if node := a.roles.Get(role); node != nil && a.roles.UnsatisfiedGuarantees(node).IsEmpty() {
-			a.parked = append(a.parked, role)
+			a.parking.Add(role)
 			continue
 		}
 		_ = a.roleSorter.Activate(role)

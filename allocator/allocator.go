@@ -6,6 +6,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
+	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
@@ -44,12 +45,10 @@ type Allocator struct {
 	sorterRoles int
 
 	// allowances are what the role sorter was told each role may hold
-	// before it counts in its share (see syncAllowance).
-	allowances map[string]resources.Quantities
-	// parked are the roles kept out of the role sorter because they could
-	// take nothing more when parkedEpoch was capEpoch (see parkCapped).
-	parked                []string
-	capEpoch, parkedEpoch uint64
+	// before it counts in its share; parking the roles kept out of it
+	// because they can take nothing more (package quota).
+	allowances quota.Allowances
+	parking    quota.Parking
 
 	// pending are the agents waiting for a run, not listed while
 	// pendingAll (every agent waits; a restored snapshot of an earlier
@@ -135,7 +134,8 @@ func (a *Allocator) init(opts Options) {
 		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
 		reclaims:        reclaim.NewState(),
 		roles:           roles.NewTree(),
-		capEpoch:        1,
+		parking:         quota.NewParking(),
+		allowances:      quota.Allowances{On: opts.ChargeBeyondAllowance},
 		offerIDs:        offer.IDs{Prefix: "offer-"},
 		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
 	}

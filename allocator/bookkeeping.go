@@ -73,7 +73,7 @@ func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, 
 	if res.IsEmpty() {
 		return
 	}
-	a.uncapped()
+	a.parking.Uncapped()
 	roles := res.AllocationRoles()
 	for _, role := range roles {
 		part := res

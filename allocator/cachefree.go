@@ -99,7 +99,7 @@ func (a *Allocator) cutOrder(r *run, st cluster.Stage, agentID, fwID, role strin
 // role sorter, agents forget where nobody could take anything and which
 // frameworks refuse them, and filters forget what they were known to cover.
 func (a *Allocator) dropCaches() {
-	a.unpark()
+	a.parking.Unpark(a.roleSorter)
 	for ag := range a.cs.Agents.All() {
 		ag.Nobody = tables.ByRole[cluster.NobodyEntry]{}
 		ag.Refusals = tables.ByRole[*refusals.Index]{}

@@ -87,7 +87,7 @@ func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
 		stated[i] = cluster.Pending{Resources: p.Resources.Clone(), Count: p.Count}
 	}
 	fw.Demand[role] = stated
-	a.uncapped()
+	a.parking.Uncapped()
 	a.syncActivation(fw, role)
 	if len(stated) > 0 {
 		a.allWantRun()

@@ -70,7 +70,7 @@ func (a *Allocator) explainer() *explainer {
 	for i, v := range l.visits {
 		e.visits[visitKey{v.node.Path, v.ag.ID, v.stage}] = i
 	}
-	for _, role := range a.parked {
+	for _, role := range a.parking.Parked {
 		e.parked[role] = true
 	}
 	a.refreshSorterTotals()

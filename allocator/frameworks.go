@@ -179,7 +179,7 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 	if err := info.validate(); err != nil {
 		return fmt.Errorf("framework %q: %w", id, err)
 	}
-	a.uncapped() // minimum allocatable resources may have changed
+	a.parking.Uncapped() // minimum allocatable resources may have changed
 	for _, role := range fw.Roles.List(tables.Subscribed) {
 		if slices.Contains(info.Roles, role) {
 			continue
@@ -298,7 +298,7 @@ func (a *Allocator) trackFrameworkUnderRole(fw *cluster.Framework, role string) 
 	if !fw.Roles.Mark(role, tables.Tracked) {
 		return
 	}
-	a.uncapped()
+	a.parking.Uncapped()
 	node := a.roles.Ensure(role)
 	node.Frameworks.Add(fw.ID)
 	if !a.roleSorter.Contains(role) {
@@ -320,7 +320,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string
 	if !fw.Roles.Unmark(role, tables.Tracked) {
 		return
 	}
-	a.uncapped()
+	a.parking.Uncapped()
 	a.observeFramework(fw, role)
 	node := a.roles.Get(role)
 	s := node.FrameworkSorter
@@ -332,7 +332,7 @@ func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string
 		_ = a.roleSorter.Remove(role)
 		// A role that leaves the sorter leaves the parked roles too, so
 		// that they name only roles the sorter has.
-		a.parked = slices.DeleteFunc(a.parked, func(r string) bool { return r == role })
+		a.parking.Drop(role)
 	}
 	node.Frameworks.Remove(fw.ID)
 	a.roles.Prune(role)

@@ -170,7 +170,7 @@ func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resource
 		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, false)
 		a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
 	}
-	a.uncapped()
+	a.parking.Uncapped()
 	a.wantsRun(ag)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/reservation"
@@ -479,17 +480,17 @@ func (c *invariantCheck) outstanding() {
 // take nothing.
 func (c *invariantCheck) parked() {
 	a := c.a
-	if a.parkedEpoch != a.capEpoch || len(a.parked) == 0 {
+	if !a.parking.Current() || len(a.parking.Parked) == 0 {
 		return
 	}
 	required, names := a.roles.RequiredHeadroom(), a.cs.Totals.Names()
-	for _, role := range a.parked {
+	for _, role := range a.parking.Parked {
 		n := a.roles.Get(role)
 		if n == nil || !a.roles.UnsatisfiedGuarantees(n).IsEmpty() {
 			c.fail("parked role %q has an unmet guarantee in its ancestry, or is gone", role)
 			continue
 		}
-		if capped, _ := a.cappedNow(n, required, names); !capped {
+		if capped, _ := quota.CappedNow(&a.cs, a.roles, n, required, names, a.opts.MinAllocatable); !capped {
 			c.fail("role %q is kept out of the role sorter, but could take more: an event that uncaps roles did not say so", role)
 		}
 	}

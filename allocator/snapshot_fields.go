@@ -99,7 +99,7 @@ func (sn *snapState) walk(c *codec.Codec) {
 	sn.counterFields(c)
 	sn.triggerFields(c)
 	runStatsFields(c, &a.last)
-	codec.WalkStrings(c, &a.parked, "parked roles")
+	codec.WalkStrings(c, &a.parking.Parked, "parked roles")
 	codec.WalkList(c, &sn.holds, "holds", func(sh *savedHold) {
 		c.String(&sh.agent)
 		holdFields(c, &sh.h)
@@ -205,8 +205,8 @@ func (sn *snapState) counterFields(c *codec.Codec) {
 	idsFields(c, &a.offerIDs)
 	idsFields(c, &a.inverseOfferIDs)
 	sn.lateUvarint(c, &a.cs.TotalsVersion)
-	sn.lateUvarint(c, &a.capEpoch)
-	sn.lateUvarint(c, &a.parkedEpoch)
+	sn.lateUvarint(c, &a.parking.CapEpoch)
+	sn.lateUvarint(c, &a.parking.ParkedEpoch)
 	c.Uvarint(&a.dec.Batches)
 	c.Uvarint(&a.tasks.TaskSeq)
 }

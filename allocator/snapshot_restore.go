@@ -266,7 +266,7 @@ func (sn *snapState) resolve() error {
 	}); ok {
 		return fmt.Errorf("framework sorter of role %q, which the role sorter or the role tree lacks", role)
 	}
-	for _, role := range a.parked {
+	for _, role := range a.parking.Parked {
 		if !a.roleSorter.Contains(role) {
 			return fmt.Errorf("parked role %q is not in the role sorter", role)
 		}
@@ -378,7 +378,7 @@ func (sn *snapState) finish() error {
 	if a.explain.run > a.runs {
 		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.run, a.runs)
 	}
-	a.resyncAllowances()
+	a.allowances.Resync(a.roles, a.roleSorter.Sorter)
 	// Epochs handed out from now on must be new to every node and every
 	// nobody entry.
 	for n := range a.roles.Nodes.All() {

@@ -80,9 +80,9 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 			return fmt.Errorf("%w: %q: limits %s are below the guarantees %s of %q", ErrInvalidQuota, role, q.Limits, n.Q().Guarantees, path)
 		}
 	}
-	a.uncapped()
+	a.parking.Uncapped()
 	a.observeRole(role)
-	defer a.syncAllowance(role)
+	defer a.allowances.Sync(a.roles, a.roleSorter.Sorter, role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {
 		if n := a.roles.Get(role); n != nil {

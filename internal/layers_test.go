@@ -126,7 +126,7 @@ var allocatorParts = map[string]int{
 	"tables": 0,
 	"roles":  1, "refusals": 1, "codec": 1,
 	"cluster":  2,
-	"declines": 3, "reclaim": 3,
+	"declines": 3, "reclaim": 3, "quota": 3,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {

@@ -1,0 +1,98 @@
+package quota
+
+import (
+	"slices"
+
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/resources"
+)
+
+// Cause is why a role is capped, kept in its node (roles.Node.CappedBy)
+// for Explain. Its values are those of package allocator's Reason for the
+// same cause, which that package checks when it compiles.
+type Cause = uint8
+
+// The causes of a cap.
+const (
+	// ByLimit: the role, or an ancestor, is at its quota limit.
+	ByLimit Cause = 7
+	// ByHeadroom: what is free is held back for other roles' unmet
+	// guarantees.
+	ByHeadroom Cause = 8
+	// ByMinAllocatable: what agents have left is below every minimum
+	// allocatable alternative.
+	ByMinAllocatable Cause = 9
+)
+
+// CapOf is why a role found capped is: its limit when byLimit, else the
+// headroom held for others when any is required, else that nothing free
+// is enough to offer. A cap by ByMinAllocatable is no reason to count the
+// role's frameworks as passed over (an agent with nothing left is not).
+func CapOf(byLimit bool, requiredHeadroom resources.Quantities) Cause {
+	switch {
+	case byLimit:
+		return ByLimit
+	case !requiredHeadroom.IsEmpty():
+		return ByHeadroom
+	default:
+		return ByMinAllocatable
+	}
+}
+
+// CappedNow reports whether the role at n can take nothing more anywhere
+// in a run whose required headroom is requiredHeadroom and whose cluster
+// has the scalar names names: no scalar resource of the cluster is left to
+// it under its (and its ancestors') limits and the headroom held for
+// others, no reservation of its top-level subtree is unallocated, no agent
+// has revocable or shared resources, and every minimum allocatable
+// alternative (minAllocatable, or one of its frameworks' own) needs some
+// scalar. byLimit says whether a quota limit is why.
+func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadroom resources.Quantities, names []string, minAllocatable []resources.Quantities) (capped, byLimit bool) {
+	top := n
+	for top.Parent != tree.Root {
+		top = top.Parent
+	}
+	// Reservations of the subtree all allocated, by the sums: an agent
+	// that holds more than its total can make the sums say so while
+	// another has some free, so the sums are trusted only without one.
+	if !top.AllocatedReserved.Contains(top.Reserved) || cs.RevocableOrSharedAgents > 0 || cs.OverAllocatedAgents > 0 {
+		return false, false
+	}
+	// What the role may take of unreserved scalars is at most what is free
+	// beyond the headroom held for others, and at most what its limits
+	// leave. (With no unmet guarantee anywhere, that is what is free.)
+	// (The spare headroom is worked out per name: this runs for every role
+	// the run looks at, and a vector would be a copy each time.)
+	const headroom = true
+	for _, name := range names {
+		left, limited := max(cs.FreeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
+		for q := range n.QuotaAncestry {
+			if lim, ok := q.Q().Limits.Get(name); ok {
+				left2 := max(lim-q.Consumed().Scalar(name), 0)
+				if !limited || left2 < left {
+					left, limited = left2, true
+				}
+				byLimit = byLimit || left2 == 0
+			}
+		}
+		if !limited || left > 0 {
+			return false, false
+		}
+	}
+	if len(minAllocatable) == 0 {
+		return false, false
+	}
+	for _, alt := range minAllocatable {
+		if !slices.ContainsFunc(alt.Names(), func(name string) bool { return cs.Totals.Scalar(name) > 0 }) {
+			return false, false
+		}
+	}
+	if n.Frameworks.Any(func(fwID string) bool {
+		_, ok := cs.Frameworks.Get(fwID).Info.MinAllocatable[n.Path]
+		return ok
+	}) {
+		return false, false
+	}
+	return true, byLimit
+}

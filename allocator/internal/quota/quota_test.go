@@ -1,0 +1,252 @@
+package quota
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/resources"
+	"github.com/allot-go/allot/sorter"
+)
+
+func qty(s string) resources.Quantities { return resources.MustParseQuantities(s) }
+
+// world is a cluster of one pool of free resources, built by hand: its
+// totals, the free headroom, and a role tree whose consumption the tests
+// set directly.
+type world struct {
+	cs   *cluster.State
+	tree *roles.Tree
+}
+
+func newWorld(total, free string) *world {
+	w := &world{cs: &cluster.State{}, tree: roles.NewTree()}
+	w.cs.Totals = qty(total)
+	w.cs.FreeHeadroom = qty(free)
+	return w
+}
+
+// use counts q as allocated, unreserved, to role and its ancestors.
+func (w *world) use(role, q string) { w.tree.TrackAllocatedUnreserved(role, qty(q), true) }
+
+func (w *world) limit(role, limits string) {
+	w.tree.Ensure(role).SetQuota(roles.Quota{Limits: resources.MustParseLimits(limits)})
+}
+
+func (w *world) capped(role string, required string, minAlloc ...string) (bool, bool) {
+	var alts []resources.Quantities
+	for _, m := range minAlloc {
+		alts = append(alts, qty(m))
+	}
+	return CappedNow(w.cs, w.tree, w.tree.Ensure(role), qty(required), w.cs.Totals.Names(), alts)
+}
+
+func TestCappedByLimit(t *testing.T) {
+	w := newWorld("cpus:4;mem:8", "cpus:2;mem:4")
+	w.limit("a", "cpus:2;mem:4")
+	w.use("a", "cpus:2;mem:4")
+	capped, byLimit := w.capped("a", "", "cpus:0.01", "mem:32")
+	require.True(t, capped)
+	require.True(t, byLimit)
+	require.Equal(t, ByLimit, CapOf(byLimit, resources.Quantities{}))
+
+	// One name with room under the limit is room.
+	w.tree.TrackAllocatedUnreserved("a", qty("mem:1"), false)
+	capped, _ = w.capped("a", "", "cpus:0.01", "mem:32")
+	require.False(t, capped, "a has mem:1 left under its limit and mem free")
+}
+
+func TestCappedByAnAncestorsLimit(t *testing.T) {
+	w := newWorld("cpus:4", "cpus:2")
+	w.limit("team", "cpus:2")
+	w.use("team/x", "cpus:1")
+	w.use("team/y", "cpus:1")
+	capped, byLimit := w.capped("team/x", "", "cpus:0.01")
+	require.True(t, capped, "team is at its limit: team/x can take nothing")
+	require.True(t, byLimit)
+	// A sibling outside the limited subtree is not capped.
+	capped, _ = w.capped("other", "", "cpus:0.01")
+	require.False(t, capped)
+}
+
+func TestCappedByHeadroom(t *testing.T) {
+	w := newWorld("cpus:4;mem:8", "cpus:2;mem:4")
+	// Everything free is held for others' guarantees.
+	capped, byLimit := w.capped("a", "cpus:2;mem:4", "cpus:0.01")
+	require.True(t, capped)
+	require.False(t, byLimit)
+	require.Equal(t, ByHeadroom, CapOf(byLimit, qty("cpus:2;mem:4")))
+	// Some left beyond the headroom is room.
+	capped, _ = w.capped("a", "cpus:2;mem:3", "cpus:0.01")
+	require.False(t, capped)
+}
+
+func TestNothingFreeIsACapByMinAllocatable(t *testing.T) {
+	w := newWorld("cpus:4", "")
+	capped, byLimit := w.capped("a", "", "cpus:0.01")
+	require.True(t, capped)
+	require.Equal(t, ByMinAllocatable, CapOf(byLimit, resources.Quantities{}))
+}
+
+func TestWhatKeepsARoleUncapped(t *testing.T) {
+	cases := map[string]func(w *world){
+		"an unallocated reservation in the top-level subtree": func(w *world) {
+			w.tree.TrackReserved("team/x", qty("cpus:1"), true)
+		},
+		"an agent with revocable or shared resources": func(w *world) { w.cs.RevocableOrSharedAgents = 1 },
+		"an over-allocated agent":                      func(w *world) { w.cs.OverAllocatedAgents = 1 },
+		"a framework's own minimum in the role": func(w *world) {
+			fw := &cluster.Framework{ID: "f1", Info: cluster.FrameworkInfo{MinAllocatable: map[string][]resources.Quantities{"team/y": {qty("cpus:0.01")}}}}
+			w.cs.Frameworks.Put(fw)
+			w.tree.Ensure("team/y").Frameworks.Add("f1")
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld("cpus:4", "")
+			capped, _ := w.capped("team/y", "", "cpus:0.01")
+			require.True(t, capped, "before the change")
+			change(w)
+			capped, _ = w.capped("team/y", "", "cpus:0.01")
+			require.False(t, capped)
+		})
+	}
+	t.Run("no minimum allocatable", func(t *testing.T) {
+		w := newWorld("cpus:4", "")
+		capped, _ := w.capped("a", "")
+		require.False(t, capped, "without a minimum any crumb is offered")
+	})
+	t.Run("a minimum on resources the cluster lacks", func(t *testing.T) {
+		w := newWorld("cpus:4", "")
+		capped, _ := w.capped("a", "", "cpus:0.01", "gpus:1")
+		require.False(t, capped, "an alternative of no scalar the cluster has")
+	})
+}
+
+// active returns the roles rs orders, which are the active ones.
+func active(rs *roles.TrackedSorter) []string {
+	got := rs.Sort()
+	slices.Sort(got)
+	return got
+}
+
+func newSorter(t *testing.T, tree *roles.Tree, names ...string) *roles.TrackedSorter {
+	rs := &roles.TrackedSorter{Sorter: sorter.NewDRF(sorter.Config{})}
+	for _, n := range names {
+		require.NoError(t, rs.Add(n))
+		require.NoError(t, rs.Activate(n))
+		tree.Ensure(n)
+	}
+	return rs
+}
+
+func TestParking(t *testing.T) {
+	tree := roles.NewTree()
+	rs := newSorter(t, tree, "a", "b", "c", "g")
+	tree.Ensure("g").SetQuota(roles.Quota{Guarantees: qty("cpus:1")})
+	p := NewParking()
+	require.False(t, p.Current(), "a new parking has not parked yet")
+
+	capped := map[string]bool{"a": true, "c": true, "g": true}
+	p.Park(rs, tree, []string{"a", "b", "c", "g"}, func(n *roles.Node) bool { return capped[n.Path] })
+	require.Equal(t, []string{"a", "c"}, p.Parked, "g has an unmet guarantee: never parked")
+	require.Equal(t, []string{"b", "g"}, active(rs))
+	require.True(t, p.Current())
+
+	p.Uncapped()
+	require.False(t, p.Current(), "an event that could uncap makes the parking stale")
+
+	// c may take more again: it is let back, and its cap for the run
+	// forgotten.
+	tree.Get("c").CappedRun = 7
+	back := p.Reconsider(rs, tree, func(n *roles.Node) bool { return n.Path != "c" })
+	require.Equal(t, 1, back)
+	require.Equal(t, []string{"a"}, p.Parked)
+	require.Zero(t, tree.Get("c").CappedRun)
+	require.Equal(t, []string{"b", "c", "g"}, active(rs))
+
+	p.Add("b")
+	require.NoError(t, rs.Deactivate("b"))
+	p.Drop("a")
+	require.Equal(t, []string{"b"}, p.Parked)
+
+	// Parking anew lets every parked role back first.
+	p.Park(rs, tree, []string{"a", "b", "c", "g"}, func(*roles.Node) bool { return false })
+	require.Empty(t, p.Parked)
+	require.Equal(t, []string{"b", "c", "g"}, active(rs), "a was dropped, not let back")
+
+	p.Add("c")
+	require.NoError(t, rs.Deactivate("c"))
+	p.Unpark(rs)
+	require.Empty(t, p.Parked)
+	require.Equal(t, []string{"b", "c", "g"}, active(rs))
+	require.False(t, p.Current(), "after Unpark the next run parks anew")
+}
+
+func TestParkedReasonsHold(t *testing.T) {
+	tree := roles.NewTree()
+	p := Parking{Parked: []string{"a", "gone"}}
+	tree.Ensure("a").CappedBy = ByHeadroom
+	require.True(t, p.ReasonsHold(tree, true))
+	require.False(t, p.ReasonsHold(tree, false), "capped for headroom no longer held")
+	tree.Get("a").CappedBy = ByMinAllocatable
+	require.True(t, p.ReasonsHold(tree, false))
+	require.False(t, p.ReasonsHold(tree, true), "capped for want of room while headroom is now held")
+	tree.Get("a").CappedBy = ByLimit
+	require.True(t, p.ReasonsHold(tree, true))
+	require.True(t, p.ReasonsHold(tree, false))
+}
+
+// toldSorter records what it is told of allowances.
+type toldSorter struct {
+	sorter.Sorter
+	told map[string]resources.Quantities
+	sets int
+}
+
+func (s *toldSorter) SetAllowance(path string, q resources.Quantities) error {
+	s.sets++
+	if q.IsEmpty() {
+		delete(s.told, path)
+	} else {
+		s.told[path] = q.Clone()
+	}
+	return nil
+}
+
+func TestAllowances(t *testing.T) {
+	tree := roles.NewTree()
+	s := &toldSorter{told: map[string]resources.Quantities{}}
+	tree.Ensure("team/x").SetQuota(roles.Quota{Guarantees: qty("cpus:2;mem:1")})
+	tree.TrackReserved("team/x", qty("mem:4"), true)
+	require.Equal(t, qty("cpus:2;mem:4"), Of(tree, "team/x"), "the larger of guarantee and reservations, name by name")
+	require.Equal(t, qty("mem:4"), Of(tree, "team"))
+	require.True(t, Of(tree, "nobody").IsEmpty())
+
+	off := Allowances{}
+	off.Sync(tree, s, "team/x")
+	require.Zero(t, s.sets, "allowances not charged: nothing told")
+
+	al := Allowances{On: true}
+	al.Sync(tree, s, "team/x")
+	want := map[string]resources.Quantities{"team/x": qty("cpus:2;mem:4"), "team": qty("mem:4")}
+	require.Equal(t, want, s.told)
+	sets := s.sets
+	al.Sync(tree, s, "team/x")
+	require.Equal(t, sets, s.sets, "nothing changed: nothing told again")
+
+	tree.TrackReserved("team/x", qty("mem:4"), false)
+	al.Sync(tree, s, "team/x")
+	require.Equal(t, map[string]resources.Quantities{"team/x": qty("cpus:2;mem:1")}, s.told, "team's allowance went to zero")
+
+	// A sorter that lost what it was told learns it all again.
+	s.told = map[string]resources.Quantities{}
+	al.Resync(tree, s)
+	require.Equal(t, map[string]resources.Quantities{"team/x": qty("cpus:2;mem:1")}, s.told)
+
+	// A sorter without allowances is told nothing.
+	al.Sync(tree, sorter.NewRandom(sorter.Config{}), "team/x")
+}
