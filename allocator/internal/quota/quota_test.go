@@ -97,7 +97,7 @@ func TestWhatKeepsARoleUncapped(t *testing.T) {
 			w.tree.TrackReserved("team/x", qty("cpus:1"), true)
 		},
 		"an agent with revocable or shared resources": func(w *world) { w.cs.RevocableOrSharedAgents = 1 },
-		"an over-allocated agent":                      func(w *world) { w.cs.OverAllocatedAgents = 1 },
+		"an over-allocated agent":                     func(w *world) { w.cs.OverAllocatedAgents = 1 },
 		"a framework's own minimum in the role": func(w *world) {
 			fw := &cluster.Framework{ID: "f1", Info: cluster.FrameworkInfo{MinAllocatable: map[string][]resources.Quantities{"team/y": {qty("cpus:0.01")}}}}
 			w.cs.Frameworks.Put(fw)
