@@ -27,7 +27,9 @@ import (
 //     before any offer: a guarantee counts as unmet at the start when it
 //     is unmet with every hold the run ended counted as given back (a
 //     hold offered still counts as consumed, but the views cannot tell
-//     the two apart, so the bound is the lower one);
+//     the two apart, so the bound is the lower one; nor can they tell a
+//     hold the run ended from one it made at its end for a room it
+//     chose, which then counts as ended too);
 //   - the minimum allocatable resources: what is free holds none of the
 //     alternatives (checked when no quota is set anywhere and offers are
 //     not split, as cuts otherwise decide what the offer would hold);
@@ -55,7 +57,7 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 	agents := h.a.Agents()
 	roles := h.a.Roles()
 	cut := h.opts.Allocator.OfferShare > 0 || slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Quota.Guarantees.IsEmpty() || !r.Quota.Limits.IsEmpty() })
-	unmetBefore := unmetAtStart(before.Roles, heldGone(before.Agents, agents))
+	unmetBefore := unmetAtStart(before.Roles, heldGone(before.Agents, agents, res.Preemptions))
 	offered := map[[3]string]bool{}
 	for _, o := range res.Offers {
 		offered[[3]string{o.FrameworkID, o.Role, o.AgentID}] = true
@@ -238,27 +240,52 @@ func (h *Harness) meetsMinimum(fw, role string, res resources.Resources) bool {
 
 // heldGone returns, by allocation role, the unreserved non-revocable
 // scalars held before a run (the agents' views then) and no longer held
-// after it (after): what the run offered from holds or gave back.
-func heldGone(before, after []allocator.AgentView) map[string]resources.Quantities {
+// after it (after): what the run offered from holds or gave back. The
+// rooms the run chose (made, its Preemptions) hold, at its end, the part
+// of their task free on their agent, for the framework and in the role
+// they are made for: the views do not tell such a hold from an older one
+// the run gave back as it started (a room's hold that expired, its room
+// chosen again at the same run), so what is held after the run counts as
+// kept only beyond the tasks of the rooms made there for that framework
+// and role.
+func heldGone(before, after []allocator.AgentView, made []allocator.Preemption) map[string]resources.Quantities {
 	afterByID := make(map[string]allocator.AgentView, len(after))
 	for _, v := range after {
 		afterByID[v.ID] = v
 	}
+	type holder struct{ agent, fw, role string }
+	rooms := map[holder]resources.Quantities{}
+	for _, p := range made {
+		k := holder{p.AgentID, p.ForFramework, p.HeldIn}
+		q := rooms[k]
+		q.Add(p.ForTask)
+		rooms[k] = q
+	}
 	gone := map[string]resources.Quantities{}
 	for _, v := range before {
 		for fw, held := range v.Held {
-			left := held.Minus(afterByID[v.ID].Held[fw])
-			for _, role := range left.AllocationRoles() {
-				counted := left.AllocatedTo(role).Filter(func(x resources.Resource) bool {
-					return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
-				})
+			still := afterByID[v.ID].Held[fw]
+			for _, role := range held.AllocationRoles() {
+				kept := plainHeld(still.AllocatedTo(role)).Minus(rooms[holder{v.ID, fw, role}])
+				left := plainHeld(held.AllocatedTo(role)).Minus(kept)
+				if left.IsEmpty() {
+					continue
+				}
 				q := gone[role]
-				q.Add(counted.Quantities())
+				q.Add(left)
 				gone[role] = q
 			}
 		}
 	}
 	return gone
+}
+
+// plainHeld returns the unreserved non-revocable scalars of a hold, which
+// count in its role's consumption.
+func plainHeld(held resources.Resources) resources.Quantities {
+	return held.Filter(func(x resources.Resource) bool {
+		return x.Type == resources.ScalarType && !x.IsReserved() && !x.Revocable
+	}).Quantities()
 }
 
 // unmetAtStart reports whether some role's guarantee may have been unmet
