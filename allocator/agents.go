@@ -79,7 +79,7 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 func (a *Allocator) addTotal(ag *cluster.Agent) {
 	a.parking.Uncapped()
 	if a.obs != nil {
-		a.obs.clusterDirty = true
+		a.obs.ClusterDirty = true
 	}
 	a.cs.Totals.Add(ag.Total.Quantities())
 	a.cs.TotalsVersion++
@@ -91,7 +91,7 @@ func (a *Allocator) addTotal(ag *cluster.Agent) {
 func (a *Allocator) removeTotal(ag *cluster.Agent) {
 	a.parking.Uncapped()
 	if a.obs != nil {
-		a.obs.clusterDirty = true
+		a.obs.ClusterDirty = true
 	}
 	a.cs.Totals.Subtract(ag.Total.Quantities())
 	a.cs.TotalsVersion++
@@ -117,7 +117,7 @@ func (a *Allocator) trackReservations(res resources.Resources, add bool) {
 			if r.IsReserved() && r.Type == resources.ScalarType {
 				a.roles.TrackReserved(r.Role(), quantityOf(r), add)
 				a.allowances.Sync(a.roles, a.roleSorter.Sorter, r.Role())
-				a.observeRole(r.Role())
+				a.obs.markRole(r.Role())
 			}
 		}
 	}

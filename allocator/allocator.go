@@ -3,6 +3,7 @@ package allocator
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
@@ -98,7 +99,7 @@ type Allocator struct {
 	// explain is what the latest run did, for Explain (explainlog.go).
 	explain explainLog
 	// obs is nil unless Options.Observer is set (observer.go).
-	obs *observerState
+	obs *observer
 
 	// entry is the event under way (see step); last, so that it does not
 	// move the fields the hot paths read.
@@ -143,8 +144,10 @@ func (a *Allocator) init(opts Options) {
 	a.dec = declines.Book{Cluster: &a.cs, Roles: a.roles, AllocationInterval: opts.AllocationInterval, MesosOfferOrder: opts.MesosOfferOrder, CacheFree: opts.CacheFree}
 	a.roleSorter = &roles.TrackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
 	if opts.Observer != nil {
-		a.obs = newObserverState(opts.Observer, opts.Stopwatch)
-		a.dec.OnFilter = a.observeFilter
+		a.obs = newObserver(opts.Observer, opts.Stopwatch)
+		a.dec.OnFilter = func(fw *cluster.Framework, role string, t time.Time, batch uint64, delta int) {
+			a.obs.Filter(fw.ID, role, t, batch, delta)
+		}
 	}
 	a.rec.init(a)
 	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework

@@ -47,9 +47,9 @@ func (a *Allocator) track(fw *cluster.Framework, ag *cluster.Agent, res resource
 		a.ch.load(part)
 		if a.obs != nil {
 			if inUse {
-				a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
+				a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.q, true)
 			} else {
-				a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+				a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, true)
 			}
 		}
 		sorterAllocated(a.roleSorter.Sorter, role, ag.ID, part, &a.ch)
@@ -100,7 +100,7 @@ func (a *Allocator) untrackAllocation(fw *cluster.Framework, ag *cluster.Agent, 
 		}
 		a.ch.load(given)
 		if a.obs != nil {
-			a.observeTaken(fw, role, taken, a.ch.q)
+			a.obs.Taken(fw.ID, role, taken, a.ch.q)
 		}
 		sorterUnallocated(a.roleSorter.Sorter, role, ag.ID, given, &a.ch)
 		if s := a.frameworkSorter(role); s != nil {

@@ -115,7 +115,9 @@ func (a *Allocator) removeFramework(id string) error {
 	}
 	a.cs.Frameworks.Delete(id)
 	a.explain.forget(fw, a.runs)
-	a.frameworkRemoved(fw)
+	if a.obs != nil {
+		a.obs.Removed(fw.ID)
+	}
 	return nil
 }
 

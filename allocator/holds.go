@@ -167,8 +167,8 @@ func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resource
 	ag.More().Holds.Add(fw.ID, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
 		a.ch.load(held)
-		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, false)
-		a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, true)
+		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, false)
+		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.q, true)
 	}
 	a.parking.Uncapped()
 	a.wantsRun(ag)
@@ -212,8 +212,8 @@ func (a *Allocator) heldToOffered(fw *cluster.Framework, ag *cluster.Agent, res 
 	}
 	for _, role := range res.AllocationRoles() {
 		a.ch.load(res.AllocatedTo(role))
-		a.observeHeld(fw, role, resources.Quantities{}, a.ch.q, false)
-		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.q, false)
+		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, true)
 	}
 }
 

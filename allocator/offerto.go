@@ -318,7 +318,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 		a.ch.load(offered)
 	}
 	if a.obs != nil {
-		a.observeHeld(fw, role, a.ch.q, resources.Quantities{}, true)
+		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, true)
 	}
 	sorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
 	sorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)

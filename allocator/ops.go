@@ -258,7 +258,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		ag.OffersTaken(fwID, role, taken, accepted.Unused)
 	}
 	if a.obs != nil {
-		a.observeUpdated(fw, role, offered, taken, accepted)
+		a.obs.Updated(fw.ID, role, offered, taken, accepted)
 	}
 	if !accepted.Unused.IsEmpty() {
 		ag.Offered.Set(fwID, ag.Offered.Get(fwID).Plus(accepted.Unused))

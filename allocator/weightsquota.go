@@ -32,7 +32,7 @@ func (a *Allocator) updateWeights(weights map[string]float64) error {
 	}
 	for _, role := range slices.Sorted(maps.Keys(weights)) {
 		w := weights[role]
-		a.observeRole(role)
+		a.obs.markRole(role)
 		_ = a.roleSorter.UpdateWeight(role, w)
 		if w == 1 {
 			delete(a.roles.Weights, role)
@@ -81,7 +81,7 @@ func (a *Allocator) updateQuota(role string, q Quota) error {
 		}
 	}
 	a.parking.Uncapped()
-	a.observeRole(role)
+	a.obs.markRole(role)
 	defer a.allowances.Sync(a.roles, a.roleSorter.Sorter, role)
 	q = Quota{Guarantees: q.Guarantees.Clone(), Limits: q.Limits.Clone()}
 	if q.IsZero() {

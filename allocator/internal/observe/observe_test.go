@@ -1,0 +1,119 @@
+package observe
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
+)
+
+func qty(s string) resources.Quantities { return resources.MustParseQuantities(s) }
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestFilterCount(t *testing.T) {
+	var c FilterCount
+	c.Add(t0.Add(2*time.Second), 0, 1)
+	c.Add(t0.Add(time.Second), 3, 2)
+	require.Equal(t, 3, c.Len())
+	require.False(t, c.ExpiresBy(t0))
+	require.True(t, c.ExpiresBy(t0.Add(time.Second)), "the earliest expiry is 1s")
+	// At its expiry, a filter made in the same batch still applies; one
+	// made in an earlier batch does not.
+	require.Equal(t, 3, c.Active(t0.Add(time.Second), 3))
+	require.Equal(t, 1, c.Active(t0.Add(time.Second), 4))
+	require.False(t, c.ExpiresBy(t0.Add(time.Second)), "the earliest left is 2s")
+	// A filter let go is not counted again as it leaves.
+	c.Add(t0.Add(time.Second), 3, -1)
+	require.Equal(t, 1, c.Len())
+	c.Add(t0.Add(2*time.Second), 0, -1)
+	require.Zero(t, c.Len())
+	require.False(t, c.ExpiresBy(t0.Add(time.Hour)))
+}
+
+func TestHeldSums(t *testing.T) {
+	l := New()
+	l.Held("f1", "a/x", qty("cpus:2"), qty("mem:4"), true)
+	l.Held("f2", "a/x", qty("cpus:1"), resources.Quantities{}, true)
+	require.Equal(t, qty("cpus:3"), l.Offered)
+	require.Equal(t, qty("mem:4"), l.Allocated)
+	ch := l.Take(func(string) bool { return true }, func(string) bool { return true })
+	require.Len(t, ch.Roles, 2, "a/x and its ancestor a")
+	require.Equal(t, "a", ch.Roles[0].Role)
+	require.Equal(t, "a/x", ch.Roles[1].Role)
+	require.Equal(t, qty("cpus:3"), ch.Roles[1].Offered)
+	require.Len(t, ch.Frameworks, 2)
+	require.Equal(t, qty("cpus:2"), ch.Frameworks[0].Roles["a/x"].Offered)
+
+	// f1 launches a task of cpus:1 of its offer and gives the rest back.
+	l.Updated("f1", "a/x", resources.MustParse("cpus:2", "*"), resources.MustParse("cpus:2", "*"),
+		offer.Applied{Launched: resources.MustParse("cpus:1", "*")})
+	require.Equal(t, qty("cpus:1"), l.Offered, "f2's offer is all that is offered")
+	require.Equal(t, qty("cpus:1;mem:4"), l.Allocated)
+	// f1 gives back what it used: taken from what it uses, as nothing of
+	// it was offered.
+	l.Taken("f1", "a/x", resources.Resources{}, qty("cpus:1;mem:4"))
+	require.True(t, l.Allocated.IsEmpty())
+	require.True(t, l.ClusterDirty)
+	require.True(t, l.Changed())
+}
+
+func TestTake(t *testing.T) {
+	l := New()
+	present := map[string]bool{"a": true, "a/x": true, "f1": true, "f2": true}
+	has := func(id string) bool { return present[id] }
+	l.FrameworkIn("f1", "a/x", true)
+	l.Filter("f2", "a/x", t0, 0, 1)
+	ch := l.Take(has, has)
+	require.Equal(t, []string{"a", "a/x"}, []string{ch.Roles[0].Role, ch.Roles[1].Role})
+	require.Len(t, ch.Roles[1].Suppressed, 1)
+	require.Equal(t, 1, ch.Roles[1].Filters.Len())
+	require.False(t, l.Changed(), "Take starts anew")
+	require.Empty(t, l.Take(has, has).Roles, "each change is reported once")
+
+	// a/x goes: it was reported, so it is reported removed; its ledger
+	// stays while it counts a filter.
+	delete(present, "a/x")
+	l.MarkRole("a/x")
+	l.MarkRole("never")
+	ch = l.Take(has, has)
+	require.Equal(t, []string{"a/x"}, ch.RemovedRoles, "a role never reported is not reported removed")
+	require.Equal(t, 1, l.MarkRole("a/x").Filters.Len(), "the ledger kept its filter")
+
+	// f1 is removed; f2 removed and back before the report.
+	l.Removed("f1")
+	delete(present, "f1")
+	l.Removed("f2")
+	l.Removed("f2")
+	ch = l.Take(has, has)
+	require.Equal(t, []string{"f1"}, ch.RemovedFrameworks)
+	require.Empty(t, ch.Frameworks, "a removed framework's ledger is gone")
+	l.FrameworkIn("f1", "", false)
+	present["f1"] = true
+	ch = l.Take(has, has)
+	require.Len(t, ch.Frameworks, 1)
+	require.Zero(t, ch.Frameworks[0].Offers, "a framework back starts anew")
+}
+
+func TestMarksAndTotals(t *testing.T) {
+	l := New()
+	l.Filter("f1", "a", t0, 0, 1)
+	l.Take(func(string) bool { return true }, func(string) bool { return true })
+	l.MarkExpired(t0.Add(-time.Second))
+	require.False(t, l.Changed())
+	l.MarkExpired(t0)
+	ch := l.Take(func(string) bool { return true }, func(string) bool { return true })
+	require.Len(t, ch.Roles, 1, "a filter that expired changes the role's count")
+	require.Len(t, ch.Frameworks, 1)
+
+	require.True(t, l.TotalsChanged(1))
+	require.False(t, l.TotalsChanged(1))
+	l.Preempted("a/x", "b")
+	ch = l.Take(func(string) bool { return true }, func(string) bool { return true })
+	require.Len(t, ch.Roles, 3)
+	require.EqualValues(t, 1, ch.Roles[1].PreemptedFrom)
+	require.EqualValues(t, 1, ch.Roles[2].PreemptedFor)
+}
