@@ -125,8 +125,9 @@ func TestTreeOf(t *testing.T) {
 var allocatorParts = map[string]int{
 	"tables": 0,
 	"roles":  1, "refusals": 1, "codec": 1,
-	"cluster":  2,
+	"cluster": 2, "observe": 2,
 	"declines": 3, "reclaim": 3, "quota": 3,
+	"audit": 4,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {
