@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
@@ -54,18 +55,15 @@ func (a *Allocator) allocateAll() Result {
 	return a.allocateTriggered()
 }
 
-// offerKey identifies one offer of a run.
-type offerKey struct{ framework, role, agent string }
-
 // run holds the state of one allocation run.
 type run struct {
 	id  uint64
 	now time.Time
 	// periodic: an AllocateAll (see filterInForce).
 	periodic bool
-	offers   []offerRecord
+	offers   []explain.Offer
 	// stage1 indexes the offers of stage one, which stage two may add to.
-	stage1 map[offerKey]int
+	stage1 map[explain.OfferKey]int
 	// agentOffers is where the fair-share stage's offers on the agent it
 	// is at begin in offers (see record).
 	agentOffers   int
@@ -103,15 +101,6 @@ type run struct {
 	demand demandKnown
 }
 
-type offerRecord struct {
-	key offerKey
-	res resources.Resources
-	ag  *cluster.Agent
-	// rank is ag's rank, read while the agent is at hand: grouping the
-	// run's offers would otherwise reach every agent again to sort them.
-	rank int
-}
-
 // outcome is what offerTo did.
 type outcome uint8
 
@@ -135,10 +124,10 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		periodic: a.periodic,
 		stats:    &RunStats{Run: a.runs, Periodic: a.periodic},
 	}
-	a.explain.begin(r.id, r.now, r.periodic, a.dec.Batches, candidates)
+	a.explain.Begin(r.id, r.now, r.periodic, a.dec.Batches, candidates)
 	// The offer records and the candidate agents go in storage kept from
 	// run to run.
-	r.offers = a.explain.offers
+	r.offers = a.explain.Offers
 	n := len(candidates)
 	if all != nil {
 		n = len(all)
@@ -183,19 +172,19 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		if skip {
 			r.stats.SkippedAgents++
 			r.stats.Skips[ReasonAgentInactive]++
-			a.explain.skipped = append(a.explain.skipped, ag)
+			a.explain.Skipped = append(a.explain.Skipped, ag)
 			continue
 		}
 		agents = append(agents, ag)
 	}
 	if all != nil {
-		a.explain.candidates = a.candidateIDs
+		a.explain.Candidates = a.candidateIDs
 	}
 	r.stats.Agents = len(agents)
 	if cap(r.offers) < len(agents) {
 		// A run offers each agent about once: room for that at once, not
 		// grown offer by offer.
-		r.offers = make([]offerRecord, 0, len(agents))
+		r.offers = make([]explain.Offer, 0, len(agents))
 	}
 	a.countSuppressed(r)
 	a.refreshSorterTotals()
@@ -230,7 +219,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	a.rng.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
 	if guarantees {
 		if r.stage1 == nil {
-			r.stage1 = map[offerKey]int{}
+			r.stage1 = map[explain.OfferKey]int{}
 		}
 		before := len(r.offers)
 		for i, ag := range agents {
@@ -270,9 +259,9 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 	}
 
 	preemptions, withdrawn := a.reclaim(r)
-	a.explain.preemptions = preemptions
+	a.preempted = preemptions
 	res := Result{Stats: *r.stats, Preemptions: preemptions, Withdrawn: withdrawn}
-	a.explain.offers = r.offers
+	a.explain.Offers = r.offers
 	res.Offers = a.groupOffers(r.offers) // and notes them outstanding
 	res.InverseOffers = a.inverseOffers(maintained, r)
 	if r.periodic {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -96,8 +97,10 @@ type Allocator struct {
 	runs                      uint64
 	last                      RunStats
 
-	// explain is what the latest run did, for Explain (explainlog.go).
-	explain explainLog
+	// explain is what the latest run did, for Explain (package explain);
+	// preempted the tasks it chose to end.
+	explain   explain.Log
+	preempted []Preemption
 	// obs is nil unless Options.Observer is set (observer.go).
 	obs *observer
 

@@ -267,7 +267,7 @@ var plainFramework = &cluster.Framework{}
 // something in role on the agent it is at.
 func (a *Allocator) offeredHere(r *run, fw *cluster.Framework, role string) bool {
 	for i := r.agentOffers; i < len(r.offers); i++ {
-		if k := r.offers[i].key; k.framework == fw.ID && k.role == role {
+		if k := r.offers[i].Key; k.Framework == fw.ID && k.Role == role {
 			return true
 		}
 	}

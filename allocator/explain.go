@@ -150,32 +150,32 @@ type RoleQuantities struct {
 // returns ErrNoRun, for an unknown framework ErrUnknownFramework.
 func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 	a.ready()
-	if a.explain.run == 0 {
+	if a.explain.Run == 0 {
 		return Explanation{}, ErrNoRun
 	}
-	e := a.explainer()
-	out := Explanation{Framework: frameworkID, Run: a.explain.run, Time: a.explain.now}
-	for _, p := range a.explain.preemptions {
+	e := a.explaining()
+	out := Explanation{Framework: frameworkID, Run: a.explain.Run, Time: a.explain.Now}
+	for _, p := range a.preempted {
 		if p.FrameworkID == frameworkID || p.ForFramework == frameworkID {
 			out.Preemptions = append(out.Preemptions, p)
 		}
 	}
 	fw, ok := a.cs.Frameworks.Lookup(frameworkID)
 	if !ok {
-		rm, ok := a.explain.removedOne(frameworkID)
+		removedRoles, ok := a.explain.Removed(frameworkID)
 		if !ok {
 			return Explanation{}, fmt.Errorf("%w: %q", ErrUnknownFramework, frameworkID)
 		}
-		for _, role := range rm.roles {
+		for _, role := range removedRoles {
 			var b groupBuilder
-			for _, ag := range e.agents {
-				if e.offered(frameworkID, role, ag.ID) {
+			for _, ag := range e.Agents() {
+				if e.Offered(frameworkID, role, ag.ID) {
 					b.offered++
 					continue
 				}
 				b.add(ReasonInactive, AgentReason{Agent: ag.ID, Framework: frameworkID})
 			}
-			re := b.build(role, frameworkID, len(e.agents), a.explain.now)
+			re := b.build(role, frameworkID, len(e.Agents()), a.explain.Now)
 			for i := range re.Reasons {
 				re.Reasons[i].State = "removed"
 			}
@@ -191,7 +191,7 @@ func (a *Allocator) Explain(frameworkID string) (Explanation, error) {
 			subject = fw.ID + " in role " + role
 		}
 		var b groupBuilder
-		for _, ag := range e.agents {
+		for _, ag := range e.Agents() {
 			offered, reason, ar := e.why(fw, node, ag)
 			if offered {
 				b.offered++
@@ -235,16 +235,16 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 	if err := reservation.ValidateRole(role); err != nil {
 		return Explanation{}, fmt.Errorf("%w: %q", ErrInvalidRole, role)
 	}
-	if a.explain.run == 0 {
+	if a.explain.Run == 0 {
 		return Explanation{}, ErrNoRun
 	}
 	node := a.roles.Get(role)
 	if node == nil {
 		return Explanation{}, fmt.Errorf("%w: %q", ErrUnknownRole, role)
 	}
-	e := a.explainer()
-	out := Explanation{Run: a.explain.run, Time: a.explain.now}
-	for _, p := range a.explain.preemptions {
+	e := a.explaining()
+	out := Explanation{Run: a.explain.Run, Time: a.explain.Now}
+	for _, p := range a.preempted {
 		if p.Role == role || p.For == role {
 			out.Preemptions = append(out.Preemptions, p)
 		}
@@ -254,7 +254,7 @@ func (a *Allocator) ExplainRole(role string) (Explanation, error) {
 		fws = append(fws, a.cs.Frameworks.Get(id))
 	}
 	var b groupBuilder
-	for _, ag := range e.agents {
+	for _, ag := range e.Agents() {
 		if len(fws) == 0 {
 			b.add(ReasonInactive, AgentReason{Agent: ag.ID})
 			continue

@@ -6,279 +6,31 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-	"github.com/allot-go/allot/allocator/internal/refusals"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
 
-// explainer answers Explain from the latest run's log.
-type explainer struct {
+// explaining is an explainer of the latest run (package explain) and the
+// allocator whose state gives the figures Explain adds.
+type explaining struct {
+	*explain.Explainer
 	a *Allocator
-	l *explainLog
-	// agents are the run's candidates that still exist, by id.
-	agents   []*cluster.Agent
-	skipped  map[string]bool  // agent ids
-	offersOn map[string][]int // agent id -> indexes in l.offers
-	passes   map[passKey]int  // -> index in l.passes, the last one
-	visits   map[visitKey]int // -> index in l.visits, the last one
-	parked   map[string]bool
 }
 
-// passKey and visitKey find a log's records by the ids of what they name,
-// so that records made before an object was removed and made again (a
-// framework, an agent, a role) are found as they would be in an allocator
-// restored from a snapshot.
-type passKey struct {
-	fw, role, ag string
-	st           cluster.Stage
-}
-
-type visitKey struct {
-	role, ag string
-	st       cluster.Stage
-}
-
-func (a *Allocator) explainer() *explainer {
-	l := &a.explain
-	e := &explainer{
-		a: a, l: l,
-		skipped:  map[string]bool{},
-		offersOn: map[string][]int{},
-		passes:   map[passKey]int{},
-		visits:   map[visitKey]int{},
-		parked:   map[string]bool{},
-	}
-	for _, id := range l.candidates {
-		if ag, ok := a.cs.Agents.Lookup(id); ok {
-			e.agents = append(e.agents, ag)
-		}
-	}
-	for _, ag := range l.skipped {
-		e.skipped[ag.ID] = true
-	}
-	for i, o := range l.offers {
-		e.offersOn[o.key.agent] = append(e.offersOn[o.key.agent], i)
-	}
-	for i, p := range l.passes {
-		if Reason(p.Reason) != ReasonNone { // dropped (see settleHeldBack)
-			e.passes[passKey{p.Framework.ID, p.Node.Path, p.Agent.ID, p.Stage}] = i
-		}
-	}
-	for i, v := range l.visits {
-		e.visits[visitKey{v.node.Path, v.ag.ID, v.stage}] = i
-	}
-	for _, role := range a.parking.Parked {
-		e.parked[role] = true
-	}
+// explaining returns an explainer of the latest run, with the sorters'
+// totals brought up to date for the shares it reports.
+func (a *Allocator) explaining() explaining {
 	a.refreshSorterTotals()
-	return e
+	return explaining{explain.New(&a.explain, &a.cs, &a.dec, a.parking.Parked, a.agentMissing), a}
 }
 
-// offered reports whether the run offered the framework something on the
-// agent in the role.
-func (e *explainer) offered(fwID, role, agentID string) bool {
-	for _, i := range e.offersOn[agentID] {
-		if k := e.l.offers[i].key; k.framework == fwID && k.role == role {
-			return true
-		}
-	}
-	return false
-}
-
-// offeredInRole reports whether the run offered a framework of the role
-// something on the agent.
-func (e *explainer) offeredInRole(node *roles.Node, ag *cluster.Agent) bool {
-	for _, i := range e.offersOn[ag.ID] {
-		if e.l.offers[i].key.role == node.Path {
-			return true
-		}
-	}
-	return false
-}
-
-// why says what happened to fw in node's role on ag: offered, or the
-// reason it was not and what was found.
-func (e *explainer) why(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (bool, Reason, AgentReason) {
-	ar := AgentReason{Agent: ag.ID, Framework: fw.ID}
-	switch {
-	case e.skipped[ag.ID]:
-		return false, ReasonAgentInactive, ar
-	case node != nil && e.offered(fw.ID, node.Path, ag.ID):
-		return true, ReasonNone, ar
-	case !fw.Active, fw.Joined >= e.l.run:
-		return false, ReasonInactive, ar
-	case node == nil:
-		return false, ReasonNothingLeft, ar
-	case fw.Roles.Has(node.Path, tables.Suppressed):
-		return false, ReasonSuppressed, ar
-	case fw.WaitsForNothing(node.Path):
-		// Kept out of the role's sorter: nothing is pending.
-		return false, ReasonNoFit, ar
-	}
-	reason, ar := e.found(fw, node, ag, ar)
-	return false, reason, e.sharpen(fw, node, ag, &reason, ar)
-}
-
-// found is the reason the run found, or that follows from what it did.
-func (e *explainer) found(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, ar AgentReason) (Reason, AgentReason) {
-	// The fair-share stage first: it is what the run did last.
-	if i, ok := e.passes[passKey{fw.ID, node.Path, ag.ID, stageFairShare}]; ok {
-		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
-	}
-	if i, ok := e.visits[visitKey{node.Path, ag.ID, stageFairShare}]; ok {
-		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
-	}
-	// A role capped in the run (or parked since an earlier one) was not
-	// looked at on agents that still had something for it, even where
-	// one of its frameworks was offered something before the cap.
-	if (node.CappedRun == e.l.run || e.parked[node.Path]) && !ag.Available.AllocatableTo(node.Path).IsEmpty() {
-		if Reason(node.CappedBy) == ReasonMinAllocatable {
-			ar.Offer = ag.Available.AllocatableTo(node.Path).Quantities()
-		} else {
-			ar.Offer = cluster.HeadroomOf(ag.Available)
-		}
-		return Reason(node.CappedBy), ar
-	}
-	if e.offeredInRole(node, ag) {
-		// The walk of the role made an offer there.
-		return e.fromVisit(fw, node, ag, visitRecord{kind: visitWalked}, ar)
-	}
-	if i, ok := e.passes[passKey{fw.ID, node.Path, ag.ID, stageGuarantees}]; ok {
-		return e.fromPass(fw, ag, e.l.passes[i], nil, ar)
-	}
-	if i, ok := e.visits[visitKey{node.Path, ag.ID, stageGuarantees}]; ok && e.l.visits[i].kind == visitUnchanged {
-		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
-	}
-	return e.elsewhere(fw, node, ag, ar)
-}
-
-// sharpen replaces the reason found by one of higher precedence that held
-// as well: a capability the framework lacks for the whole agent (GPUs, the
-// region), its offer constraints, or a refusal filter covering the agent. The run stops at the first reason it
-// meets, in the order cheapest to check; Explain reports the most
-// actionable.
-func (e *explainer) sharpen(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, reason *Reason, ar AgentReason) AgentReason {
-	if *reason > ReasonIncapable {
-		if m := e.a.agentMissing(fw, ag); m != 0 {
-			*reason = ReasonIncapable
-			return AgentReason{Agent: ar.Agent, Framework: ar.Framework, Missing: m}
-		}
-	}
-	if *reason > ReasonConstraints {
-		if cs, ok := fw.Info.Constraints[node.Path]; ok && !cs.Admits(ag.Info.Attributes) {
-			*reason = ReasonConstraints
-			return AgentReason{Agent: ar.Agent, Framework: ar.Framework}
-		}
-	}
-	if *reason > ReasonFiltered {
-		if until, ok := e.filterUntil(fw, node.Path, ag, resources.Resources{}, false); ok {
-			*reason = ReasonFiltered
-			return AgentReason{Agent: ar.Agent, Framework: ar.Framework, Until: until}
-		}
-	}
-	return ar
-}
-
-// fromPass is the reason of a logged pass; kept is the nobody entry the
-// pass comes from, if it does.
-func (e *explainer) fromPass(fw *cluster.Framework, ag *cluster.Agent, p cluster.PassRecord, kept *cluster.NobodyPasses, ar AgentReason) (Reason, AgentReason) {
-	reason := Reason(p.Reason)
-	switch reason {
-	case ReasonFiltered:
-		ar.Until, _ = e.filterUntil(fw, p.Node.Path, ag, resources.Resources{}, true)
-	case ReasonIncapable:
-		ar.Missing = offer.Capabilities(p.Missing)
-		if ar.Missing == 0 {
-			ar.Missing = e.a.agentMissing(fw, ag)
-		}
-	case ReasonQuotaLimit, ReasonHeadroom, ReasonMinAllocatable, ReasonNoFit:
-		ar.Offer = e.l.detailOf(p, kept).Clone()
-	}
-	return reason, ar
-}
-
-// fromVisit is the reason of a framework that a visit of its role on the
-// agent did not pass over one by one.
-func (e *explainer) fromVisit(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, v visitRecord, ar AgentReason) (Reason, AgentReason) {
-	if v.kind == visitUnfit {
-		// Its walk would have passed every framework over for that (the
-		// floor is only used where nothing else would come first; see
-		// demandFloor).
-		return ReasonNoFit, ar
-	}
-	if v.kind == visitUnchanged && v.cached != nil {
-		for _, p := range v.cached.Passes {
-			if p.Framework.ID == fw.ID {
-				return e.fromPass(fw, ag, p, v.cached, ar)
-			}
-		}
-	}
-	// Stepped over through the refusal index, or not visited: a filter in
-	// force at the run that covers the agent (or what was offered there)
-	// says the first.
-	var offered resources.Resources
-	if w, ok := e.winner(fw, node, ag); ok {
-		offered = e.l.offers[w].res.Unallocate()
-	}
-	if until, ok := e.filterUntil(fw, node.Path, ag, offered, false); ok {
-		ar.Until = until
-		return ReasonFiltered, ar
-	}
-	return e.elsewhere(fw, node, ag, ar)
-}
-
-// elsewhere is the reason of a framework the run did not look at on the
-// agent: someone else was offered it first, or nothing was left there.
-func (e *explainer) elsewhere(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent, ar AgentReason) (Reason, AgentReason) {
-	if w, ok := e.winner(fw, node, ag); ok {
-		k := e.l.offers[w].key
-		ar.Winner, ar.WinnerRole = k.framework, k.role
-		return ReasonFairness, ar
-	}
-	return ReasonNothingLeft, ar
-}
-
-// winner returns the offer that took the agent instead of fw: the first
-// made there to another framework of the role, else the first made there.
-func (e *explainer) winner(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (int, bool) {
-	first := -1
-	for _, i := range e.offersOn[ag.ID] {
-		k := e.l.offers[i].key
-		if k.framework == fw.ID && k.role == node.Path {
-			continue
-		}
-		if k.role == node.Path {
-			return i, true
-		}
-		if first < 0 {
-			first = i
-		}
-	}
-	return first, first >= 0
-}
-
-// filterUntil returns the expiry of a refusal filter of fw in role on ag
-// that was in force at the run: with known (the run found one), the one
-// covering the agent's reference or else the latest; otherwise only one
-// that covers the agent's reference or the candidate offer.
-func (e *explainer) filterUntil(fw *cluster.Framework, role string, ag *cluster.Agent, candidate resources.Resources, known bool) (time.Time, bool) {
-	var latest time.Time
-	found := false
-	for _, f := range e.a.dec.RefusalsOn(fw, role, ag) {
-		if !refusals.InForceAt(f.Expires, f.Batch, e.l.now, e.l.periodic, e.l.batches) {
-			continue
-		}
-		if f.Covered == ag.RefGen || f.Refused.Contains(ag.Ref) || (!candidate.IsEmpty() && f.Refused.Contains(candidate)) {
-			return f.Expires, true
-		}
-		if known && (!found || f.Expires.After(latest)) {
-			latest, found = f.Expires, true
-		}
-	}
-	return latest, found
+// why is explain's Why in the allocator's types.
+func (e explaining) why(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (bool, Reason, AgentReason) {
+	offered, reason, found := e.Why(fw, node, ag)
+	return offered, Reason(reason), AgentReason(found)
 }
 
 // agentMissing returns the capabilities whose lack keeps fw from the
@@ -382,14 +134,14 @@ func (b *groupBuilder) build(role, subject string, agents int, at time.Time) Rol
 }
 
 // finish builds a role explanation and adds the figures the state holds.
-func (e *explainer) finish(b *groupBuilder, role string, node *roles.Node, subject string) RoleExplanation {
-	re := b.build(role, subject, len(e.agents), e.l.now)
+func (e explaining) finish(b *groupBuilder, role string, node *roles.Node, subject string) RoleExplanation {
+	re := b.build(role, subject, len(e.Agents()), e.a.explain.Now)
 	for i := range re.Reasons {
 		g := &re.Reasons[i]
 		switch g.Reason {
 		case ReasonInactive:
 			g.State = "inactive"
-			if fw := e.a.cs.Frameworks.Get(g.Agents[0].Framework); fw != nil && fw.Active && fw.Joined >= e.l.run {
+			if fw := e.a.cs.Frameworks.Get(g.Agents[0].Framework); fw != nil && fw.Active && fw.Joined >= e.a.explain.Run {
 				g.State = "not yet in a run"
 			}
 		case ReasonQuotaLimit:
@@ -407,7 +159,7 @@ func (e *explainer) finish(b *groupBuilder, role string, node *roles.Node, subje
 
 // shares returns the shares by which the sorter ordered role (or, when the
 // winner is of the same role, the framework) against the winner.
-func (e *explainer) shares(role string, agents []AgentReason, winner, winnerRole string) (float64, float64) {
+func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole string) (float64, float64) {
 	if winnerRole != role {
 		if s, ok := e.a.roleSorter.Sorter.(sorter.Sharer); ok {
 			return s.ShareOf(role), s.ShareOf(winnerRole)

@@ -114,7 +114,7 @@ func (a *Allocator) removeFramework(id string) error {
 		a.tasks.Forget(fw, t)
 	}
 	a.cs.Frameworks.Delete(id)
-	a.explain.forget(fw, a.runs)
+	a.explain.Forget(fw, a.runs)
 	if a.obs != nil {
 		a.obs.Removed(fw.ID)
 	}

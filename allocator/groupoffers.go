@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/offer"
 )
 
@@ -33,7 +34,7 @@ func ints(buf []int, n int) []int { return slices.Grow(buf[:0], n)[:n] }
 // which is cheaper than comparing agent ids. Records are made in rank
 // order within each stage, so a group needs sorting only when both stages
 // offered to it.
-func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
+func (a *Allocator) groupOffers(records []explain.Offer) []offer.Offer {
 	g := &a.grouping
 	if g.index == nil {
 		g.index = map[offerGroup]int{}
@@ -45,7 +46,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	}()
 	g.of = ints(g.of, len(records))
 	for i, rec := range records {
-		key := offerGroup{rec.key.framework, rec.key.role}
+		key := offerGroup{rec.Key.Framework, rec.Key.Role}
 		k, ok := g.index[key]
 		if !ok {
 			k = len(g.groups)
@@ -85,7 +86,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 		g.sorted[g.next[p]] = i
 		g.next[p]++
 	}
-	byRank := func(x, y int) int { return records[x].rank - records[y].rank }
+	byRank := func(x, y int) int { return records[x].Rank - records[y].Rank }
 	for p := range groups {
 		if in := g.sorted[g.starts[p]:g.starts[p+1]]; !slices.IsSortedFunc(in, byRank) {
 			slices.SortStableFunc(in, byRank)
@@ -97,7 +98,7 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	// allocation for the run, not one each (they keep the room across runs).
 	fresh := 0
 	for i := range records {
-		if cap(records[i].ag.Outstanding) == 0 {
+		if cap(records[i].Ag.Outstanding) == 0 {
 			fresh++
 		}
 	}
@@ -105,13 +106,13 @@ func (a *Allocator) groupOffers(records []offerRecord) []offer.Offer {
 	for i, k := range g.sorted {
 		rec := &records[k]
 		out = append(out, offer.Offer{
-			ID: ids[i], FrameworkID: rec.key.framework, AgentID: rec.key.agent,
-			Role: rec.key.role, Resources: rec.res,
+			ID: ids[i], FrameworkID: rec.Key.Framework, AgentID: rec.Key.Agent,
+			Role: rec.Key.Role, Resources: rec.Res,
 		})
-		if cap(rec.ag.Outstanding) == 0 && len(room) > 0 {
-			rec.ag.Outstanding, room = room[:0:1], room[1:]
+		if cap(rec.Ag.Outstanding) == 0 && len(room) > 0 {
+			rec.Ag.Outstanding, room = room[:0:1], room[1:]
 		}
-		rec.ag.Outstanding = append(rec.ag.Outstanding, cluster.OutstandingOffer{ID: ids[i], Framework: rec.key.framework, Role: rec.key.role, Res: rec.res})
+		rec.Ag.Outstanding = append(rec.Ag.Outstanding, cluster.OutstandingOffer{ID: ids[i], Framework: rec.Key.Framework, Role: rec.Key.Role, Res: rec.Res})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -31,10 +32,10 @@ func TestGroupOffersOrder(t *testing.T) {
 		// stage two
 		{"f2", "r", "a0"}, {"f1", "q", "a0"}, {"f2", "p", "a2"}, {"f1", "q", "a1"},
 	}
-	var records []offerRecord
+	var records []explain.Offer
 	for _, m := range made {
 		ag := agents[m.agent]
-		records = append(records, offerRecord{key: offerKey{m.fw, m.role, m.agent}, res: res.Allocate(m.role), ag: ag, rank: ranks[m.agent]})
+		records = append(records, explain.Offer{Key: explain.OfferKey{Framework: m.fw, Role: m.role, Agent: m.agent}, Res: res.Allocate(m.role), Ag: ag, Rank: ranks[m.agent]})
 	}
 	out := a.groupOffers(records)
 	var got []string
@@ -63,12 +64,12 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	a, err := New(Options{Seed: 1})
 	require.NoError(t, err)
 	res := resources.MustParse("cpus:1", "*")
-	build := func(groups int) []offerRecord {
-		var records []offerRecord
+	build := func(groups int) []explain.Offer {
+		var records []explain.Offer
 		for i := range 1000 {
 			ag := &cluster.Agent{ID: fmt.Sprintf("a%04d", i), Outstanding: make([]cluster.OutstandingOffer, 0, 4)}
 			fw, role := fmt.Sprintf("f%03d", (i*7)%groups), fmt.Sprintf("r%d", i%2)
-			records = append(records, offerRecord{key: offerKey{fw, role, ag.ID}, res: res.Allocate(role), ag: ag, rank: i})
+			records = append(records, explain.Offer{Key: explain.OfferKey{Framework: fw, Role: role, Agent: ag.ID}, Res: res.Allocate(role), Ag: ag, Rank: i})
 		}
 		return records
 	}
@@ -83,7 +84,7 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	records := build(200)
 	many := testing.AllocsPerRun(5, func() {
 		for i := range records {
-			records[i].ag.Outstanding = records[i].ag.Outstanding[:0]
+			records[i].Ag.Outstanding = records[i].Ag.Outstanding[:0]
 		}
 		a.groupOffers(records)
 	})
@@ -91,7 +92,7 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 	one := build(1)
 	few := testing.AllocsPerRun(5, func() {
 		for i := range one {
-			one[i].ag.Outstanding = one[i].ag.Outstanding[:0]
+			one[i].Ag.Outstanding = one[i].Ag.Outstanding[:0]
 		}
 		a.groupOffers(one)
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -225,7 +226,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 		if len(ag.Holds()) > 0 && r.stage1 == nil {
 			// Offers from holds are recorded as stage one's are, so that
 			// a later offer to the same framework, role and agent joins.
-			r.stage1 = map[offerKey]int{}
+			r.stage1 = map[explain.OfferKey]int{}
 		}
 		if len(ag.Holds()) == 0 {
 			continue
@@ -272,7 +273,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 						continue
 					}
 					a.heldToOffered(fw, ag, part)
-					a.record(r, ag, offerKey{fw.ID, role, ag.ID}, part.Frozen(), true, false)
+					a.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, part.Frozen(), true, false)
 					// As any offer, it is counted off what the framework
 					// states it waits for: else reclaim would make room
 					// again for the task this hold was made for.

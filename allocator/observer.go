@@ -161,7 +161,7 @@ func (a *Allocator) observeRun(res Result, started time.Duration) {
 	for _, p := range res.Preemptions {
 		s.Preempted(p.Role, p.For)
 	}
-	s.MarkExpired(a.explain.now)
+	s.MarkExpired(a.explain.Now)
 	if s.TotalsChanged(a.cs.TotalsVersion) {
 		// Every share moved with the cluster's totals.
 		for n := range a.roles.Nodes.All() {

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -47,18 +48,18 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, available.Quantities())
 	}
 	if !a.capableOfAgent(fw, ag) {
-		at := len(a.explain.passes)
+		at := len(a.explain.Passes)
 		out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
-		a.explain.missing(at, a.agentMissing(fw, ag))
+		a.explain.Missing(at, a.agentMissing(fw, ag))
 		return out, q
 	}
 	if ag.HasShared || ag.HasRevocable || ag.HasRefined {
 		before := available
 		available, whole = stripIncapable(available, fw.Info.Capabilities), false
 		if available.IsEmpty() {
-			at := len(a.explain.passes)
+			at := len(a.explain.Passes)
 			out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
-			a.explain.missing(at, strippedMissing(before, fw.Info.Capabilities))
+			a.explain.Missing(at, strippedMissing(before, fw.Info.Capabilities))
 			return out, q
 		}
 	}
@@ -202,7 +203,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, ag, offerKey{fw.ID, role, ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
+	a.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
 	if ag.HasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -247,11 +248,11 @@ func (a *Allocator) offerShareOf(ag *cluster.Agent) resources.Limits {
 // agent's earlier sized offers: those were made while the fair-share stage
 // was at the agent, so they are among the run's last offers, from
 // r.agentOffers on.
-func (a *Allocator) record(r *run, ag *cluster.Agent, key offerKey, res resources.Resources, stage, sized bool) {
+func (a *Allocator) record(r *run, ag *cluster.Agent, key explain.OfferKey, res resources.Resources, stage, sized bool) {
 	join := func(i int) {
-		merged := r.offers[i].res.Clone()
+		merged := r.offers[i].Res.Clone()
 		merged.Add(res)
-		r.offers[i].res = merged.Frozen()
+		r.offers[i].Res = merged.Frozen()
 	}
 	if r.stage1 != nil {
 		if i, ok := r.stage1[key]; ok {
@@ -264,13 +265,13 @@ func (a *Allocator) record(r *run, ag *cluster.Agent, key offerKey, res resource
 	}
 	if sized || !stage {
 		for i := r.agentOffers; i < len(r.offers); i++ {
-			if r.offers[i].key == key {
+			if r.offers[i].Key == key {
 				join(i)
 				return
 			}
 		}
 	}
-	r.offers = append(r.offers, offerRecord{key: key, res: res, ag: ag, rank: int(a.runRanks[ag.Num])})
+	r.offers = append(r.offers, explain.Offer{Key: key, Res: res, Ag: ag, Rank: int(a.runRanks[ag.Num])})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged

@@ -1,6 +1,9 @@
 package allocator
 
-import "github.com/allot-go/allot/allocator/internal/cluster"
+import (
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
+)
 
 // Reason says why a framework (or a role) got nothing on an agent in the
 // latest allocation run, as Explain reports it. The constants are in order
@@ -97,8 +100,30 @@ const (
 )
 
 // The framework records count pass-overs by reason in arrays of
-// numReasonCodes: a Reason added or removed must change it too.
+// cluster.NumReasons, and package explain works with the reasons' codes:
+// a Reason added, removed or moved must change them too.
 const (
 	_ = uint(cluster.NumReasons - numReasons)
 	_ = uint(numReasons - cluster.NumReasons)
 )
+
+// The Reasons are package explain's codes: the function does not compile
+// if one differs (an index out of range, or a negative constant).
+func _() {
+	var x [1]struct{}
+	_ = x[uint8(ReasonNone)-explain.None]
+	_ = x[uint8(ReasonInactive)-explain.Inactive]
+	_ = x[uint8(ReasonSuppressed)-explain.Suppressed]
+	_ = x[uint8(ReasonIncapable)-explain.Incapable]
+	_ = x[uint8(ReasonConstraints)-explain.Constraints]
+	_ = x[uint8(ReasonNoFit)-explain.NoFit]
+	_ = x[uint8(ReasonFiltered)-explain.Filtered]
+	_ = x[uint8(ReasonQuotaLimit)-explain.QuotaLimit]
+	_ = x[uint8(ReasonHeadroom)-explain.Headroom]
+	_ = x[uint8(ReasonMinAllocatable)-explain.MinAllocatable]
+	_ = x[uint8(ReasonFairness)-explain.Fairness]
+	_ = x[uint8(ReasonDeclined)-explain.Declined]
+	_ = x[uint8(ReasonNothingLeft)-explain.NothingLeft]
+	_ = x[uint8(ReasonAgentInactive)-explain.AgentInactive]
+	_ = x[uint8(numReasons)-explain.NumReasons]
+}

@@ -139,7 +139,7 @@ func (a *Allocator) reclaim(r *run) (chosen, withdrawn []Preemption) {
 	if a.opts.Reclaim == ReclaimFairShare {
 		rr.Offered = map[string]bool{}
 		for i := range r.offers {
-			rr.Offered[r.offers[i].key.role] = true
+			rr.Offered[r.offers[i].Key.Role] = true
 		}
 	}
 	c, w := a.reclaims.Reclaim(rr)

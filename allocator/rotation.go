@@ -20,7 +20,7 @@ import (
 // skipped for what its frameworks wait for, or the agent was taken first;
 // its pass is dropped, and Explain finds those from the visits and offers.
 func (a *Allocator) settleHeldBack(r *run, ag *cluster.Agent, first, second int) {
-	passes := a.explain.passes
+	passes := a.explain.Passes
 	for i := first; i < second && i < len(passes); i++ {
 		p := &passes[i]
 		if Reason(p.Reason) != ReasonDeclined || p.Agent != ag {

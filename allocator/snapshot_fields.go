@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -42,15 +43,9 @@ type snapState struct {
 	// late sets, for a reader, the numbers that working out the derived
 	// state again would move (see lateUvarint).
 	late []func()
-	// logIndexed is what a reader read for whether the passes of the
-	// run's log were stepped over through an index, which they never are.
-	logIndexed bool
-	// refs resolves, for a reader, the ids in explain records (see
-	// refs).
-	refs *refs
-	// kept are the passes a reader read for the nobody entries, to be
-	// checked.
-	kept []keptPasses
+	// explain walks the records kept for Explain, made once the agents,
+	// frameworks and roles are.
+	explain *explain.Walker
 	// rounds are the agents' rounds of declines (the ids of the
 	// frameworks in them) and demand the frameworks' statements of
 	// demand: a reader attaches them once the rest is rebuilt
@@ -126,8 +121,9 @@ func (sn *snapState) walk(c *codec.Codec) {
 		return fw
 	})
 	sn.sorterFields(c)
-	sn.explainLogFields(c, &a.explain)
-	sn.keptPassesFields(c)
+	sn.explain = explain.NewWalker(&a.cs, a.roles)
+	sn.explain.Log(c, &a.explain, func() { preemptionsFields(c, &a.preempted) })
+	sn.explain.Kept(c)
 	reclaimFields(c, a)
 	sn.fairnessFields(c)
 }
@@ -589,5 +585,25 @@ func (sn *snapState) fairnessFields(c *codec.Codec) {
 			return list
 		})
 		return byRole
+	})
+}
+
+// preemptionsFields walks the tasks the latest run chose to end, at the
+// end of its log.
+func preemptionsFields(c *codec.Codec, preempted *[]Preemption) {
+	codec.WalkList(c, preempted, "run preemptions", func(p *Preemption) {
+		c.String(&p.FrameworkID)
+		c.String(&p.TaskID)
+		c.String(&p.AgentID)
+		c.String(&p.Role)
+		c.String(&p.For)
+		c.String(&p.ForFramework)
+		c.String(&p.HeldIn)
+		codec.WalkByte(c, &p.Reason)
+		c.Quantities(&p.Frees)
+		for i := range 2 {
+			c.Float64(&p.ForShare[i])
+			c.Float64(&p.RoleShare[i])
+		}
 	})
 }

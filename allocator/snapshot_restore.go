@@ -75,7 +75,7 @@ func (sn *snapState) restore(c *codec.Codec) error {
 	steps := []func() error{
 		sn.checkAgents,
 		sn.checkFrameworks,
-		sn.checkExplain,
+		func() error { return sn.explain.Check(&sn.a.explain) },
 		sn.resolve,
 		sn.attachHolds,
 		sn.rebuild,
@@ -319,7 +319,7 @@ func (sn *snapState) rebuild() error {
 			return fmt.Errorf("role %q holds resources or frameworks but was not saved", path)
 		}
 	}
-	sn.deriveExplain()
+	sn.explain.Derive(&a.explain)
 	return nil
 }
 
@@ -375,8 +375,8 @@ func (sn *snapState) finish() error {
 	for _, set := range sn.late {
 		set()
 	}
-	if a.explain.run > a.runs {
-		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.run, a.runs)
+	if a.explain.Run > a.runs {
+		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.Run, a.runs)
 	}
 	a.allowances.Resync(a.roles, a.roleSorter.Sorter)
 	// Epochs handed out from now on must be new to every node and every

@@ -11,8 +11,8 @@ import (
 )
 
 const (
-	stageGuarantees cluster.Stage = iota
-	stageFairShare
+	stageGuarantees = cluster.StageGuarantees
+	stageFairShare  = cluster.StageFairShare
 )
 
 // walk visits s's clients in order until visit returns false: with
@@ -114,7 +114,7 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
 	a.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
-	first := len(a.explain.passes)
+	first := len(a.explain.Passes)
 	// heldBack counts over every walk of the agent (a walk after a sized
 	// offer may skip a role whose tasks no longer fit, and hold nobody
 	// back itself): the round ends if any walk held a framework back.
@@ -123,7 +123,7 @@ func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
 	if a.dec.EndRound(r.heldBack, ag) {
 		// The frameworks the round held back are offered what is left,
 		// as any others would be.
-		second := len(a.explain.passes)
+		second := len(a.explain.Passes)
 		a.walkAgent(r, ag)
 		a.settleHeldBack(r, ag, first, second)
 	}
@@ -166,22 +166,22 @@ func (a *Allocator) fairRole(role string) bool {
 		return true
 	}
 	if a.skipsWalks(fs) && a.fitsNoTask(c.r, c.ag, node) {
-		a.explain.unfit(c.ag, node)
+		a.explain.Unfit(c.ag, node)
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
 	c.role, c.node, c.fs, c.complete, c.madeOffer = role, node, fs, true, false
-	start := len(a.explain.passes)
+	start := len(a.explain.Passes)
 	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
 	if c.r.sized {
 		return false
 	}
 	if !c.madeOffer {
 		// A walk that made an offer shows in the offers.
-		a.explain.visit(c.ag, node, stageFairShare, c.r.indexed)
+		a.explain.Visit(c.ag, node, stageFairShare, c.r.indexed)
 	}
 	if c.complete && !c.madeOffer && c.r.stable && a.skipsWalks(fs) {
-		a.rememberNobody(c.ag, node, c.r.until, a.explain.since(start, c.r.indexed))
+		a.rememberNobody(c.ag, node, c.r.until, a.explain.Since(start, c.r.indexed))
 	}
 	return true
 }
@@ -238,7 +238,7 @@ func (a *Allocator) nobody(ag *cluster.Agent, n *roles.Node, fs *roles.TrackedSo
 		return false
 	}
 	r.stats.Unchanged++
-	a.explain.unchanged(ag, n, st, e.Passes)
+	a.explain.Unchanged(ag, n, st, e.Passes)
 	return true
 }
 
@@ -266,6 +266,6 @@ func (a *Allocator) passOver(r *run, fw *cluster.Framework, ag *cluster.Agent, n
 	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
 		r.stable = false
 	}
-	a.explain.pass(fw, ag, node, st, reason, detail)
+	a.explain.Pass(fw, ag, node, st, uint8(reason), detail)
 	return passed, resources.Quantities{}
 }

@@ -10,11 +10,11 @@ type PassRecord struct {
 	Framework *Framework
 	Node      *roles.Node
 	Agent     *Agent
-	Reason    uint8 // a Reason
+	Reason    uint8 // a reason's code (package explain)
 	Stage     Stage
 	// Missing are the capabilities whose lack made an incapable pass.
 	Missing uint16
-	// Detail is 1 + the index in explainLog.details of the quantities
+	// Detail is 1 + the index in the run log's details of the quantities
 	// behind the pass, or 0 (-1 - the index in a nobody entry's copy).
 	Detail int32
 }
@@ -37,6 +37,12 @@ var (
 
 // Stage is one of the two stages of a run.
 type Stage uint8
+
+// The stages of a run: offers towards guarantees, then fair shares.
+const (
+	StageGuarantees Stage = iota
+	StageFairShare
+)
 
 // NumReasons is the number of package allocator's Reasons (numReasons,
 // which reasons.go checks against it), for the counts a framework keeps.

@@ -1,4 +1,4 @@
-package allocator
+package explain
 
 import (
 	"fmt"
@@ -27,59 +27,67 @@ import (
 //	kept passes  the passes of every nobody entry, agents by id, roles in
 //	             order
 
-// explainLogFields walks the latest run's log.
-func (sn *snapState) explainLogFields(c *codec.Codec, l *explainLog) {
-	c.Uvarint(&l.run)
-	c.Time(&l.now)
-	c.Bool(&l.periodic)
-	c.Uvarint(&l.batches)
-	codec.WalkStrings(c, &l.candidates, "run candidates")
-	codec.WalkList(c, &l.skipped, "skipped agents", func(ag **cluster.Agent) { sn.agentRef(c, ag) })
-	codec.WalkList(c, &l.offers, "run offers", func(o *offerRecord) {
-		c.String(&o.key.framework)
-		c.String(&o.key.role)
-		c.String(&o.key.agent)
-		c.Resources(&o.res)
+// Walker walks what a snapshot keeps for Explain, in both directions
+// (package codec); a reader's Walker also resolves the records' ids and
+// checks what it read.
+type Walker struct {
+	cs   *cluster.State
+	tree *roles.Tree
+	// refs resolves, for a reader, the ids in the records (see refs).
+	refs *refs
+	// logIndexed is what a reader read for whether the passes of the
+	// run's log were stepped over through an index, which they never are.
+	logIndexed bool
+	// kept are the passes a reader read for the nobody entries, to be
+	// checked.
+	kept []keptPasses
+}
+
+// NewWalker returns a walker of the explain records of the state cs and
+// the role tree tree (restored, for a reader, before the records are read).
+func NewWalker(cs *cluster.State, tree *roles.Tree) *Walker {
+	return &Walker{cs: cs, tree: tree}
+}
+
+// Log walks the latest run's log; tail walks what the caller keeps of the
+// run at the log's end.
+func (w *Walker) Log(c *codec.Codec, l *Log, tail func()) {
+	c.Uvarint(&l.Run)
+	c.Time(&l.Now)
+	c.Bool(&l.Periodic)
+	c.Uvarint(&l.Batches)
+	codec.WalkStrings(c, &l.Candidates, "run candidates")
+	codec.WalkList(c, &l.Skipped, "skipped agents", func(ag **cluster.Agent) { w.agentRef(c, ag) })
+	codec.WalkList(c, &l.Offers, "run offers", func(o *Offer) {
+		c.String(&o.Key.Framework)
+		c.String(&o.Key.Role)
+		c.String(&o.Key.Agent)
+		c.Resources(&o.Res)
 	})
 	codec.WalkList(c, &l.visits, "run visits", func(v *visitRecord) {
-		sn.agentRef(c, &v.ag)
-		sn.nodeRef(c, &v.node)
+		w.agentRef(c, &v.ag)
+		w.nodeRef(c, &v.node)
 		codec.WalkByte(c, &v.kind)
 		codec.WalkByte(c, &v.stage)
 		c.Bool(&v.indexed)
-		codec.WalkOptional(c, &v.cached, func(np *cluster.NobodyPasses) { sn.passesFields(c, np) })
+		codec.WalkOptional(c, &v.cached, func(np *cluster.NobodyPasses) { w.passesFields(c, np) })
 	})
 	// The log's passes are those of no index: the flag is always false.
-	sn.logIndexed = false
-	sn.passFields(c, &sn.logIndexed, &l.passes, &l.details)
+	w.logIndexed = false
+	w.passFields(c, &w.logIndexed, &l.Passes, &l.details)
 	codec.WalkList(c, &l.removed, "removed frameworks", func(rm *removedFramework) {
 		c.String(&rm.id)
 		codec.WalkStrings(c, &rm.roles, "removed framework's roles")
 		c.Uvarint(&rm.run)
 	})
-	codec.WalkList(c, &l.preemptions, "run preemptions", func(p *Preemption) {
-		c.String(&p.FrameworkID)
-		c.String(&p.TaskID)
-		c.String(&p.AgentID)
-		c.String(&p.Role)
-		c.String(&p.For)
-		c.String(&p.ForFramework)
-		c.String(&p.HeldIn)
-		codec.WalkByte(c, &p.Reason)
-		c.Quantities(&p.Frees)
-		for i := range 2 {
-			c.Float64(&p.ForShare[i])
-			c.Float64(&p.RoleShare[i])
-		}
-	})
+	tail()
 }
 
-// keptPassesFields walks the passes every nobody entry keeps, agent by
-// agent in id order and role by role. An entry that keeps none is saved
-// as one that kept nothing.
-func (sn *snapState) keptPassesFields(c *codec.Codec) {
-	a := sn.a
-	for _, ag := range a.cs.AgentList {
+// Kept walks the passes every nobody entry keeps, agent by agent in id
+// order and role by role. An entry that keeps none is saved as one that
+// kept nothing.
+func (w *Walker) Kept(c *codec.Codec) {
+	for _, ag := range w.cs.AgentList {
 		id := ag.ID
 		for _, role := range ag.Nobody.Roles() {
 			e, _ := ag.Nobody.Get(role)
@@ -90,11 +98,11 @@ func (sn *snapState) keptPassesFields(c *codec.Codec) {
 			case np == nil:
 				np = cluster.NoPasses
 			}
-			sn.passesFields(c, np)
+			w.passesFields(c, np)
 			if c.Reading() {
 				e.Passes = kept(np)
 				ag.Nobody.Set(role, e)
-				sn.kept = append(sn.kept, keptPasses{agent: id, role: role, passes: np})
+				w.kept = append(w.kept, keptPasses{agent: id, role: role, passes: np})
 			}
 		}
 	}
@@ -108,19 +116,19 @@ type keptPasses struct {
 
 // passesFields walks the passes of a walk kept with a nobody entry or a
 // visit.
-func (sn *snapState) passesFields(c *codec.Codec, np *cluster.NobodyPasses) {
-	sn.passFields(c, &np.Indexed, &np.Passes, &np.Details)
+func (w *Walker) passesFields(c *codec.Codec, np *cluster.NobodyPasses) {
+	w.passFields(c, &np.Indexed, &np.Passes, &np.Details)
 }
 
 // passFields walks the passes of a walk (of the run's log, or kept): whether
 // frameworks were stepped over through the refusal index, the passes, and
 // the quantities behind them.
-func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]cluster.PassRecord, details *[]resources.Quantities) {
+func (w *Walker) passFields(c *codec.Codec, indexed *bool, passes *[]cluster.PassRecord, details *[]resources.Quantities) {
 	c.Bool(indexed)
 	codec.WalkList(c, passes, "passes", func(p *cluster.PassRecord) {
-		sn.frameworkRef(c, &p.Framework)
-		sn.nodeRef(c, &p.Node)
-		sn.agentRef(c, &p.Agent)
+		w.frameworkRef(c, &p.Framework)
+		w.nodeRef(c, &p.Node)
+		w.agentRef(c, &p.Agent)
 		codec.WalkByte(c, &p.Reason)
 		codec.WalkByte(c, &p.Stage)
 		codec.WalkUvarint(c, &p.Missing)
@@ -132,63 +140,64 @@ func (sn *snapState) passFields(c *codec.Codec, indexed *bool, passes *[]cluster
 // agentRef, frameworkRef and nodeRef walk a record's reference by id; a
 // reader resolves it (see refs).
 
-func (sn *snapState) agentRef(c *codec.Codec, ag **cluster.Agent) {
+func (w *Walker) agentRef(c *codec.Codec, ag **cluster.Agent) {
 	var id string
 	if *ag != nil {
 		id = (*ag).ID
 	}
 	c.String(&id)
 	if c.Reading() {
-		*ag = sn.resolver().agent(id)
+		*ag = w.resolver().agent(id)
 	}
 }
 
-func (sn *snapState) frameworkRef(c *codec.Codec, fw **cluster.Framework) {
+func (w *Walker) frameworkRef(c *codec.Codec, fw **cluster.Framework) {
 	var id string
 	if *fw != nil {
 		id = (*fw).ID
 	}
 	c.String(&id)
 	if c.Reading() {
-		*fw = sn.resolver().framework(id)
+		*fw = w.resolver().framework(id)
 	}
 }
 
-func (sn *snapState) nodeRef(c *codec.Codec, n **roles.Node) {
+func (w *Walker) nodeRef(c *codec.Codec, n **roles.Node) {
 	var path string
 	if *n != nil {
 		path = (*n).Path
 	}
 	c.String(&path)
 	if c.Reading() {
-		*n = sn.resolver().node(path)
+		*n = w.resolver().node(path)
 	}
 }
 
 // resolver returns the reader's refs, made on first use: the explain
 // records come after the agents, frameworks and roles they name.
-func (sn *snapState) resolver() *refs {
-	if sn.refs == nil {
-		sn.refs = newRefs(sn.a)
+func (w *Walker) resolver() *refs {
+	if w.refs == nil {
+		w.refs = newRefs(w.cs, w.tree)
 	}
-	return sn.refs
+	return w.refs
 }
 
 // refs resolves the ids of a snapshot's explain records to the restored
 // allocator's agents, frameworks and roles, or to stand-ins.
 type refs struct {
-	a          *Allocator
+	cs         *cluster.State
+	tree       *roles.Tree
 	agents     map[string]*cluster.Agent
 	frameworks map[string]*cluster.Framework
 	nodes      map[string]*roles.Node
 }
 
-func newRefs(a *Allocator) *refs {
-	return &refs{a: a, agents: map[string]*cluster.Agent{}, frameworks: map[string]*cluster.Framework{}, nodes: map[string]*roles.Node{}}
+func newRefs(cs *cluster.State, tree *roles.Tree) *refs {
+	return &refs{cs: cs, tree: tree, agents: map[string]*cluster.Agent{}, frameworks: map[string]*cluster.Framework{}, nodes: map[string]*roles.Node{}}
 }
 
 func (x *refs) agent(id string) *cluster.Agent {
-	if ag, ok := x.a.cs.Agents.Lookup(id); ok {
+	if ag, ok := x.cs.Agents.Lookup(id); ok {
 		return ag
 	}
 	if ag, ok := x.agents[id]; ok {
@@ -200,7 +209,7 @@ func (x *refs) agent(id string) *cluster.Agent {
 }
 
 func (x *refs) framework(id string) *cluster.Framework {
-	if fw, ok := x.a.cs.Frameworks.Lookup(id); ok {
+	if fw, ok := x.cs.Frameworks.Lookup(id); ok {
 		return fw
 	}
 	if fw, ok := x.frameworks[id]; ok {
@@ -212,7 +221,7 @@ func (x *refs) framework(id string) *cluster.Framework {
 }
 
 func (x *refs) node(path string) *roles.Node {
-	if n := x.a.roles.Get(path); n != nil {
+	if n := x.tree.Get(path); n != nil {
 		return n
 	}
 	if n, ok := x.nodes[path]; ok {
@@ -234,12 +243,11 @@ func kept(np *cluster.NobodyPasses) *cluster.NobodyPasses {
 	return cluster.NoPasses
 }
 
-// checkExplain checks what a reader read for Explain: records in bounds,
-// details that exist, no records of a run that never was.
-func (sn *snapState) checkExplain() error {
-	l := &sn.a.explain
+// Check checks what a reader read into l: records in bounds, details that
+// exist, no records of a run that never was.
+func (w *Walker) Check(l *Log) error {
 	for _, v := range l.visits {
-		if v.kind > visitUnfit || v.stage > stageFairShare {
+		if v.kind > visitUnfit || v.stage > cluster.StageFairShare {
 			return fmt.Errorf("a visit of kind %d in stage %d", v.kind, v.stage)
 		}
 		if v.cached != nil {
@@ -248,13 +256,13 @@ func (sn *snapState) checkExplain() error {
 			}
 		}
 	}
-	if sn.logIndexed {
+	if w.logIndexed {
 		return fmt.Errorf("the run's log has passes stepped over through an index")
 	}
-	if err := checkPasses(l.passes, len(l.details)); err != nil {
+	if err := checkPasses(l.Passes, len(l.details)); err != nil {
 		return err
 	}
-	for _, p := range l.passes {
+	for _, p := range l.Passes {
 		if p.Detail < 0 {
 			return fmt.Errorf("a pass of the run's log with a kept detail")
 		}
@@ -262,10 +270,10 @@ func (sn *snapState) checkExplain() error {
 	if len(l.removed) > maxRemembered {
 		return fmt.Errorf("%d removed frameworks remembered, at most %d", len(l.removed), maxRemembered)
 	}
-	if l.run == 0 && (len(l.offers) > 0 || len(l.visits) > 0 || len(l.passes) > 0) {
+	if l.Run == 0 && (len(l.Offers) > 0 || len(l.visits) > 0 || len(l.Passes) > 0) {
 		return fmt.Errorf("records of run 0")
 	}
-	for _, k := range sn.kept {
+	for _, k := range w.kept {
 		if err := checkPasses(k.passes.Passes, len(k.passes.Details)); err != nil {
 			return fmt.Errorf("agent %q, role %q: %w", k.agent, k.role, err)
 		}
@@ -276,7 +284,7 @@ func (sn *snapState) checkExplain() error {
 // checkPasses checks passes and the details they point to (n of them).
 func checkPasses(passes []cluster.PassRecord, n int) error {
 	for _, p := range passes {
-		if Reason(p.Reason) >= numReasons || p.Stage > stageFairShare {
+		if p.Reason >= NumReasons || p.Stage > cluster.StageFairShare {
 			return fmt.Errorf("a pass for reason %d in stage %d", p.Reason, p.Stage)
 		}
 		if p.Detail != 0 && !detailIn(p.Detail, n) {
@@ -295,15 +303,14 @@ func detailIn(d int32, n int) bool {
 	return int(-1-d) < n
 }
 
-// deriveExplain works out what the log's records hold besides what was
-// saved: each offer's agent, its resources frozen, and the shared empty
-// passes of visits that kept none.
-func (sn *snapState) deriveExplain() {
-	l := &sn.a.explain
-	for i := range l.offers {
-		o := &l.offers[i]
-		o.res = o.res.Frozen()
-		o.ag = sn.resolver().agent(o.key.agent)
+// Derive works out what l's records hold besides what was saved: each
+// offer's agent, its resources frozen, and the shared empty passes of
+// visits that kept none.
+func (w *Walker) Derive(l *Log) {
+	for i := range l.Offers {
+		o := &l.Offers[i]
+		o.Res = o.Res.Frozen()
+		o.Ag = w.resolver().agent(o.Key.Agent)
 	}
 	for i := range l.visits {
 		if v := &l.visits[i]; v.cached != nil {
