@@ -287,4 +287,3 @@ func (e *Explainer) filterUntil(fw *cluster.Framework, role string, ag *cluster.
 	}
 	return latest, found
 }
-
