@@ -54,10 +54,10 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 	a.cs.Agents.Put(ag)
 	i, _ := a.cs.AgentPlace(id)
 	a.cs.AgentList = slices.Insert(a.cs.AgentList, i, ag)
-	a.addTotal(ag)
+	a.books.AddTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
-			a.trackAllocation(fw, ag, used[fwID], true)
+			a.books.TrackAllocation(fw, ag, used[fwID], true)
 		}
 	}
 	a.wantsRun(ag)
@@ -72,82 +72,6 @@ func checkTotal(total resources.Resources) (resources.Quantities, error) {
 		}
 	}
 	return quantitiesWithin(total, false, "the total")
-}
-
-// addTotal adds an agent's total to the cluster totals and its reservations
-// to the role tree, and recomputes its available resources.
-func (a *Allocator) addTotal(ag *cluster.Agent) {
-	a.parking.Uncapped()
-	if a.obs != nil {
-		a.obs.ClusterDirty = true
-	}
-	a.cs.Totals.Add(ag.Total.Quantities())
-	a.cs.TotalsVersion++
-	a.cs.SetFlags(ag)
-	a.trackReservations(ag.Total, true)
-	a.recomputeAvailable(ag)
-}
-
-func (a *Allocator) removeTotal(ag *cluster.Agent) {
-	a.parking.Uncapped()
-	if a.obs != nil {
-		a.obs.ClusterDirty = true
-	}
-	a.cs.Totals.Subtract(ag.Total.Quantities())
-	a.cs.TotalsVersion++
-	if ag.HasRevocable || ag.HasShared {
-		a.cs.RevocableOrSharedAgents--
-	}
-	ag.HasRevocable, ag.HasShared = false, false
-	a.trackReservations(ag.Total, false)
-	a.cs.FreeHeadroom.Subtract(ag.Headroom)
-	ag.Headroom = resources.Quantities{}
-	if ag.Rare != nil {
-		a.cs.Excess.Subtract(ag.Rare.Excess)
-		ag.Rare.Excess = resources.Quantities{}
-	}
-}
-
-// trackReservations adds (or removes) the scalar reservations of res to the
-// role tree, under their current reservation roles.
-func (a *Allocator) trackReservations(res resources.Resources, add bool) {
-	a.parking.Uncapped()
-	if !res.IsEmpty() {
-		for r := range res.All() {
-			if r.IsReserved() && r.Type == resources.ScalarType {
-				a.roles.TrackReserved(r.Role(), quantityOf(r), add)
-				a.allowances.Sync(a.roles, a.roleSorter.Sorter, r.Role())
-				a.obs.markRole(r.Role())
-			}
-		}
-	}
-}
-
-func quantityOf(r resources.Resource) resources.Quantities {
-	var q resources.Quantities
-	q.SetScalar(r.Name, r.Scalar)
-	return q
-}
-
-// recomputeAvailable derives available from total minus everything offered
-// or allocated, and refreshes the agent's headroom share.
-func (a *Allocator) recomputeAvailable(ag *cluster.Agent) {
-	a.parking.Uncapped()
-	a.cs.Excess.Subtract(ag.Excess())
-	used := a.cs.MeasureUse(ag)
-	if used.IsEmpty() {
-		// Nothing in use: available is the total, in the same storage (the
-		// total is only ever replaced, never changed in place; available,
-		// frozen, copies its entries before its first change).
-		ag.Total = ag.Total.Frozen()
-		ag.Available = ag.Total
-	} else {
-		ag.Available = ag.Total.Minus(used)
-	}
-	a.dec.AvailableGrew(ag)
-	ag.Version++
-	a.dec.AgentChanged(ag)
-	a.cs.RefreshHeadroom(ag)
 }
 
 // RemoveAgent drops an agent with everything offered, allocated, held and
@@ -167,13 +91,13 @@ func (a *Allocator) removeAgent(id string) error {
 	a.holdsToOffered(ag, "")
 	for _, fwID := range ag.FrameworkIDs() {
 		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
-			a.untrackAllocation(fw, ag, ag.Held(fwID), false)
+			a.books.UntrackAllocation(fw, ag, ag.Held(fwID), false)
 		}
 	}
 	for fw := range a.cs.Frameworks.All() {
 		a.tasks.DropOn(fw, id)
 	}
-	a.removeTotal(ag)
+	a.books.RemoveTotal(ag)
 	a.dec.ForgetAgentFilters(ag)
 	a.cs.UnnumberAgent(ag)
 	a.cs.Forget(ag)
@@ -225,9 +149,9 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 	if total != nil {
 		if shaped := a.cs.Shape(*total); !shaped.Equal(ag.Total) {
 			changed = true
-			a.removeTotal(ag)
+			a.books.RemoveTotal(ag)
 			ag.Total = shaped
-			a.addTotal(ag)
+			a.books.AddTotal(ag)
 		}
 	}
 	if changed {
@@ -267,7 +191,7 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 	if err := a.cs.CheckSums(cluster.AgentChange{Ag: ag, Total: agentQ, Held: usedQ}); err != nil {
 		return fmt.Errorf("agent %q: %w", agentID, err)
 	}
-	a.removeTotal(ag)
+	a.books.RemoveTotal(ag)
 	ag.Total = ag.Total.Plus(total.Unallocate())
 	for fwID, res := range a.cs.UnknownUse(used) {
 		rare := ag.More()
@@ -276,10 +200,10 @@ func (a *Allocator) addResourceProvider(agentID string, total resources.Resource
 		}
 		rare.Unclaimed[fwID] = rare.Unclaimed[fwID].Plus(res)
 	}
-	a.addTotal(ag)
+	a.books.AddTotal(ag)
 	for _, fwID := range slices.Sorted(maps.Keys(used)) {
 		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
-			a.trackAllocation(fw, ag, used[fwID], true)
+			a.books.TrackAllocation(fw, ag, used[fwID], true)
 		}
 	}
 	return nil

@@ -38,11 +38,11 @@ func TestAgentResourcesShareStorage(t *testing.T) {
 	// (it does not change then): available is still the total's storage,
 	// frozen, so a change in place still copies it.
 	ag.Ref = total.Plus(resources.MustParse("cpus:1", "*")).Frozen()
-	a.recomputeAvailable(ag)
+	a.books.RecomputeAvailable(ag)
 	require.True(t, ag.Available.Identical(ag.Total))
 	ag.Available.Subtract(resources.MustParse("mem:24", "*"))
 	require.Equal(t, want, ag.Total.String(), "a change of available changed the total")
-	a.recomputeAvailable(ag)
+	a.books.RecomputeAvailable(ag)
 	ag.RefIsAvailable()
 
 	// Offer everything to a framework, which declines it with a filter:

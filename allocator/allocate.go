@@ -187,7 +187,7 @@ func (a *Allocator) allocate(candidates []string, all []*cluster.Agent) Result {
 		r.offers = make([]explain.Offer, 0, len(agents))
 	}
 	a.countSuppressed(r)
-	a.refreshSorterTotals()
+	a.books.RefreshSorterTotals()
 	a.offerHolds(r, agents)
 	if _, stable := a.roleSorter.Sorter.(sorter.Stable); stable {
 		// A walk over an agent with nothing available offers nothing and,
@@ -282,31 +282,6 @@ func (a *Allocator) whitelisted(ag *cluster.Agent) bool {
 	}
 	_, ok := a.whitelist[ag.Info.Hostname]
 	return ok
-}
-
-// refreshSorterTotals tells every sorter the current cluster totals, once
-// per change. The sorters may keep what they are given (see
-// sorter.Sorter.AddAgent) and the totals change in place: they share one
-// copy of them, made once per change.
-func (a *Allocator) refreshSorterTotals() {
-	var total resources.Quantities
-	copied := false
-	refresh := func(s *roles.TrackedSorter) {
-		if s.TotalsVersion == a.cs.TotalsVersion {
-			return
-		}
-		if !copied {
-			total, copied = a.cs.Totals.Clone(), true
-		}
-		s.AddAgent(poolAgent, total)
-		s.TotalsVersion = a.cs.TotalsVersion
-	}
-	refresh(a.roleSorter)
-	for n := range a.roles.Nodes.All() {
-		if n.FrameworkSorter != nil {
-			refresh(n.FrameworkSorter)
-		}
-	}
 }
 
 func (a *Allocator) countSuppressed(r *run) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/books"
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
 	"github.com/allot-go/allot/allocator/internal/explain"
@@ -15,11 +16,6 @@ import (
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
-
-// poolAgent is the one agent the allocator shows its sorters: the whole
-// cluster's scalar totals. Shares depend only on the sum over agents, and one
-// pool agent keeps a new role's sorter from having to learn every agent.
-const poolAgent = "(cluster)"
 
 // Allocator is the hierarchical DRF allocator. Host programs feed it events
 // (agents and frameworks coming and going, declines, reservations) and call
@@ -42,9 +38,9 @@ type Allocator struct {
 
 	roles      *roles.Tree
 	roleSorter *roles.TrackedSorter
-	// sorterRoles counts the roles with a framework sorter (in their
-	// role tree node), for the salt of the next one.
-	sorterRoles int
+	// books keeps what frameworks hold in the agents' records, the
+	// sorters, the role tree and the cluster's sums (package books).
+	books books.Books
 
 	// allowances are what the role sorter was told each role may hold
 	// before it counts in its share; parking the roles kept out of it
@@ -65,10 +61,8 @@ type Allocator struct {
 	// (declinebook.go).
 	dec declines.Book
 
-	// scratch, reservedScratch and ch are reused by computations on the
-	// hot path.
-	scratch, reservedScratch resources.Quantities
-	ch                       charge
+	// ch is reused by the run's offers to tell the sorters.
+	ch books.Charge
 
 	// tasks is every framework's tasks in launch order (ledger.go);
 	// reclaims holds the tasks runs chose to end that have not ended
@@ -146,8 +140,12 @@ func (a *Allocator) init(opts Options) {
 	a.tasks = cluster.NewLedger(&a.cs)
 	a.dec = declines.Book{Cluster: &a.cs, Roles: a.roles, AllocationInterval: opts.AllocationInterval, MesosOfferOrder: opts.MesosOfferOrder, CacheFree: opts.CacheFree}
 	a.roleSorter = &roles.TrackedSorter{Sorter: opts.RoleSorter(a.sorterConfig(0))}
+	a.books = books.Books{Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, Declines: &a.dec,
+		Parking: &a.parking, Allowances: &a.allowances,
+		NewFrameworkSorter: func(salt uint64) sorter.Sorter { return a.opts.FrameworkSorter(a.sorterConfig(salt)) }}
 	if opts.Observer != nil {
 		a.obs = newObserver(opts.Observer, opts.Stopwatch)
+		a.books.Observer = a.obs.Ledgers
 		a.dec.OnFilter = func(fw *cluster.Framework, role string, t time.Time, batch uint64, delta int) {
 			a.obs.Filter(fw.ID, role, t, batch, delta)
 		}

@@ -49,7 +49,7 @@ func (a *Allocator) parkCapped(r *run) {
 		r.stats.Capped += len(a.parking.Parked)
 		return
 	}
-	a.parking.Park(a.roleSorter, a.roles, a.rolesWithSorters(), func(n *roles.Node) bool { return a.capped(r, n) })
+	a.parking.Park(a.roleSorter, a.roles, a.books.RolesWithSorters(), func(n *roles.Node) bool { return a.capped(r, n) })
 }
 
 // stillCapped is quota.CappedNow for run r.

@@ -88,7 +88,7 @@ func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
 	}
 	fw.Demand[role] = stated
 	a.parking.Uncapped()
-	a.syncActivation(fw, role)
+	a.books.SyncActivation(fw, role)
 	if len(stated) > 0 {
 		a.allWantRun()
 	}
@@ -168,7 +168,7 @@ func (a *Allocator) consumeDemand(fw *cluster.Framework, role string, res resour
 		}
 	}
 	if fw.WaitsForNothing(role) {
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 }
 

@@ -23,7 +23,7 @@ type explaining struct {
 // explaining returns an explainer of the latest run, with the sorters'
 // totals brought up to date for the shares it reports.
 func (a *Allocator) explaining() explaining {
-	a.refreshSorterTotals()
+	a.books.RefreshSorterTotals()
 	return explaining{explain.New(&a.explain, &a.cs, &a.dec, a.parking.Parked, a.agentMissing), a}
 }
 
@@ -166,7 +166,7 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 		}
 		return -1, -1
 	}
-	fs := e.a.frameworkSorter(role)
+	fs := e.a.books.FrameworkSorter(role)
 	if fs == nil {
 		return -1, -1
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
-	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
 )
@@ -65,11 +64,11 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	fw.Roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	a.cs.Frameworks.Put(fw)
 	for _, role := range info.Roles {
-		a.trackFrameworkUnderRole(fw, role)
+		a.books.TrackUnderRole(fw, role)
 	}
 	for _, agentID := range slices.Sorted(maps.Keys(used)) {
 		if ag, ok := a.cs.Agents.Lookup(agentID); ok && !claims[agentID] {
-			a.trackAllocation(fw, ag, used[agentID], true)
+			a.books.TrackAllocation(fw, ag, used[agentID], true)
 		}
 	}
 	a.claim(fw, claims)
@@ -100,7 +99,7 @@ func (a *Allocator) removeFramework(id string) error {
 	for _, ag := range a.cs.AgentList {
 		if ag.Offered.Has(id) || ag.Allocated.Has(id) || ag.Holds().Has(id) {
 			a.holdsToOffered(ag, id)
-			a.untrackAllocation(fw, ag, ag.Held(id), false)
+			a.books.UntrackAllocation(fw, ag, ag.Held(id), false)
 		}
 	}
 	for ag := range a.cs.Agents.All() {
@@ -108,7 +107,7 @@ func (a *Allocator) removeFramework(id string) error {
 		ag.DropOffers(id)
 	}
 	for _, role := range fw.Roles.List(tables.Tracked) {
-		a.untrackFrameworkUnderRole(fw, role)
+		a.books.UntrackUnderRole(fw, role)
 	}
 	for _, t := range fw.Tasks {
 		a.tasks.Forget(fw, t)
@@ -135,7 +134,7 @@ func (a *Allocator) activateFramework(id string) error {
 	}
 	fw.Active = true
 	for role := range fw.Roles.All(tables.Subscribed) {
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 	a.allWantRun()
 	return nil
@@ -156,7 +155,7 @@ func (a *Allocator) deactivateFramework(id string) error {
 	}
 	fw.Active = false
 	for role := range fw.Roles.All(tables.Tracked) {
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 	a.dec.ForgetFilters(fw, "")
 	a.dec.LeaveRounds(fw)
@@ -193,19 +192,19 @@ func (a *Allocator) updateFramework(id string, info FrameworkInfo) error {
 		if len(fw.Demand) == 0 {
 			fw.Demand = nil
 		}
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 		if a.cs.HeldInRole(id, role).IsEmpty() {
-			a.untrackFrameworkUnderRole(fw, role)
+			a.books.UntrackUnderRole(fw, role)
 		}
 	}
 	fw.Info = info.clone().spec()
 	fw.Roles.MarkOnly(tables.Suppressed, info.SuppressedRoles)
 	for _, role := range info.Roles {
 		fw.Roles.Mark(role, tables.Subscribed)
-		a.trackFrameworkUnderRole(fw, role)
+		a.books.TrackUnderRole(fw, role)
 	}
 	for _, role := range fw.Roles.List(tables.Subscribed) {
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 	return nil
 }
@@ -224,7 +223,7 @@ func (a *Allocator) suppressOffers(id string, roles ...string) error {
 	}
 	for _, role := range roles {
 		fw.Roles.Mark(role, tables.Suppressed)
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 	return nil
 }
@@ -245,97 +244,10 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 	for _, role := range roles {
 		fw.Roles.Unmark(role, tables.Suppressed)
 		a.dec.ForgetFilters(fw, role)
-		a.syncActivation(fw, role)
+		a.books.SyncActivation(fw, role)
 	}
 	a.dec.LeaveRounds(fw)
 	clear(fw.InverseFilters)
 	a.allWantRun()
 	return nil
-}
-
-// syncActivation makes the framework's state in a role's sorter match
-// "active, subscribed, not suppressed and not waiting for nothing" (see
-// demand.go), and marks the role changed (its
-// epoch), since the framework's filters, info or state may have changed.
-func (a *Allocator) syncActivation(fw *cluster.Framework, role string) {
-	n := a.roles.Get(role)
-	if n == nil || n.FrameworkSorter == nil {
-		return
-	}
-	s := n.FrameworkSorter
-	n.Epoch = a.roles.NewEpoch()
-	a.observeFramework(fw, role)
-	if fw.Active && fw.Roles.Has(role, tables.Subscribed) && !fw.Roles.Has(role, tables.Suppressed) && !fw.WaitsForNothing(role) {
-		_ = s.Activate(fw.ID)
-	} else {
-		_ = s.Deactivate(fw.ID)
-	}
-}
-
-// frameworkSorter returns the framework sorter of role, nil while no
-// framework is tracked under it. It lives in the role's node: one lookup
-// finds both, and no map of sorters by role is kept beside the tree.
-func (a *Allocator) frameworkSorter(role string) *roles.TrackedSorter {
-	if n := a.roles.Get(role); n != nil {
-		return n.FrameworkSorter
-	}
-	return nil
-}
-
-// rolesWithSorters returns the roles with a framework sorter, in path
-// order.
-func (a *Allocator) rolesWithSorters() []string {
-	roles := make([]string, 0, a.sorterRoles)
-	for n := range a.roles.Nodes.All() {
-		path := n.Path
-		if n.FrameworkSorter != nil {
-			roles = append(roles, path)
-		}
-	}
-	slices.Sort(roles)
-	return roles
-}
-
-func (a *Allocator) trackFrameworkUnderRole(fw *cluster.Framework, role string) {
-	if !fw.Roles.Mark(role, tables.Tracked) {
-		return
-	}
-	a.parking.Uncapped()
-	node := a.roles.Ensure(role)
-	node.Frameworks.Add(fw.ID)
-	if !a.roleSorter.Contains(role) {
-		_ = a.roleSorter.Add(role)
-		_ = a.roleSorter.Activate(role)
-	}
-	s := node.FrameworkSorter
-	if s == nil {
-		a.sorterRoles++
-		salt := uint64(a.sorterRoles)
-		s = &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
-		node.FrameworkSorter = s
-	}
-	_ = s.Add(fw.ID)
-	a.syncActivation(fw, role)
-}
-
-func (a *Allocator) untrackFrameworkUnderRole(fw *cluster.Framework, role string) {
-	if !fw.Roles.Unmark(role, tables.Tracked) {
-		return
-	}
-	a.parking.Uncapped()
-	a.observeFramework(fw, role)
-	node := a.roles.Get(role)
-	s := node.FrameworkSorter
-	a.dec.ClearRefusalBits(fw, role)
-	_ = s.Remove(fw.ID)
-	if s.Count() == 0 {
-		node.FrameworkSorter = nil
-		a.sorterRoles--
-		_ = a.roleSorter.Remove(role)
-		// A role that leaves the sorter leaves the parked roles too, so
-		// that they name only roles the sorter has.
-		a.parking.Drop(role)
-	}
-	node.Frameworks.Remove(fw.ID)
-	a.roles.Prune(role)
 }

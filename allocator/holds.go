@@ -167,9 +167,9 @@ func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resource
 	ag.Offered.Set(fw.ID, ag.Offered.Get(fw.ID).Minus(held))
 	ag.More().Holds.Add(fw.ID, held, a.opts.Clock().Add(a.reclaimTimeout()))
 	if a.obs != nil {
-		a.ch.load(held)
-		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, false)
-		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.q, true)
+		a.ch.Load(held)
+		a.obs.Held(fw.ID, role, a.ch.Q, resources.Quantities{}, false)
+		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.Q, true)
 	}
 	a.parking.Uncapped()
 	a.wantsRun(ag)
@@ -212,9 +212,9 @@ func (a *Allocator) heldToOffered(fw *cluster.Framework, ag *cluster.Agent, res 
 		return
 	}
 	for _, role := range res.AllocationRoles() {
-		a.ch.load(res.AllocatedTo(role))
-		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.q, false)
-		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, true)
+		a.ch.Load(res.AllocatedTo(role))
+		a.obs.Held(fw.ID, role, resources.Quantities{}, a.ch.Q, false)
+		a.obs.Held(fw.ID, role, a.ch.Q, resources.Quantities{}, true)
 	}
 }
 
@@ -236,7 +236,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 			switch {
 			case r.now.After(h.Until):
 				a.heldToOffered(fw, ag, h.Res)
-				a.untrackAllocation(fw, ag, h.Res, false)
+				a.books.UntrackAllocation(fw, ag, h.Res, false)
 			case !fw.Active, a.roomPending(fw.ID, ag.ID):
 				keep(h)
 			default:
@@ -260,7 +260,7 @@ func (a *Allocator) offerHolds(r *run, agents []*cluster.Agent) {
 					if !capable.Equal(part) {
 						rest := part.Minus(capable)
 						a.heldToOffered(fw, ag, rest)
-						a.untrackAllocation(fw, ag, rest, false)
+						a.books.UntrackAllocation(fw, ag, rest, false)
 						part = capable
 						if part.IsEmpty() {
 							continue
@@ -299,7 +299,7 @@ func (a *Allocator) releaseExpiredHolds(r *run, ag *cluster.Agent) {
 		}
 		fw := a.cs.Frameworks.Get(h.Framework)
 		a.heldToOffered(fw, ag, h.Res)
-		a.untrackAllocation(fw, ag, h.Res, false)
+		a.books.UntrackAllocation(fw, ag, h.Res, false)
 	})
 }
 

@@ -27,7 +27,7 @@ import "github.com/allot-go/allot/allocator/internal/audit"
 func (a *Allocator) CheckInvariants() error {
 	a.ready()
 	return audit.Check(audit.Parts{
-		Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, SorterRoles: a.sorterRoles,
+		Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, SorterRoles: a.books.SorterRoles,
 		Pending: &a.pending, Declines: &a.dec, Parking: &a.parking,
 		MinAllocatable: a.opts.MinAllocatable, CacheFree: a.opts.CacheFree,
 	})

@@ -49,12 +49,12 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			require.NoError(t, a.roleSorter.Allocated("web", "a1", resources.MustParse("cpus:1", "")))
 		}, "role sorter: web holds"},
 		{"framework sorter", func(a *Allocator) {
-			require.NoError(t, a.frameworkSorter("web").Allocated("web", "a1", resources.MustParse("cpus:1", "")))
+			require.NoError(t, a.books.FrameworkSorter("web").Allocated("web", "a1", resources.MustParse("cpus:1", "")))
 		}, "framework sorter web: web holds"},
 		{"framework sorter's clients", func(a *Allocator) {
-			require.NoError(t, a.frameworkSorter("web").Add("stray"))
+			require.NoError(t, a.books.FrameworkSorter("web").Add("stray"))
 		}, "framework sorter web: 2 frameworks, its node 1"},
-		{"count of framework sorters", func(a *Allocator) { a.sorterRoles++ }, "2 roles have a framework sorter, counted 3"},
+		{"count of framework sorters", func(a *Allocator) { a.books.SorterRoles++ }, "2 roles have a framework sorter, counted 3"},
 		{"role tree reserved", func(a *Allocator) { a.roles.Get("web").Reserved.Add(cpu) }, "role web: reserved"},
 		{"role tree allocated", func(a *Allocator) { a.roles.Get("batch").AllocatedUnreserved.Add(cpu) }, "role batch: allocated"},
 		{"role children order", func(a *Allocator) {

@@ -27,8 +27,8 @@ func TestFrameworkSorterDefaultsAndRestore(t *testing.T) {
 		return a
 	}
 	lazy, eager := build(Options{}), build(Options{CacheFree: true})
-	require.IsType(t, &sorter.LazyDRF{}, lazy.frameworkSorter("solo").Sorter)
-	require.IsType(t, &sorter.DRF{}, eager.frameworkSorter("solo").Sorter)
+	require.IsType(t, &sorter.LazyDRF{}, lazy.books.FrameworkSorter("solo").Sorter)
+	require.IsType(t, &sorter.DRF{}, eager.books.FrameworkSorter("solo").Sorter)
 	require.Equal(t, eager.Describe(), lazy.Describe())
 
 	lazyBytes, err := lazy.Snapshot()
@@ -40,7 +40,7 @@ func TestFrameworkSorterDefaultsAndRestore(t *testing.T) {
 	require.NoError(t, err, "a lazy sorter's snapshot into DRF sorters")
 	fromEager, err := Restore(eagerBytes, RestoreOptions{Clock: now})
 	require.NoError(t, err, "a DRF sorter's snapshot into lazy ones")
-	require.IsType(t, &sorter.LazyDRF{}, fromEager.frameworkSorter("solo").Sorter)
+	require.IsType(t, &sorter.LazyDRF{}, fromEager.books.FrameworkSorter("solo").Sorter)
 	require.Equal(t, lazy.Describe(), fromLazy.Describe())
 	require.Equal(t, lazy.Describe(), fromEager.Describe())
 	require.Equal(t, lazy.AllocateAll().Offers, fromEager.AllocateAll().Offers)

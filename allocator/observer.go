@@ -134,14 +134,6 @@ func newObserver(o Observer, watch func() time.Duration) *observer {
 	return &observer{Ledgers: observe.New(), obs: o, watch: watch}
 }
 
-// observeFramework marks a framework and one of its roles changed (role
-// may be empty), and notes whether the framework suppresses the role.
-func (a *Allocator) observeFramework(fw *cluster.Framework, role string) {
-	if a.obs != nil {
-		a.obs.FrameworkIn(fw.ID, role, role != "" && fw.Roles.Has(role, tables.Tracked) && fw.Roles.Has(role, tables.Suppressed))
-	}
-}
-
 // observeRun reports a run that ended; started is the stopwatch reading
 // at its start.
 func (a *Allocator) observeRun(res Result, started time.Duration) {
@@ -190,7 +182,7 @@ func (a *Allocator) report(run *RunReport) {
 		Total: a.cs.Totals.Clone(), Offered: s.Offered.Clone(), Allocated: s.Allocated.Clone(),
 	}}
 	if s.HeldChanged() {
-		a.refreshSorterTotals()
+		a.books.RefreshSorterTotals()
 	}
 	// A role with a framework sorter has a node; one without either is
 	// gone.
@@ -229,7 +221,7 @@ func (a *Allocator) frameworkMetrics(fw *cluster.Framework, l *observe.Framework
 	m := FrameworkMetrics{Framework: fw.ID, Active: fw.Active, Offers: l.Offers, InverseOffers: l.InverseOffers}
 	for role := range fw.Roles.All(tables.Tracked) {
 		rm := FrameworkRoleMetrics{Role: role, Share: -1, Suppressed: fw.Roles.Has(role, tables.Suppressed)}
-		if fs := a.frameworkSorter(role); fs != nil {
+		if fs := a.books.FrameworkSorter(role); fs != nil {
 			if sr, ok := fs.Sorter.(sorter.Sharer); ok {
 				rm.Share = sr.ShareOf(fw.ID)
 			}

@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"github.com/allot-go/allot/allocator/internal/books"
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -287,7 +288,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
-	counted := a.trackHeldAt(node, role, plain, true)
+	counted := a.books.TrackHeldAt(node, role, plain, true)
 	// On an agent without reservations or revocable resources every scalar
 	// offered is what trackHeld has just counted, and its headroom is the
 	// available quantities: an offer of all of them takes that much from
@@ -314,15 +315,15 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	if unreservedOnly && !ag.HasShared {
 		// Nothing shared either: the sorters' charge is what trackHeld
 		// counted, without reading the offer's resources again.
-		a.ch.loadQuantities(counted)
+		a.ch.LoadQuantities(counted)
 	} else {
-		a.ch.load(offered)
+		a.ch.Load(offered)
 	}
 	if a.obs != nil {
-		a.obs.Held(fw.ID, role, a.ch.q, resources.Quantities{}, true)
+		a.obs.Held(fw.ID, role, a.ch.Q, resources.Quantities{}, true)
 	}
-	sorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
-	sorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)
+	books.SorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
+	books.SorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)
 	if !allHeadroom && !partHeadroom {
 		a.cs.RefreshHeadroom(ag)
 	}

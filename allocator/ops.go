@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-go/allot/allocator/internal/books"
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
@@ -253,7 +254,7 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 
 	// Take the offered resources out of the framework's holdings (offered
 	// part first), and put back what they became.
-	taken, _ := takeFrom(&ag.Offered, &ag.Allocated, fwID, offered)
+	taken, _ := books.TakeFrom(&ag.Offered, &ag.Allocated, fwID, offered)
 	if !taken.IsEmpty() {
 		ag.OffersTaken(fwID, role, taken, accepted.Unused)
 	}
@@ -269,10 +270,10 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 	// Every task launched joins the ledger, one with no resources too: its
 	// id is taken until it ends.
 	a.tasks.Record(fw, agentID, role, ops)
-	sorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
-	sorterUpdated(a.frameworkSorter(role).Sorter, fwID, agentID, offered, accepted.Resources)
-	a.trackHeld(role, offered.Unallocate(), false)
-	a.trackHeld(role, accepted.Resources.Unallocate(), true)
+	books.SorterUpdated(a.roleSorter.Sorter, role, agentID, offered, accepted.Resources)
+	books.SorterUpdated(a.books.FrameworkSorter(role).Sorter, fwID, agentID, offered, accepted.Resources)
+	a.books.TrackHeld(role, offered.Unallocate(), false)
+	a.books.TrackHeld(role, accepted.Resources.Unallocate(), true)
 
 	if !removed.IsEmpty() || !added.IsEmpty() {
 		// Conversions keep every quantity: the cluster totals stay, only
@@ -281,12 +282,12 @@ func (a *Allocator) updateAllocationOps(fwID, agentID string, offered resources.
 		// volumes (which stay available while held) were made or destroyed.
 		// Add before removing: quantities saturate at zero, and what one
 		// operation makes the next may consume.
-		a.trackReservations(added, true)
-		a.trackReservations(removed, false)
+		a.books.TrackReservations(added, true)
+		a.books.TrackReservations(removed, false)
 		ag.Total = total
 		a.cs.SetFlags(ag)
 		if !removed.Shared().IsEmpty() || !added.Shared().IsEmpty() {
-			a.recomputeAvailable(ag)
+			a.books.RecomputeAvailable(ag)
 		}
 	}
 	return accepted, ops, nil
@@ -363,8 +364,8 @@ func (a *Allocator) updateAvailable(agentID string, ops []offer.Operation) error
 			}
 		}
 	}
-	a.removeTotal(ag)
+	a.books.RemoveTotal(ag)
 	ag.Total = total
-	a.addTotal(ag)
+	a.books.AddTotal(ag)
 	return nil
 }

@@ -45,7 +45,7 @@ func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filte
 	if !ag.Offered.Get(fwID).Contains(res) && !ag.Allocated.Get(fwID).Contains(res) && !ag.OfferedOrUsed(fwID).Contains(res) {
 		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
 	}
-	a.untrackAllocation(fw, ag, res, allocatedFirst)
+	a.books.UntrackAllocation(fw, ag, res, allocatedFirst)
 	if filter != nil {
 		a.dec.AddRefusal(fw, ag, res, filter.Refuse, a.opts.Clock())
 	}

@@ -235,7 +235,7 @@ func (sn *snapState) resolve() error {
 	for role, fs := range sn.sorters {
 		if n := a.roles.Get(role); n != nil {
 			n.FrameworkSorter = fs
-			a.sorterRoles++
+			a.books.SorterRoles++
 		}
 	}
 	for _, id := range a.cs.Frameworks.Keys() {
@@ -337,7 +337,7 @@ func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
 		return fmt.Errorf("%w: the cluster's totals", ErrOverflow)
 	}
 	a.cs.SetFlags(ag)
-	a.trackReservations(ag.Total, true)
+	a.books.TrackReservations(ag.Total, true)
 	for _, fwID := range ag.FrameworkIDs() {
 		fw := a.cs.Frameworks.Get(fwID)
 		if fw == nil {
@@ -355,7 +355,7 @@ func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
 				if len(roles) > 1 {
 					part = held.AllocatedTo(role)
 				}
-				a.trackHeld(role, part, true)
+				a.books.TrackHeld(role, part, true)
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 		heir.Owns = heir.Owns.Plus(owns)
 	}
 	a.tasks.Forget(fw, t)
-	a.untrackAllocation(fw, ag, free, true)
+	a.books.UntrackAllocation(fw, ag, free, true)
 	if p, chosen := a.reclaims.Choices[reclaim.TaskRef{Framework: fwID, Task: taskID}]; chosen {
 		delete(a.reclaims.Choices, reclaim.TaskRef{Framework: fwID, Task: taskID})
 		a.holdFreed(p, ag, free)

@@ -25,6 +25,6 @@ func (a *Allocator) claim(fw *cluster.Framework, claims map[string]bool) {
 		ag := a.cs.Agents.Get(agentID)
 		res := ag.Unclaimed()[fw.ID]
 		delete(ag.Unclaimed(), fw.ID)
-		a.trackInUse(fw, ag, res)
+		a.books.TrackInUse(fw, ag, res)
 	}
 }

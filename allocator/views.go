@@ -136,7 +136,7 @@ func (a *Allocator) roleView(n *roles.Node) RoleView {
 	}
 	share := -1.0
 	if sr, ok := a.roleSorter.Sorter.(sorter.Sharer); ok {
-		a.refreshSorterTotals()
+		a.books.RefreshSorterTotals()
 		share = sr.ShareOf(n.Path)
 	}
 	return RoleView{

@@ -127,7 +127,7 @@ var allocatorParts = map[string]int{
 	"roles":  1, "refusals": 1, "codec": 1,
 	"cluster": 2, "observe": 2,
 	"declines": 3, "reclaim": 3, "quota": 3,
-	"audit": 4, "explain": 4,
+	"audit": 4, "explain": 4, "books": 4,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {
