@@ -9,6 +9,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
 	"github.com/allot-go/allot/allocator/internal/explain"
+	"github.com/allot-go/allot/allocator/internal/operations"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -61,6 +62,8 @@ type Allocator struct {
 	// (declinebook.go).
 	dec declines.Book
 
+	// ops validates and applies operations (package operations).
+	ops operations.Operations
 	// ch is reused by the run's offers to tell the sorters.
 	ch books.Charge
 
@@ -143,6 +146,7 @@ func (a *Allocator) init(opts Options) {
 	a.books = books.Books{Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, Declines: &a.dec,
 		Parking: &a.parking, Allowances: &a.allowances,
 		NewFrameworkSorter: func(salt uint64) sorter.Sorter { return a.opts.FrameworkSorter(a.sorterConfig(salt)) }}
+	a.ops = operations.Operations{Cluster: &a.cs, Books: &a.books, Tasks: &a.tasks, ReservedFirst: opts.ReservedFirst}
 	if opts.Observer != nil {
 		a.obs = newObserver(opts.Observer, opts.Stopwatch)
 		a.books.Observer = a.obs.Ledgers

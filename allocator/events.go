@@ -138,7 +138,7 @@ var events = [...]event{
 	{EventUpdateAllocation, only(func(a *Allocator, e *Entry) error {
 		return a.updateAllocationEvent(e.Framework, e.Agent, e.Resources, e.Operations)
 	})},
-	{EventUpdateAvailable, only(func(a *Allocator, e *Entry) error { return a.updateAvailable(e.Agent, e.Operations) })},
+	{EventUpdateAvailable, only(func(a *Allocator, e *Entry) error { return a.ops.UpdateAvailable(e.Agent, e.Operations) })},
 	{EventAccept, only(func(a *Allocator, e *Entry) error {
 		return a.accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
 	})},
@@ -146,7 +146,7 @@ var events = [...]event{
 		if replay {
 			// The journal holds the operations that were applied: each
 			// must apply again, or the entry changes nothing.
-			if err := a.checkEach(e.Framework, e.Agent, e.Resources, e.Operations); err != nil {
+			if err := a.ops.CheckEach(e.Framework, e.Agent, e.Resources, e.Operations); err != nil {
 				return Result{}, nil, err
 			}
 		}

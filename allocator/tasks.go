@@ -6,7 +6,6 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
-	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -15,25 +14,6 @@ type TaskView struct {
 	ID, Agent, Role string
 	// Resources are the task's resources, tagged with its role.
 	Resources resources.Resources
-}
-
-// checkNewTasks refuses a launch (operation i of a call) whose task ids the
-// framework already runs, or that an earlier launch of the call used (seen,
-// which it extends).
-func checkNewTasks(fw *cluster.Framework, i int, op offer.Operation, seen map[string]bool) error {
-	l, ok := cluster.LaunchOf(op)
-	if !ok {
-		return nil
-	}
-	for _, t := range l.Tasks {
-		if _, running := fw.Tasks[t.ID]; running || seen[t.ID] {
-			return fmt.Errorf("%w: operation %d (LAUNCH): framework %q already runs a task %q", ErrDuplicateTask, i, fw.ID, t.ID)
-		}
-	}
-	for _, t := range l.Tasks {
-		seen[t.ID] = true
-	}
-	return nil
 }
 
 // EndTask records that a task launched through Accept or UpdateAllocation

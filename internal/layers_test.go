@@ -128,6 +128,7 @@ var allocatorParts = map[string]int{
 	"cluster": 2, "observe": 2,
 	"declines": 3, "reclaim": 3, "quota": 3,
 	"audit": 4, "explain": 4, "books": 4,
+	"operations": 5, "fingerprint": 4,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {
