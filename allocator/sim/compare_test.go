@@ -136,9 +136,12 @@ func TestCompareOutputs(t *testing.T) {
 	require.NoError(t, c.WriteSummaryCSV(&summary))
 	recs, err = csv.NewReader(&summary).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, recs, 1+3*(2+1+8+2+3*8))
+	perConfig := 2 + 1 + 8 + 2 + 3*8 + 1
+	require.Len(t, recs, 1+3*perConfig)
 	require.Equal(t, []string{"drf", "utilisation", "cpus"}, recs[1][:3])
 	require.Equal(t, []string{"drf", "run_time_mean_s", "", "0.001"}, recs[12])
+	// The preempted count comes last, after the figures it was added to.
+	require.Equal(t, []string{"drf", "preempted", "", "0"}, recs[perConfig])
 
 	var svg bytes.Buffer
 	require.NoError(t, c.WriteSVG(&svg))

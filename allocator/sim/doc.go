@@ -136,15 +136,25 @@
 // backlog grouped by resources, shapes in the order their first task
 // comes, at most allocator.MaxPending (the head of the backlog); the
 // allocator makes its periodic run (AllocateAll); each framework places
-// the head of its backlog on its offers with offer/placement, accepts with
+// its backlog on its offers with offer/placement (every task its offers
+// hold, in the backlog's order: a task that fits no offer is passed over,
+// not waited for, as a Mesos framework places what it can), accepts with
 // the launches (Allocator.Accept) and declines the rest with a refusal
 // filter (Framework.Refuse, 5 s by default); frameworks answer inverse
 // offers with Accept; the host acts on the tasks the run chose to end
 // (Result.Preemptions, with Options.Reclaim); frameworks left with nothing
 // to run suppress their offers; then the interval's Sample is taken. A
 // task submitted between two intervals joins at the next, and runs until
-// the first interval at or after its end, so times are measured at the
-// interval's granularity.
+// the first interval at or after its end: launches and ends happen at
+// intervals, and a task's wait runs from its submission itself to the
+// interval it is launched at.
+//
+// A run that goes until done (RunOptions.Intervals zero) stalls, and
+// stops, when nothing is left to come (no submission, event or running
+// task) and nothing has been submitted, launched or ended for as many
+// intervals as the longest refusal filter lasts, plus one per framework
+// and one more: enough for every filter to lapse and every framework
+// that waits to be offered each agent in turn.
 //
 // A task chosen to end is ended (EndTask) Config.PreemptDelay intervals
 // after the run that chose it: with 0, right after that run; with n, at
@@ -222,11 +232,18 @@
 // kept as tasks start and stop, so a Sample costs the number of roles and
 // resources, not of agents or tasks.
 //
-// A framework hands placement only the head of its backlog that its offers
-// could hold in sum (the tasks in order until the ones before exceed what
-// was offered): the tasks after it would find the offers full, and a
-// backlog of thousands must not cost every interval. Tasks of a framework
-// with several roles share that window.
+// A framework hands placement only the tasks of its backlog that its
+// offers hold, found as placement places tasks without rankers: in the
+// backlog's order, each task on the first offer (by agent id, then offer
+// id) made to its role that still holds it, one agent per task of a group
+// that wants different machines; the others are passed over. Without
+// filters or rankers of its own, that is exactly what placement places;
+// with them, a task the window left out can run at the framework's next
+// offers. The tasks alike (framework, role, resources, group) form a
+// class, whose search resumes at the offer where its last task was
+// placed, the offers before having been found too small; the scan stops
+// when every offer is spent. A backlog of thousands costs a look per task
+// and a visit per class and offer, not a placement of every task.
 //
 // The cost of a run is the allocator's: offers. With Mesos's coarse-grained
 // offers each agent with free resources is offered to some framework every

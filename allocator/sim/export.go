@@ -78,7 +78,8 @@ func appendSampleRecord(rec []string, config string, s *Sample) []string {
 // contended, submitted, launched, finished, lost, unfinished, offers,
 // declined, run_time_mean_s and run_time_max_s, then per role share,
 // weighted_share, launched, wait_mean_s, wait_p50_s, wait_p90_s, wait_p99_s
-// and wait_max_s.
+// and wait_max_s, and last preempted (Summary.Preempted), after the
+// figures of earlier versions so that readers of those keep their lines.
 func (c *Comparison) WriteSummaryCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"config", "figure", "subject", "value"}); err != nil {
@@ -130,7 +131,7 @@ func summaryLines(r *Result) [][3]string {
 			out = append(out, [3]string{"wait_" + wv.name + "_s", role, formatSeconds(wv.d)})
 		}
 	}
-	return out
+	return append(out, [3]string{"preempted", "", strconv.Itoa(s.Preempted)})
 }
 
 func appendFloats(rec []string, vs []float64) []string {

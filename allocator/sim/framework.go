@@ -35,10 +35,16 @@ type simFramework struct {
 	full          []bool
 	statedNothing bool
 
-	window  []placement.Task // scratch of place
-	usable  []offer.Offer
-	unused  []offer.Offer
-	running []placement.Running
+	// Scratch of place: the window, the usable offers with what each
+	// offers and what is left of it as the window takes tasks, the
+	// groups that want different machines placed on an agent in the
+	// window, the offers to decline and the running tasks of the groups.
+	window        []placement.Task
+	usable        []offer.Offer
+	offered, left []resources.Quantities
+	placedOn      map[groupAgent]bool
+	unused        []offer.Offer
+	running       []placement.Running
 }
 
 // addFramework adds f to the allocator, suppressed until tasks come.
@@ -128,12 +134,11 @@ func (r *run) takeOffers(offers []offer.Offer) (declined int, err error) {
 	return declined, nil
 }
 
-// place places the head of fw's backlog on its offers, launches what fits
-// and declines the rest. Offers on agents with a maintenance window ahead
-// are declined.
+// place places fw's backlog on its offers, launches what fits and
+// declines the rest. Offers on agents with a maintenance window ahead are
+// declined.
 func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err error) {
 	fw.usable, fw.unused = fw.usable[:0], fw.unused[:0]
-	var offered resources.Quantities
 	for _, o := range offers {
 		if r.agents[r.m.agentIndex[o.AgentID]].announced != nil {
 			declined++
@@ -143,11 +148,14 @@ func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err e
 			continue
 		}
 		fw.usable = append(fw.usable, o)
-		offered.Add(o.Resources.Quantities())
 	}
-	window := r.window(fw, offered)
+	// Placement's order of offers for tasks it scores alike.
+	slices.SortFunc(fw.usable, func(a, b offer.Offer) int {
+		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), strings.Compare(a.ID, b.ID))
+	})
+	window, scanned := r.window(fw)
 	if len(window) > 0 {
-		if err := r.launchOn(fw, window); err != nil {
+		if err := r.launchOn(fw, window, scanned); err != nil {
 			return declined, err
 		}
 	} else {
@@ -165,11 +173,12 @@ func (r *run) place(fw *simFramework, offers []offer.Offer) (declined int, err e
 // leaving in fw.unused the offers to decline, by agent and offer id. Offers
 // that hold none of the window's requests are not shown to placement,
 // which would find them unused: they are many when the cluster has free
-// crumbs everywhere.
-func (r *run) launchOn(fw *simFramework, window []placement.Task) error {
+// crumbs everywhere. The window's tasks are among the first scanned of the
+// backlog.
+func (r *run) launchOn(fw *simFramework, window []placement.Task, scanned int) error {
 	fitting := fw.usable[:0]
-	for _, o := range fw.usable {
-		if holdsAny(o.Resources.Quantities(), window) {
+	for k, o := range fw.usable {
+		if holdsAny(fw.offered[k], window) {
 			fitting = append(fitting, o)
 		} else {
 			fw.unused = append(fw.unused, o)
@@ -194,7 +203,7 @@ func (r *run) launchOn(fw *simFramework, window []placement.Task) error {
 			r.launch(fw.byID[t.ID], ag)
 		}
 	}
-	r.dropLaunched(fw, len(window))
+	r.dropLaunched(fw, scanned)
 	fw.unused = append(fw.unused, res.Unused...)
 	slices.SortFunc(fw.unused, func(a, b offer.Offer) int {
 		return cmp.Or(strings.Compare(a.AgentID, b.AgentID), strings.Compare(a.ID, b.ID))
@@ -222,22 +231,109 @@ func (r *run) decline(fw *simFramework, o offer.Offer) error {
 	return nil
 }
 
-// window returns the head of fw's backlog that its offers could hold: the
-// tasks in order until the sum of those before one passes what is
-// offered. Later tasks would find the offers full; leaving them out keeps
-// a long backlog from costing every interval.
-func (r *run) window(fw *simFramework, offered resources.Quantities) []placement.Task {
+// window returns the tasks of fw's backlog that its usable offers hold,
+// in the backlog's order, as placement places them without rankers: each
+// task on the first offer (by agent id, then offer id) made to its role
+// that still holds it, on an agent without a task of its group when the
+// group wants different machines. A task that no offer holds any more is
+// passed over, not waited for: the tasks behind it that fit go in (a real
+// framework places every pending task it can, not only its head). It
+// also returns how many tasks of the backlog it scanned, from the head to
+// the last it took. The scan stops once every offer is spent; each class
+// of tasks alike (framework, role, resources, group with different
+// machines) resumes its search of the offers where the class's last task
+// stopped, the offers before having refused it, so that a long backlog
+// costs a look per task and a visit per class and offer.
+func (r *run) window(fw *simFramework) (window []placement.Task, scanned int) {
 	fw.window = fw.window[:0]
-	var sum resources.Quantities
-	for _, i := range fw.backlog[fw.head:] {
-		if !offered.Contains(sum) {
+	n := len(fw.usable)
+	if n == 0 {
+		return fw.window, 0
+	}
+	fw.offered, fw.left = fw.offered[:0], fw.left[:0]
+	open := 0
+	for _, o := range fw.usable {
+		q := o.Resources.Quantities()
+		fw.offered = append(fw.offered, q)
+		fw.left = append(fw.left, q.Clone())
+		if !q.IsEmpty() {
+			open++
+		}
+	}
+	r.round++
+	clear(fw.placedOn)
+	for pos, i := range fw.backlog[fw.head:] {
+		if open == 0 {
 			break
 		}
 		t := &r.m.tasks[i]
+		c := r.classOf[i]
+		if r.classRound[c] != r.round {
+			r.classRound[c], r.classNext[c] = r.round, 0
+		}
+		k := r.classNext[c]
+		for ; k < n; k++ {
+			if fw.usable[k].Role == t.Role && fw.left[k].Contains(t.Resources) && !fw.spreadBlocked(t, fw.usable[k].AgentID) {
+				break
+			}
+		}
+		r.classNext[c] = k
+		if k == n {
+			continue // no offer holds it: the tasks behind it may fit
+		}
+		fw.left[k].Subtract(t.Resources)
+		if fw.left[k].IsEmpty() {
+			open--
+		}
+		if t.DifferentMachines {
+			if fw.placedOn == nil {
+				fw.placedOn = map[groupAgent]bool{}
+			}
+			fw.placedOn[groupAgent{t.Group, fw.usable[k].AgentID}] = true
+		}
 		fw.window = append(fw.window, t.place)
-		sum.Add(t.Resources)
+		scanned = pos + 1
 	}
-	return fw.window
+	return fw.window, scanned
+}
+
+// setUpClasses numbers the tasks' classes for window, once per run.
+func (r *run) setUpClasses() {
+	type key struct {
+		fw          int
+		role, group string
+		resources   string
+	}
+	ids := map[key]int{}
+	r.classOf = make([]int, len(r.m.tasks))
+	for i := range r.m.tasks {
+		t := &r.m.tasks[i]
+		k := key{fw: t.fw, role: t.Role, resources: t.Resources.String()}
+		if t.DifferentMachines {
+			k.group = t.Group
+		}
+		id, ok := ids[k]
+		if !ok {
+			id = len(ids)
+			ids[k] = id
+		}
+		r.classOf[i] = id
+	}
+	r.classRound = make([]int, len(ids))
+	r.classNext = make([]int, len(ids))
+}
+
+// groupAgent is a group of tasks that want different machines, and an
+// agent.
+type groupAgent struct{ group, agent string }
+
+// spreadBlocked reports whether t's group wants different machines and
+// has a task on agent, running or taken into the window.
+func (fw *simFramework) spreadBlocked(t *taskSpec, agent string) bool {
+	if !t.DifferentMachines {
+		return false
+	}
+	return fw.groups[t.Group][agent] > 0 || fw.placedOn[groupAgent{t.Group, agent}]
 }
 
 // dropLaunched takes the tasks launched out of the first n of the backlog,

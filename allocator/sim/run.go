@@ -50,11 +50,18 @@ type run struct {
 	// framework's roles; shapeSlot is scratch: a shape's place in the
 	// statement being made, plus one.
 	shapeOf, shapeRole, shapeSlot []int
+	// classOf numbers each task's class for placement (framework, role,
+	// resources, and group when it wants different machines);
+	// classRound and classNext are scratch of a framework's window: the
+	// round a class was last met in, and the offer its search resumes
+	// at. round counts the windows made.
+	classOf, classRound, classNext []int
+	round                          int
 
 	meter *meter
-	// launched counts the launches of the current interval; idle counts
-	// the intervals in a row that have launched nothing.
-	launched, idle int
+	// idle counts the intervals in a row in which nothing was
+	// submitted, launched or ended.
+	idle int
 }
 
 // taskPhase is where a task is in its life.
@@ -125,6 +132,7 @@ func (r *run) setUp() error {
 	for i, t := range r.m.tasks {
 		r.fws[t.fw].byID[t.ID] = i
 	}
+	r.setUpClasses()
 	for _, e := range r.m.events {
 		r.schedule(e.At, action{event: e})
 	}
@@ -188,7 +196,7 @@ func (r *run) loop() (StopReason, error) {
 func (r *run) step(i int) error {
 	r.now = time.Duration(i) * r.opts.Interval
 	r.clock.Set(r.opts.Start.Add(r.now))
-	r.launched = 0
+	before := r.meter.counts
 	if err := r.fireActions(); err != nil {
 		return err
 	}
@@ -234,7 +242,7 @@ func (r *run) step(i int) error {
 	if err := r.suppressIdle(); err != nil {
 		return err
 	}
-	if r.launched == 0 {
+	if r.meter.counts == before {
 		r.idle++
 	} else {
 		r.idle = 0
@@ -293,7 +301,6 @@ func (r *run) launch(i, ag int) {
 	r.agents[ag].tasks = append(r.agents[ag].tasks, i)
 	r.fws[spec.fw].started(spec, r.m.agents[ag].id)
 	r.meter.launched(spec, r.now-ts.submitted)
-	r.launched++
 }
 
 // unfinished counts the tasks submitted and not ended when the run stops.
@@ -319,13 +326,17 @@ func (r *run) nothingToCome() bool {
 	return r.next == len(r.m.tasks) && len(r.actions) == 0 && r.meter.running == 0
 }
 
-// stallIntervals is how many intervals without a launch, with nothing to
-// come, make a stall: enough for every refusal filter to expire and the
-// agents to be offered again.
+// stallIntervals is how many intervals in a row in which nothing was
+// submitted, launched or ended, with nothing to come, make a stall:
+// enough for every refusal filter to expire and for each agent to be
+// offered, in turn, to every framework that waits, so that a framework
+// behind others that decline an agent is offered it before the run
+// gives up. They count from the last change (a task that ends frees what
+// a framework waits for), not from the last launch.
 func (r *run) stallIntervals() int {
 	longest := allocator.DefaultRefuse
 	for _, fw := range r.fws {
 		longest = max(longest, fw.filter.Refuse)
 	}
-	return int(longest/r.opts.Interval) + 2
+	return int(longest/r.opts.Interval) + len(r.fws) + 1
 }

@@ -185,9 +185,10 @@ func TestRunStops(t *testing.T) {
 		require.Equal(t, sim.StopStalled, res.Stopped)
 		require.Equal(t, 1, res.Summary.Unfinished)
 		require.Equal(t, 1, res.Summary.Finished)
-		// The small task ends at 1 s; then 5 s of refusal plus two
-		// intervals without a launch.
-		require.Len(t, res.Samples, 8)
+		// The small task ends at 1 s; then seven intervals without a
+		// change (5 s of refusal, one for the framework, one more), the
+		// last at 8 s.
+		require.Len(t, res.Samples, 9)
 	})
 	t.Run("Limit", func(t *testing.T) {
 		w := sim.Workload{Agents: agent, Tasks: tasks(1, 0, "cpus:1", time.Hour)}
@@ -240,4 +241,25 @@ func TestRunOptionsErrors(t *testing.T) {
 	require.ErrorContains(t, err, "half-life -1s is negative")
 	_, err = sim.Run(w, sim.Config{Name: "bad", Options: allocator.Options{AllocationInterval: -1}}, sim.RunOptions{})
 	require.ErrorIs(t, err, sim.ErrInvalidConfig)
+}
+
+// A run stalls only after intervals without any change, counted from the
+// last: a task that ends frees what another framework waits for, and a
+// decline of it by a framework first in line does not end the run. One
+// agent of 4 CPUs; g runs a task of 4 CPUs for 30 s and waits with one that
+// fits no agent, f waits with a task of 3 CPUs. At 30 s the agent is
+// offered to g, which declines it, then to f.
+func TestRunStallCountsFromTheLastChange(t *testing.T) {
+	w := sim.Workload{
+		Agents: []sim.AgentGroup{{Name: "a", Count: 1, Resources: "cpus:4;mem:8192"}},
+		Tasks: []sim.Task{
+			{Framework: "g", Role: "a", ID: "long", Resources: qty("cpus:4;mem:1024"), Duration: 30 * time.Second},
+			{Framework: "g", Role: "a", ID: "huge", Resources: qty("cpus:16;mem:1024"), Duration: time.Second},
+			{Framework: "f", Role: "b", ID: "t", Resources: qty("cpus:3;mem:1024"), Duration: time.Second},
+		},
+	}
+	res := run(t, w, sim.RunOptions{Seed: 1})
+	require.Equal(t, sim.StopStalled, res.Stopped)
+	require.Equal(t, []time.Duration{31 * time.Second}, waits(t, res, "b"))
+	require.Equal(t, 1, res.Summary.Unfinished) // huge
 }

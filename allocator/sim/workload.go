@@ -45,10 +45,11 @@ type Role struct {
 	Quota  allocator.Quota
 }
 
-// Framework is a scheduler of the simulation. Each interval it places the
-// head of its backlog on its offers with offer/placement, launches what
-// fits, declines the rest with a refusal filter, and ends each task when
-// its duration has passed. It suppresses offers while it has nothing to
+// Framework is a scheduler of the simulation. Each interval it places its
+// backlog on its offers with offer/placement, in order, passing over the
+// tasks that fit no offer (not waiting behind them), launches what fits,
+// declines the rest with a refusal filter, and ends each task when its
+// duration has passed. It suppresses offers while it has nothing to
 // run, and revives them when tasks arrive.
 type Framework struct {
 	ID string

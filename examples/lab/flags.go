@@ -14,20 +14,23 @@ import (
 
 // labConfig is a configuration as the command line names it.
 type labConfig struct {
-	spec     string
-	sorter   string
-	halfLife time.Duration
-	opts     allocator.Options
+	spec         string
+	sorter       string
+	halfLife     time.Duration
+	opts         allocator.Options
+	stateDemand  bool
+	preemptDelay int
 }
 
 // parseConfigs reads a comma-separated list of configurations:
-// sorter[:option]..., options halflife=D, offershare=F, charge and
-// reservedfirst.
-func parseConfigs(list string, halfLife time.Duration) ([]labConfig, error) {
+// sorter[:option]..., options halflife=D, offershare=F, charge,
+// reservedfirst, demand, reclaim=R and preemptdelay=N. Each starts from
+// def: the half-life, demand and preemption delay of the flags.
+func parseConfigs(list string, def labConfig) ([]labConfig, error) {
 	var out []labConfig
 	seen := map[string]bool{}
 	for _, spec := range strings.Split(list, ",") {
-		c, err := parseConfig(spec, halfLife)
+		c, err := parseConfig(spec, def)
 		if err != nil {
 			return nil, fmt.Errorf("-configs: %q: %w", spec, err)
 		}
@@ -40,9 +43,9 @@ func parseConfigs(list string, halfLife time.Duration) ([]labConfig, error) {
 	return out, nil
 }
 
-func parseConfig(spec string, halfLife time.Duration) (labConfig, error) {
+func parseConfig(spec string, def labConfig) (labConfig, error) {
 	parts := strings.Split(spec, ":")
-	c := labConfig{spec: spec, sorter: parts[0], halfLife: halfLife}
+	c := labConfig{spec: spec, sorter: parts[0], halfLife: def.halfLife, stateDemand: def.stateDemand, preemptDelay: def.preemptDelay}
 	switch c.sorter {
 	case "drf", "usage", "random":
 	default:
@@ -54,6 +57,11 @@ func parseConfig(spec string, halfLife time.Duration) (labConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// reclaims are the values of the reclaim option.
+var reclaims = map[string]allocator.Reclaim{
+	"off": allocator.ReclaimOff, "guarantees": allocator.ReclaimGuarantees, "fairshare": allocator.ReclaimFairShare,
 }
 
 // option applies one option of a configuration.
@@ -75,8 +83,20 @@ func (c *labConfig) option(opt string) error {
 		c.opts.ChargeBeyondAllowance = true
 	case name == "reservedfirst" && value == "":
 		c.opts.ReservedFirst = true
+	case name == "demand" && value == "":
+		c.stateDemand = true
+	case name == "reclaim":
+		var ok bool
+		if c.opts.Reclaim, ok = reclaims[value]; !ok {
+			err = fmt.Errorf("want off, guarantees or fairshare")
+		}
+	case name == "preemptdelay":
+		c.preemptDelay, err = strconv.Atoi(value)
+		if err == nil && c.preemptDelay < 0 {
+			err = fmt.Errorf("negative")
+		}
 	default:
-		return fmt.Errorf("option %q: want halflife=D (usage), offershare=F, charge or reservedfirst", opt)
+		return fmt.Errorf("option %q: want halflife=D (usage), offershare=F, charge, reservedfirst, demand, reclaim=R or preemptdelay=N", opt)
 	}
 	if err != nil {
 		return fmt.Errorf("option %q: %w", opt, err)
@@ -86,7 +106,7 @@ func (c *labConfig) option(opt string) error {
 
 // simConfig is the configuration for the sim package.
 func (c labConfig) simConfig() sim.Config {
-	cfg := sim.Config{Name: c.spec, Options: c.opts}
+	cfg := sim.Config{Name: c.spec, Options: c.opts, StateDemand: c.stateDemand, PreemptDelay: c.preemptDelay}
 	switch c.sorter {
 	case "usage":
 		cfg.RoleSorterWithClock = sim.Usage(c.halfLife)

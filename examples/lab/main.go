@@ -4,12 +4,15 @@
 // CSV format, or the task events of the Google cluster trace (2011), its
 // parts read as one trace and its machine events as the cluster. It
 // prints a table with a column per configuration, and writes the
-// intervals and the summary as CSV and a chart as SVG on request. -h
-// prints the usage.
+// intervals (as the runs make them) and the summary as CSV and a chart as
+// SVG on request. A configuration is a sorter and options: the
+// allocator's, and whether frameworks state their demand and how soon the
+// host ends the tasks reclaim chooses. -h prints the usage.
 //
 //	go run ./examples/lab
 //	go run ./examples/lab -configs drf,usage:halflife=10m,drf:offershare=0.5 -svg lab.svg
 //	go run ./examples/lab -trace tasks.csv -agents '4x cpus:8;mem:32768'
+//	go run ./examples/lab -trace tasks.csv -agents '4x cpus:8;mem:32768' -configs drf,drf:demand,drf:demand:reclaim=fairshare
 //	go run ./examples/lab -google part-00000-of-00500.csv.gz -agents '100x cpus:16;mem:65536'
 //	go run ./examples/lab -google 'task_events/part-0020?-of-00500.csv.gz' -machines machine_events/part-00000-of-00001.csv.gz
 package main
@@ -34,23 +37,26 @@ const (
 
 // config is what the command line asks for.
 type config struct {
-	configs   []labConfig
-	halfLife  time.Duration
-	trace     string
-	google    string
-	machines  string
-	start     googleStart
-	agents    agentFlags
-	interval  time.Duration
-	intervals int
-	seed      uint64
-	csvPath   string
-	summary   string
-	svgPath   string
-	timed     bool
+	configs      []labConfig
+	halfLife     time.Duration
+	demand       bool
+	preemptDelay int
+	trace        string
+	google       string
+	machines     string
+	start        googleStart
+	agents       agentFlags
+	interval     time.Duration
+	intervals    int
+	seed         uint64
+	csvPath      string
+	summary      string
+	svgPath      string
+	timed        bool
 }
 
-const usage = `Usage: lab [-configs list] [-trace file | -google pattern [-machines file] [-start at]]
+const usage = `Usage: lab [-configs list] [-demand] [-preemptdelay n]
+           [-trace file | -google pattern [-machines file] [-start at]]
            [-agents spec]... [-interval d] [-intervals n] [-seed n] [-time]
            [-csv file] [-summary file] [-svg file]
 
@@ -70,6 +76,20 @@ A configuration is a role sorter and options, joined by colons:
   ...:offershare=0.5   Options.OfferShare
   ...:charge           Options.ChargeBeyondAllowance
   ...:reservedfirst    Options.ReservedFirst
+  ...:demand           frameworks state what they wait for before every run
+                       (sim.Config.StateDemand; -demand for every configuration)
+  ...:reclaim=R        Options.Reclaim: off, guarantees or fairshare; runs end other
+                       roles' tasks to make room, only for demand stated (add demand)
+  ...:preemptdelay=N   the intervals the host takes to end a task a run chose to end
+                       (sim.Config.PreemptDelay; -preemptdelay for every configuration)
+
+Mesos's offers, demand-aware offers and reclaim for pending tasks, side by side:
+
+  lab -trace allocator/sim/testdata/tasks.csv -agents '4x cpus:8;mem:32768' \
+      -configs drf,drf:demand,drf:demand:reclaim=fairshare
+
+-csv writes every interval as the runs go, holding none of them; -svg draws
+from at most 4096 intervals of each configuration, evenly spaced.
 
 Flags:
 `
@@ -82,6 +102,8 @@ func command(args []string, stdout, stderr io.Writer) int {
 	cfg, configs := config{}, "drf,usage"
 	fs.StringVar(&configs, "configs", configs, "the configurations to compare, comma-separated (see above)")
 	fs.DurationVar(&cfg.halfLife, "halflife", 5*time.Minute, "the usage sorter's half-life `d`, unless a configuration says")
+	fs.BoolVar(&cfg.demand, "demand", false, "in every configuration, frameworks state what they wait for before every allocation run\n(sim.Config.StateDemand; :demand turns it on in one)")
+	fs.IntVar(&cfg.preemptDelay, "preemptdelay", 0, "the intervals `n` the host takes to end a task a run chose to end (sim.Config.PreemptDelay),\nunless a configuration says (:preemptdelay=n)")
 	fs.StringVar(&cfg.trace, "trace", "", "run the tasks of `file`, a trace in the sim package's CSV format")
 	fs.StringVar(&cfg.google, "google", "", "run the tasks of the task events of the Google cluster trace (2011): the files `pattern`\nnames (a glob, such as 'task_events/part-0020?-of-00500.csv.gz', or one file), read in\nthe order of their names as one trace; a name ending in .gz is read as gzip, as the\ntrace is published")
 	fs.StringVar(&cfg.machines, "machines", "", "the cluster of a -google trace: `file` of the trace's machine events (.gz read as gzip),\na machine an agent; removals and late additions are agent failures (instead of -agents)")
@@ -90,7 +112,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.interval, "interval", time.Second, "the allocation interval `d`")
 	fs.IntVar(&cfg.intervals, "intervals", 0, "run `n` intervals (0: 1800 for the demonstration, until done for a trace)")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "the seed `n` of the generated tasks and of the allocator")
-	fs.StringVar(&cfg.csvPath, "csv", "", "write every interval of every configuration to `file` as CSV")
+	fs.StringVar(&cfg.csvPath, "csv", "", "write every interval of every configuration to `file` as CSV, as the runs make them")
 	fs.StringVar(&cfg.summary, "summary", "", "write the summaries to `file` as CSV")
 	fs.StringVar(&cfg.svgPath, "svg", "", "write a chart (utilisation, shares, waits) to `file`")
 	fs.BoolVar(&cfg.timed, "time", false, "time every allocation run by the wall clock (the figures then vary from run to run)")
@@ -135,6 +157,8 @@ func (c *config) check(rest []string, configs string) error {
 		return fmt.Errorf("-interval must be positive, got %s", c.interval)
 	case c.halfLife < 0:
 		return fmt.Errorf("-halflife must be zero or more, got %s", c.halfLife)
+	case c.preemptDelay < 0:
+		return fmt.Errorf("-preemptdelay must be zero or more, got %d", c.preemptDelay)
 	case len(c.agents) > 0 && c.trace == "" && c.google == "":
 		return errors.New("-agents is for a trace; the demonstration has its own cluster")
 	case c.machines != "" && c.google == "":
@@ -145,6 +169,6 @@ func (c *config) check(rest []string, configs string) error {
 		return errors.New("-start is for a -google trace")
 	}
 	var err error
-	c.configs, err = parseConfigs(configs, c.halfLife)
+	c.configs, err = parseConfigs(configs, labConfig{halfLife: c.halfLife, stateDemand: c.demand, preemptDelay: c.preemptDelay})
 	return err
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +264,75 @@ func TestMainExitStatus(t *testing.T) {
 		}
 		require.Equal(t, tc.status, status, "lab %q: stderr %q", tc.args, errOut.String())
 		require.True(t, strings.HasPrefix(out.String(), tc.stdout), "lab %q: stdout %q", tc.args, out.String())
+	}
+}
+
+// policiesArgs is the README's comparison of three policies on the sample
+// trace: Mesos's offers, demand-aware offers, and reclaim for pending
+// tasks (the trace has no quota: fair-share reclaim).
+var policiesArgs = []string{"-trace", "allocator/sim/testdata/tasks.csv", "-agents", "4x cpus:8;mem:32768",
+	"-configs", "drf,drf:demand,drf:demand:reclaim=fairshare"}
+
+// policiesTable is the README's table of the comparison, from the
+// command's output.
+func policiesTable(t *testing.T, out string) string {
+	t.Helper()
+	of := func(role, label string) []string {
+		section := out
+		if role != "" {
+			i := strings.Index(out, "\nrole "+role+"\n")
+			require.GreaterOrEqual(t, i, 0, "no role %s in:\n%s", role, out)
+			section = out[i+1:]
+		}
+		return row(t, section, label)
+	}
+	var b strings.Builder
+	line := func(cells ...string) { b.WriteString("| " + strings.Join(cells, " | ") + " |\n") }
+	line("policy", "Mesos's offers", "demand-aware offers", "reclaim for pending tasks")
+	line("---", "--:", "--:", "--:")
+	line(append([]string{"configuration"}, "`drf`", "`drf:demand`", "`drf:demand:reclaim=fairshare`")...)
+	pair := func(label string, a, b []string, format string) {
+		cells := []string{label}
+		for i := range a {
+			cells = append(cells, fmt.Sprintf(format, a[i], b[i]))
+		}
+		line(cells...)
+	}
+	single := func(label string, a []string) { line(append([]string{label}, a...)...) }
+	intervals := of("", "intervals")
+	single("intervals to run the trace (1 s)", []string{intervals[0], intervals[2], intervals[4]})
+	pair("offers (declined)", of("", "offers"), of("", "offers declined"), "%s (%s)")
+	single("CPU utilisation", of("", "utilisation cpus"))
+	single("Jain's index (contended)", of("", "jain index (contended)"))
+	single("tasks preempted", of("", "tasks preempted"))
+	pair("web: wait p90 / max (s)", of("web", "  wait p90 (s)"), of("web", "  wait max (s)"), "%s / %s")
+	pair("ml: wait p50 / p90 (s)", of("ml", "  wait p50 (s)"), of("ml", "  wait p90 (s)"), "%s / %s")
+	pair("analytics: tasks launched / wait p99 (s)", of("analytics", "  tasks launched"), of("analytics", "  wait p99 (s)"), "%s / %s")
+	return b.String()
+}
+
+// The README shows the command of the comparison and its figures as the
+// command prints them.
+func TestREADMEPolicies(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	quoted := make([]string, len(policiesArgs))
+	for i, a := range policiesArgs {
+		quoted[i] = a
+		if strings.ContainsAny(a, " ;") {
+			quoted[i] = "'" + a + "'"
+		}
+	}
+	command := "go run ./examples/lab " + strings.Join(quoted, " ")
+	if !strings.Contains(string(readme), "\n"+command+"\n") {
+		t.Errorf("README.md lacks the command of the three policies on a line of its own: %s", command)
+	}
+	args := slices.Clone(policiesArgs)
+	args[1] = sampleTrace // the command runs from the module's root
+	code, out, errOut := lab(args...)
+	require.Equal(t, exitOK, code, errOut)
+	table := policiesTable(t, out)
+	if !strings.Contains(string(readme), table) {
+		t.Errorf("README.md lacks the table of the three policies; it should hold:\n%s", table)
 	}
 }

@@ -14,8 +14,15 @@ import (
 // defaultAgents is the cluster of a trace without -agents.
 var defaultAgents = sim.AgentGroup{Name: "g1", Count: 10, Resources: "cpus:32;mem:131072"}
 
+// chartSamples bounds the samples a configuration keeps for -svg: the
+// chart draws means over at most 400 buckets of them.
+const chartSamples = 4096
+
 // run loads the workload, compares the configurations, prints the table
-// and writes the files asked for.
+// and writes the files asked for. The intervals go to the -csv file as the
+// runs make them, and each run keeps only the samples the chart needs
+// (none without -svg), so that a run of any length holds a bounded
+// number of them.
 func run(w io.Writer, cfg config) error {
 	work, opts, err := workload(w, cfg)
 	if err != nil {
@@ -25,18 +32,36 @@ func run(w io.Writer, cfg config) error {
 	for i, c := range cfg.configs {
 		configs[i] = c.simConfig()
 	}
+	opts.MaxSamples = 1
+	if cfg.svgPath != "" {
+		opts.MaxSamples = chartSamples
+	}
+	var samples *os.File
+	if cfg.csvPath != "" {
+		if samples, err = os.Create(cfg.csvPath); err != nil {
+			return err
+		}
+		opts.SamplesCSV = samples
+	}
 	cmp, err := sim.Compare(work, configs, opts)
+	if samples != nil {
+		if cerr := samples.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return err
 	}
 	if err := cmp.WriteTable(w); err != nil {
 		return err
 	}
+	if samples != nil {
+		fmt.Fprintf(w, "intervals written to %s\n", cfg.csvPath)
+	}
 	outputs := []struct {
 		path, what string
 		write      func(io.Writer) error
 	}{
-		{cfg.csvPath, "intervals", cmp.WriteSamplesCSV},
 		{cfg.summary, "summary", cmp.WriteSummaryCSV},
 		{cfg.svgPath, "chart", cmp.WriteSVG},
 	}
