@@ -369,31 +369,40 @@
 // tests) and allocator/sim (workloads and traces, policies compared).
 //
 // Parts of the state machine that own one invariant each live under
-// allocator/internal/, importing only downward: tables (the keyed tables
-// and per-framework and per-role entries the records are made of), roles
-// (the role tree, its subtree sums and the quota arithmetic over them),
-// refusals (the forms of refusal filters and the agents' indexes of
-// refusers), cluster (the records of agents, frameworks and tasks, in a
-// vocabulary of their own that this package converts its public types
-// from and to; State, the tables and the sums kept over them; Ledger, the
-// tasks in launch order), declines (the refusal filters and the rotation
-// after declines: when a filter is made, what it covers, when it goes),
+// allocator/internal/, importing only downward (each package's doc says
+// its invariant): tables (the keyed tables and per-framework and per-role
+// entries the records are made of), roles (the role tree, its subtree sums
+// and the quota arithmetic over them), refusals (the forms of refusal
+// filters and the agents' indexes of refusers), codec (the snapshot's wire
+// form), cluster (the records of agents, frameworks and tasks, in a
+// vocabulary of their own that this package converts its public types from
+// and to; State, the tables and the sums kept over them; Ledger, the tasks
+// in launch order; their snapshot walks), observe (the Observer's ledgers),
+// declines (the refusal filters and the rotation after declines: when a
+// filter is made, what it covers, when it goes), quota (roles capped,
+// parked across runs, and the allowances the role sorter charges beyond),
 // reclaim (which tasks to end for a pending task, and when a choice is
-// withdrawn) and codec (the snapshot's wire form). The run, Explain, the
-// snapshot's walks and the checks are still in this package.
+// withdrawn), books (what frameworks hold, in the agents' records, the
+// sorters, the role tree and the cluster's sums at once), explain (the
+// run's log and why a framework got nothing on an agent), audit (the
+// invariants recomputed from first principles, CheckInvariants),
+// fingerprint (hashes of the state) and operations (frameworks' and
+// operators' operations validated and applied, all or nothing). The run
+// itself and the snapshot's walk over the parts are still in this package.
 // Where to look:
 //
-//   - why did this role get no offer: Explain and ExplainRole
-//     (explain.go, explainer.go), from the run's record (explainlog.go);
-//     quota caps in caps.go over allocator/internal/roles;
+//   - why did this role get no offer: allocator/internal/explain (the
+//     run's log and the reasons found from it); Explain (explain.go) adds
+//     the figures; quota caps in allocator/internal/quota;
 //   - how are filters kept: allocator/internal/declines (its doc says
 //     when a filter applies and how the compact ones are kept) over the
 //     forms of allocator/internal/refusals;
 //   - which tasks does reclaim end, and why: allocator/internal/reclaim;
-//   - what does a snapshot hold: snapshot_fields.go and
-//     snapshot_explain.go (the walks, in the order of the format),
-//     allocator/internal/codec (how each value is written and read back),
-//     snapshot_restore.go (what is checked after reading).
+//   - what does a snapshot hold: snapshot_fields.go (the walk, in the
+//     order of the format, over the parts' own walks: cluster's agents and
+//     frameworks, reclaim's choices, explain's log), allocator/internal/codec
+//     (how each value is written and read back), snapshot_restore.go (what
+//     is checked after reading).
 //
 // Every event takes one path (events.go): the public method makes an
 // Entry, and step validates, applies, journals and observes it. An event
@@ -426,10 +435,10 @@
 //     there: the walk steps over them without a visit (sorter.Indexed,
 //     RunStats.Refused). In Mesos's DeclineOffers loop, where every
 //     framework ends up refusing every agent, a refused pair costs a bit in
-//     a bitset. See filters.go. A refusal of everything the agent had (the
-//     common one) is kept compactly, by the agent's number, with no pointer
-//     for the collector to follow: 25 bytes once every framework refused
-//     every agent (wholerefusals.go).
+//     a bitset (allocator/internal/declines). A refusal of everything the
+//     agent had (the common one) is kept compactly, by the agent's number,
+//     with no pointer for the collector to follow: 25 bytes once every
+//     framework refused every agent.
 //   - A role that can take nothing more anywhere (every scalar of the
 //     cluster is at its limits or held back as headroom, and no reservation
 //     or revocable resource is left for it) leaves the role sorter, and

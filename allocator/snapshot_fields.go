@@ -2,16 +2,11 @@ package allocator
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/explain"
-	"github.com/allot-go/allot/allocator/internal/reclaim"
-	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -97,7 +92,7 @@ func (sn *snapState) walk(c *codec.Codec) {
 	codec.WalkStrings(c, &a.parking.Parked, "parked roles")
 	codec.WalkList(c, &sn.holds, "holds", func(sh *savedHold) {
 		c.String(&sh.agent)
-		holdFields(c, &sh.h)
+		cluster.WalkHold(c, &sh.h)
 	})
 	sn.roleFields(c)
 	if !c.Step(sn.placeRoles) {
@@ -111,59 +106,21 @@ func (sn *snapState) walk(c *codec.Codec) {
 		}
 	}
 	codec.WalkKeyed(c, ids, "agents", "agent", func(id string) {
-		c.Item("agent", id, func() { agentFields(c, sn.agent(id)) })
+		c.Item("agent", id, func() { cluster.WalkAgent(c, sn.agent(id)) })
 	})
 	codec.WalkTable(c, &a.cs.Frameworks, "frameworks", "framework", func(id string, fw *cluster.Framework) *cluster.Framework {
 		if fw == nil {
 			fw = &cluster.Framework{ID: id}
 		}
-		c.Item("framework", id, func() { frameworkFields(c, sn, fw) })
+		c.Item("framework", id, func() { cluster.WalkFramework(c, fw, a.dec.RefusalsOf) })
 		return fw
 	})
 	sn.sorterFields(c)
 	sn.explain = explain.NewWalker(&a.cs, a.roles)
 	sn.explain.Log(c, &a.explain, func() { preemptionsFields(c, &a.preempted) })
 	sn.explain.Kept(c)
-	reclaimFields(c, a)
+	a.reclaims.Walk(c)
 	sn.fairnessFields(c)
-}
-
-// reclaimFields walks reclaim's state: the groups chosen so far, the
-// tasks chosen to end that have not ended (by framework and task id), and
-// the run that last chose tasks for each role.
-func reclaimFields(c *codec.Codec, a *Allocator) {
-	st := &a.reclaims
-	c.Uvarint(&st.Groups)
-	refs := slices.SortedFunc(maps.Keys(st.Choices), reclaim.TaskRef.Compare)
-	var prev *reclaim.TaskRef
-	codec.WalkList(c, &refs, "chosen tasks", func(ref *reclaim.TaskRef) {
-		defer func() { prev = ref }()
-		p := st.Choices[*ref]
-		if p == nil {
-			p = &reclaim.Choice{}
-		}
-		c.String(&ref.Framework)
-		c.String(&ref.Task)
-		c.String(&p.ForRole)
-		c.String(&p.ForFramework)
-		c.String(&p.HeldIn)
-		codec.WalkByte(c, &p.Reason)
-		c.Quantities(&p.Frees)
-		c.Quantities(&p.Task)
-		c.Quantities(&p.Room)
-		c.Uvarint(&p.Group)
-		c.Time(&p.Until)
-		if c.Reading() {
-			if prev != nil && prev.Compare(*ref) >= 0 {
-				c.Failf("chosen tasks out of order at %q of %q", ref.Task, ref.Framework)
-			}
-			st.Choices[*ref] = p
-		}
-	})
-	codec.WalkMap(c, &st.TookAt, "roles chosen for", "role chosen for", func(_ string, run uint64) uint64 {
-		c.Uvarint(&run)
-		return run
-	})
 }
 
 // optionsFields walks the options that are not functions.
@@ -262,13 +219,6 @@ func runStatsFields(c *codec.Codec, st *RunStats) {
 	c.Bool(&st.Periodic)
 }
 
-// holdFields walks a hold (its agent is walked before it).
-func holdFields(c *codec.Codec, h *cluster.Hold) {
-	c.String(&h.Framework)
-	c.Resources(&h.Res)
-	c.Time(&h.Until)
-}
-
 // roleFields walks the role tree: the weights, then the nodes.
 func (sn *snapState) roleFields(c *codec.Codec) {
 	codec.WalkMap(c, &sn.a.roles.Weights, "weights", "weight of role", func(_ string, w float64) float64 {
@@ -304,168 +254,6 @@ func (sn *snapState) agent(id string) *cluster.Agent {
 	a.cs.Agents.Put(ag)
 	a.cs.AgentList = append(a.cs.AgentList, ag)
 	return ag
-}
-
-// agentFields walks an agent (its id is walked before it).
-func agentFields(c *codec.Codec, ag *cluster.Agent) {
-	agentInfoFields(c, (*AgentInfo)(&ag.Info))
-	c.Bool(&ag.Active)
-	c.Resources(&ag.Total)
-	c.Resources(&ag.Available)
-	c.Resources(&ag.Ref)
-	c.Uvarint(&ag.RefGen)
-	c.Uvarint(&ag.Version)
-	for _, held := range []*tables.PerFramework{&ag.Offered, &ag.Allocated} {
-		codec.WalkPerFramework(c, held, "holdings", "holding of framework")
-	}
-	// The rare fields are walked through copies, so that saving an agent
-	// without them makes none (cluster.AgentRare).
-	unclaimed := ag.Unclaimed()
-	codec.WalkMap(c, &unclaimed, "holdings", "holding of framework", func(_ string, res resources.Resources) resources.Resources {
-		c.Resources(&res)
-		return res
-	})
-	if len(unclaimed) > 0 || ag.Rare != nil {
-		ag.More().Unclaimed = unclaimed
-	}
-	codec.WalkByRole(c, &ag.Refusals, "refusal indexes", "refusal index", "refusal index of role", func(idx *refusals.Index) *refusals.Index {
-		if idx == nil {
-			idx = &refusals.Index{}
-		}
-		c.Uvarint(&idx.Gen)
-		c.Time(&idx.Until)
-		codec.WalkList(c, &idx.Skip, "bitset words", c.Uvarint)
-		return idx
-	})
-	codec.WalkByRole(c, &ag.Nobody, "cache entries", "cache entry", "cache entry of role", func(e cluster.NobodyEntry) cluster.NobodyEntry {
-		c.Uvarint(&e.Version)
-		c.Uvarint(&e.Epoch)
-		until := e.Until.Time()
-		c.Time(&until)
-		if c.Reading() {
-			var ok bool
-			if e.Until, ok = refusals.ExpiryOf(until); !ok {
-				c.Failf("cache entry's expiry %v out of range", until)
-			}
-		}
-		return e
-	})
-	inverse := ag.Inverse()
-	codec.WalkMap(c, &inverse, "inverse-offer states", "inverse-offer state of framework", func(_ string, st *cluster.InverseState) *cluster.InverseState {
-		if st == nil {
-			st = &cluster.InverseState{}
-		}
-		c.Bool(&st.Outstanding)
-		codec.WalkByte(c, &st.Status)
-		return st
-	})
-	if len(inverse) > 0 || ag.Rare != nil {
-		ag.More().Inverse = inverse
-	}
-	codec.WalkList(c, &ag.Outstanding, "outstanding offers", func(o *cluster.OutstandingOffer) {
-		c.String(&o.ID)
-		c.String(&o.Framework)
-		c.String(&o.Role)
-		c.Resources(&o.Res)
-	})
-}
-
-// agentInfoFields walks what the host said of an agent.
-func agentInfoFields(c *codec.Codec, info *AgentInfo) {
-	c.String(&info.Hostname)
-	codec.WalkMap(c, &info.Attributes, "attributes", "attribute", func(_ string, v string) string {
-		c.String(&v)
-		return v
-	})
-	c.String(&info.Region)
-	codec.WalkUvarint(c, &info.Capabilities)
-	codec.WalkOptional(c, &info.Unavailability, func(u *offer.Unavailability) {
-		c.Time(&u.Start)
-		c.Duration(&u.Duration)
-	})
-}
-
-// frameworkFields walks a framework (its id is walked before it).
-func frameworkFields(c *codec.Codec, sn *snapState, fw *cluster.Framework) {
-	frameworkInfoFields(c, &fw.Info)
-	c.Bool(&fw.Active)
-	// The roles it subscribes to are its info's (rebuild).
-	suppressedRoles, trackedRoles := fw.Roles.List(tables.Suppressed), fw.Roles.List(tables.Tracked)
-	codec.WalkKeys(c, &suppressedRoles, "suppressed roles")
-	codec.WalkKeys(c, &trackedRoles, "tracked roles")
-	if c.Reading() {
-		fw.Roles.MarkOnly(tables.Suppressed, suppressedRoles)
-		fw.Roles.MarkOnly(tables.Tracked, trackedRoles)
-	}
-	// Compact filters are written as the ordinary ones they stand for, and
-	// read back as such.
-	filters := &fw.Filters
-	if !c.Reading() {
-		all := sn.a.dec.RefusalsOf(fw)
-		filters = &all
-	}
-	codec.WalkMap(c, (*map[string]map[string][]refusals.Refusal)(filters), "filter roles", "filters of role", func(_ string, byAgent map[string][]refusals.Refusal) map[string][]refusals.Refusal {
-		codec.WalkMap(c, &byAgent, "filter agents", "filters on agent", func(_ string, list []refusals.Refusal) []refusals.Refusal {
-			codec.WalkList(c, &list, "filters", func(f *refusals.Refusal) {
-				c.Resources(&f.Refused)
-				c.Time(&f.Expires)
-				c.Uvarint(&f.Covered)
-				c.Uvarint(&f.Batch)
-			})
-			return list
-		})
-		return byAgent
-	})
-	codec.WalkMap(c, &fw.InverseFilters, "inverse-offer filters", "inverse-offer filter on agent", func(_ string, f refusals.InverseFilter) refusals.InverseFilter {
-		c.Time(&f.Expires)
-		c.Uvarint(&f.Batch)
-		return f
-	})
-	codec.WalkMap(c, &fw.Tasks, "tasks", "task", func(id string, t *cluster.Task) *cluster.Task {
-		if t == nil {
-			t = &cluster.Task{ID: id}
-		}
-		c.String(&t.Agent)
-		c.String(&t.Role)
-		c.Resources(&t.Uses)
-		c.Resources(&t.Owns)
-		c.Uvarint(&t.Seq)
-		t.Framework = fw
-		return t
-	})
-	for i := range fw.Skips {
-		n := int(fw.Skips[i])
-		c.Int(&n, "skips") // at most math.MaxInt32 when read
-		fw.Skips[i] = int32(n)
-	}
-	c.Uvarint(&fw.SkipsRun)
-	c.Uvarint(&fw.Joined)
-}
-
-// frameworkInfoFields walks what the host said of a framework.
-func frameworkInfoFields(c *codec.Codec, info *cluster.FrameworkInfo) {
-	codec.WalkStrings(c, &info.Roles, "roles")
-	c.String(&info.Principal)
-	codec.WalkUvarint(c, &info.Capabilities)
-	codec.WalkStrings(c, &info.SuppressedRoles, "suppressed roles")
-	codec.WalkMap(c, &info.MinAllocatable, "minimum allocatable roles", "minimum allocatable of role", func(_ string, alts []resources.Quantities) []resources.Quantities {
-		codec.WalkList(c, &alts, "minimum allocatable alternatives", c.Quantities)
-		if alts == nil {
-			// A role's entry, even with no alternative, is an override.
-			alts = []resources.Quantities{}
-		}
-		return alts
-	})
-	codec.WalkMap(c, &info.Constraints, "constraint roles", "constraints of role", func(_ string, cs cluster.Constraints) cluster.Constraints {
-		codec.WalkList(c, &cs, "constraint groups", func(g *[]cluster.AttributeConstraint) {
-			codec.WalkList(c, g, "constraints", func(ac *cluster.AttributeConstraint) {
-				c.String(&ac.Attribute)
-				codec.WalkByte(c, &ac.Op)
-				c.String(&ac.Value)
-			})
-		})
-		return cs
-	})
 }
 
 // sorterFields walks the sorters: the role sorter, then the framework
