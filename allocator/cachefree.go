@@ -16,7 +16,7 @@ import (
 // events. Each is a claim about what a computation would find, kept until
 // an event could change it:
 //
-//   - roles parked as capped (parkCapped): "this role can take nothing
+//   - roles parked as capped (quota.Parking): "this role can take nothing
 //     anywhere", until resources are given back, totals, reservations,
 //     quota or the role's frameworks change;
 //   - roles hidden for the rest of a run: "capped in this run", "its
@@ -29,9 +29,9 @@ import (
 //     frameworks fits what this agent has left", worked out once a run
 //     and role, skipping the role's walk on such agents;
 //   - refusal indexes and a filter's coverage of an agent's reference
-//     (filters.go): "this filter covers everything the agent can offer",
+//     (package declines): "this filter covers everything the agent can offer",
 //     until the agent's available resources grow past the reference;
-//   - allowances told to the role sorter (syncAllowance), and the cluster
+//   - allowances told to the role sorter (quota.Allowances), and the cluster
 //     totals told to the sorters;
 //   - a role's framework sorter without a tree while the role has one
 //     framework (sorter.LazyDRF, the default framework sorter): "this is

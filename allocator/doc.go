@@ -339,24 +339,13 @@
 //
 // # What the checks prove
 //
-// Package allocatortest's harness, its event fuzzer and the long run of
-// eventcheck check two things of every sequence of events. Nothing is
-// given out twice: after every event the bookkeeping is recomputed from
-// scratch and compared, and every run offers only what was free, within
-// quota limits, filters and capabilities. Nothing is left idle that a
-// framework could take: every run is compared with the same run of a
-// cache-free copy (Options.CacheFree), so a cached answer that outlives
-// the event that should have ended it is a difference at the first run
-// that reads it, and after every periodic run every agent with resources
-// free was offered, or every framework that could take them was kept off
-// by a rule Explain names and the views bear out (for a framework that
-// states demand, "no fit" only where none of its pending tasks fits).
-// Property tests of this package prove the fairness of the rotation and
-// of demand: a framework that can use an agent's leftover is offered it
-// within as many runs as there are frameworks eligible for the agent,
-// whatever the others decline; offers sized to demand give on one agent
-// exactly the DRF paper's progressive filling (worked out apart in the
-// test), on many within one task of it.
+// After every event of the tests, the event fuzzer and the long run of
+// eventcheck, the bookkeeping is recomputed from scratch (CheckInvariants),
+// every run is compared with the same run of a cache-free copy, quota's
+// promises are checked by a referee of its own, and every agent left with
+// resources free after a periodic run must be kept from each framework by
+// a rule Explain names and the views bear out. The README's "What the
+// checks prove" says more, with the fairness properties proved.
 //
 // # What lives here, and what around it
 //
@@ -413,65 +402,29 @@
 //
 // # Implementation notes
 //
-// Agents keep their available resources cached and a per-agent share of
-// the cluster's free headroom, so a run reads headroom in constant time.
-// The role tree keeps hierarchical aggregates (reservations, offered and
-// allocated resources) so quota checks walk only a role's ancestors.
-//
 // A run does not build the sorters' orders: it walks them (sorter.Walker)
 // and stops at the first framework that takes the agent, so a run costs
-// what it offers, not agents x frameworks. Four things keep it from
-// visiting frameworks that cannot take anything:
-//
-//   - When every framework of a role was passed over on an agent for reasons
-//     that stay true until the agent's available resources grow, its info
-//     changes, the role's frameworks change (one added, activated, revived,
-//     updated) or a refusal filter expires, the (agent, role) pair is
-//     skipped without looking at the frameworks until then (RunStats
-//     counts these as Unchanged).
-//   - Refusal filters are checked against an agent's reference (what its
-//     available resources never exceed) once per generation, and an index
-//     per agent and role holds the frameworks known to refuse everything
-//     there: the walk steps over them without a visit (sorter.Indexed,
-//     RunStats.Refused). In Mesos's DeclineOffers loop, where every
-//     framework ends up refusing every agent, a refused pair costs a bit in
-//     a bitset (allocator/internal/declines). A refusal of everything the
-//     agent had (the common one) is kept compactly, by the agent's number,
-//     with no pointer for the collector to follow: 25 bytes once every
-//     framework refused every agent.
-//   - A role that can take nothing more anywhere (every scalar of the
-//     cluster is at its limits or held back as headroom, and no reservation
-//     or revocable resource is left for it) leaves the role sorter, and
-//     stays out across runs until an event could uncap it (resources given
-//     back, totals, reservations, quota or the role's frameworks changed);
-//     RunStats.Capped counts such roles. In stage one, a role whose
-//     guarantees are met leaves the role sorter for the stage.
-//   - A walk stops at the offer that leaves the agent empty.
-//
-// Each of these caches is a claim about what a run would find, checked by
-// the tests against a run without it (see cachefree.go): a role capped or
-// an (agent, role) pair skipped is one the cache-free run would not offer
-// either. A filter that covers an offer cut to a limit, the headroom or an
-// offer share is not cached, as events elsewhere widen the cut; an offer's
-// cuts are ordered by a random source seeded from the offer itself, so
-// that a run draws the same numbers whatever it skips; caches skip walks
-// only of sorters whose walks change nothing (sorter.Stable).
+// what it offers, not agents x frameworks. What keeps it from visiting
+// frameworks that cannot take anything is a handful of answers kept from
+// earlier runs and events (cachefree.go lists them): an (agent, role) pair
+// where nobody could take anything, skipped until something behind it
+// changes (RunStats.Unchanged); the refusal index that steps over
+// frameworks known to refuse an agent (allocator/internal/declines,
+// RunStats.Refused); roles that can take nothing more kept out of the role
+// sorter across runs (allocator/internal/quota, RunStats.Capped); demand
+// floors. Each is a claim about what a run would find, checked by the
+// tests against a run without it (Options.CacheFree): a role capped or a
+// pair skipped is one the cache-free run would not offer either. An
+// offer's cuts are ordered by a random source seeded from the offer itself,
+// so that a run draws the same numbers whatever it skips.
 //
 // Resources are small flat entries whose metadata is shared (see package
 // resources). An offer's resources are made once, frozen, and shared by the
 // host, the agent's records and the outstanding offers; the sorters are
-// charged with quantities (sorter.Charger), so they keep no per-agent
-// records but for shared volumes. A frozen value copies itself before any
-// change in place, so the host may keep or change what it receives.
-//
-// For Explain a run keeps, in storage reused from run to run, one record
-// per framework it passes over (the reason, and the quantities behind a
-// quota, headroom or minimum-allocatable pass) and one per (agent, role)
-// pair whose walk made no offer or that it skipped as unchanged; a nobody
-// entry keeps the passes of the walk that made it, so that skipped pairs
-// keep their reasons. Everything the state still holds (filters and their
-// expiries, quota figures, shares) is read when Explain is called, and the
-// text is made then. Without an Observer nothing is kept for one; with
-// one, what each framework is offered and uses in each role is kept as it
-// changes, so that reports cost what changed.
+// charged with quantities (allocator/internal/books), so they keep no
+// per-agent records but for shared volumes. A frozen value copies itself
+// before any change in place, so the host may keep or change what it
+// receives. What a run keeps for Explain is allocator/internal/explain's
+// log; what an Observer is told, allocator/internal/observe's ledgers,
+// kept only with an Observer.
 package allocator
