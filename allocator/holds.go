@@ -131,8 +131,30 @@ func (a *Allocator) holdFor(fw *cluster.Framework, ag *cluster.Agent, res resour
 // it is held in (the role it was chosen for, or a sub-role of it): of its
 // unreserved, non-revocable, non-shared scalars, the room it was chosen
 // to make for the pending task. The rest stays in the pool.
+//
+// What of its room it cannot hold (a quota limit leaves too little until
+// the group's other victims end: those in the limited role's subtree
+// give back what it consumes) passes to another victim of its group not
+// ended yet, and the last one to end holds what is left of the room from
+// what is available on the agent: what the others freed and could not
+// hold went back there. So the room is whole when the last victim ends,
+// whichever ends first.
 func (a *Allocator) holdFreed(p *reclaim.Choice, ag *cluster.Agent, freed resources.Resources) {
-	a.holdRoom(p.ForFramework, p.HeldIn, ag, plainScalars(freed.NonShared().Unallocate()), p.Room)
+	var next *reclaim.Choice
+	var nextRef reclaim.TaskRef
+	for ref, c := range a.reclaims.Choices {
+		if c.Group == p.Group && (next == nil || ref.Compare(nextRef) < 0) {
+			next, nextRef = c, ref
+		}
+	}
+	from := plainScalars(freed.NonShared().Unallocate())
+	if next == nil {
+		from = plainScalars(ag.Available)
+	}
+	held := a.holdRoom(p.ForFramework, p.HeldIn, ag, from, p.Room)
+	if rest := p.Room.Minus(held); next != nil && !rest.IsEmpty() {
+		next.Room = next.Room.Plus(rest)
+	}
 }
 
 // plainScalars returns the unreserved, non-revocable scalars of res: what
@@ -148,19 +170,20 @@ func plainScalars(res resources.Resources) resources.Resources {
 // quota limits (and its ancestors') leave it; nothing when the framework
 // left or no longer subscribes to the role. The hold lasts as long as a
 // choice does (reclaimTimeout), and is offered once no room for the
-// framework on the agent waits for a victim (offerHolds).
-func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resources.Resources, want resources.Quantities) {
+// framework on the agent waits for a victim (offerHolds). It returns what
+// it held.
+func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resources.Resources, want resources.Quantities) resources.Quantities {
 	fw := a.cs.Frameworks.Get(fwID)
 	node := a.roles.Get(role)
 	if fw == nil || !fw.Roles.Has(role, tables.Subscribed) || node == nil || node.FrameworkSorter == nil || ag.OverAllocated {
-		return
+		return resources.Quantities{}
 	}
 	if left, limited := a.roles.LimitHeadroom(node); limited {
 		want = left.Cap(want)
 	}
 	plain := from.Shrink(want, nil)
 	if plain.IsEmpty() || !ag.Available.Contains(plain) {
-		return
+		return resources.Quantities{}
 	}
 	held := plain.Allocate(role).Frozen()
 	a.trackOffer(fw, ag, role, node, node.FrameworkSorter, held, plain, false)
@@ -173,6 +196,7 @@ func (a *Allocator) holdRoom(fwID, role string, ag *cluster.Agent, from resource
 	}
 	a.parking.Uncapped()
 	a.wantsRun(ag)
+	return plain.Quantities()
 }
 
 // roomPending reports whether a task chosen to end on the agent makes

@@ -134,7 +134,7 @@ func (a *Allocator) reclaim(r *run) (chosen, withdrawn []Preemption) {
 	rr := &reclaim.Run{
 		ID: r.id, Now: r.now, Timeout: a.reclaimTimeout(), Mode: reclaim.Mode(a.opts.Reclaim),
 		Cluster: &a.cs, Roles: a.roles, Tasks: a.tasks.Live,
-		Usable: a.usableBy, Share: a.weightedShareWith, Frameworks: a.mayBeOffered,
+		Usable: a.usableBy, Share: a.weightedShareWith, Frameworks: a.mayBeOffered, Holdable: a.holdable,
 	}
 	if a.opts.Reclaim == ReclaimFairShare {
 		rr.Offered = map[string]bool{}
@@ -153,19 +153,37 @@ func (a *Allocator) reclaim(r *run) (chosen, withdrawn []Preemption) {
 
 // holdFreePart holds, for the task a group of victims makes room for, the
 // part of it that is free on their agent, so that the room is whole when
-// they end: within the headroom the run leaves to spare beyond what unmet
-// guarantees need, and for a guarantee, within what the role is owed.
+// they end, within what holdable allows (reclaim counted on no more).
+// What it cannot hold is added to the room of the group's first victim,
+// to be held when the victims end (see holdFreed).
 func (a *Allocator) holdFreePart(c *reclaim.Chosen) {
 	node := a.roles.Get(c.HeldIn)
-	if node == nil {
-		return
+	var held resources.Quantities
+	if node != nil {
+		ag := a.cs.Agents.Get(c.Agent)
+		held = a.holdRoom(c.ForFramework, c.HeldIn, ag, plainScalars(ag.Available), c.Free.Min(a.holdable(node, c.Reason)))
 	}
+	if rest := c.Free.Minus(held); !rest.IsEmpty() {
+		if p := a.reclaims.Choices[c.Ref]; p != nil {
+			p.Room = p.Room.Plus(rest)
+		}
+	}
+}
+
+// holdable is how much of what is free the allocator holds at once for a
+// room held in role n (reclaim.Run.Holdable): within the headroom the run
+// leaves to spare beyond what unmet guarantees need (for a guarantee,
+// plus what the role is owed), and within what the limits of n and its
+// ancestors leave now, before the victims end.
+func (a *Allocator) holdable(n *roles.Node, reason reclaim.Reason) resources.Quantities {
 	allowed := a.cs.FreeHeadroom.Minus(a.roles.RequiredHeadroom())
-	if c.Reason == reclaim.ForGuarantee {
-		allowed.Add(a.roles.UnsatisfiedGuarantees(node))
+	if reason == reclaim.ForGuarantee {
+		allowed.Add(a.roles.UnsatisfiedGuarantees(n))
 	}
-	ag := a.cs.Agents.Get(c.Agent)
-	a.holdRoom(c.ForFramework, c.HeldIn, ag, plainScalars(ag.Available), c.Free.Min(allowed))
+	if left, limited := a.roles.LimitHeadroom(n); limited {
+		allowed = left.Cap(allowed)
+	}
+	return allowed
 }
 
 // preemptions returns reclaim's choices as Preemptions.

@@ -374,7 +374,8 @@ func TestReclaimReported(t *testing.T) {
 // from, its statements of demand included.
 func TestReclaimAfterRestore(t *testing.T) {
 	c := newReclaimCluster(t, allocator.ReclaimGuarantees, 3)
-	require.NoError(t, c.a.UpdateQuota("web", allocator.MustParseQuota("cpus:3;mem:3072")))
+	// A guarantee without a limit: both tasks can be held.
+	require.NoError(t, c.a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:3;mem:3072")}))
 	c.demand("nginx", "web", "cpus:2;mem:2048", 2)
 	data, err := c.a.Snapshot()
 	require.NoError(t, err)
@@ -777,8 +778,11 @@ func TestReclaimWithdraws(t *testing.T) {
 	})
 	t.Run("demand stated again for another task", func(t *testing.T) {
 		// The room for the old task is withdrawn first; then the new
-		// one, cpus:2;mem:512, takes two victims, t12 among them again.
+		// one, cpus:2;mem:512, takes two victims, t12 among them again
+		// (web's limit is lifted: at cpus:1, it would keep the task from
+		// running whatever ends, and no room would be made).
 		c := setup(t)
+		require.NoError(t, c.a.UpdateQuota("web", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:1;mem:1024")}))
 		c.demand("nginx", "web", "cpus:2;mem:512", 1)
 		res := c.run()
 		require.Equal(t, []string{"spark/t12"}, taskIDs(res.Withdrawn))
@@ -808,15 +812,17 @@ func TestReclaimWithdraws(t *testing.T) {
 }
 
 // What a chosen task's end holds stays within the role's quota limit:
-// web is guaranteed and limited to cpus:1.5 and waits for two tasks of
-// cpus:1;mem:1024, so two rooms are made (after the first the guarantee
-// still lacks cpus:0.5), t12 and t11. t12's end holds its room, cpus:1;
-// mem:1024; t11's only cpus:0.5 of its cpus:1 (the rest goes back to the
-// pool) and all of its mem, which web is not limited in.
+// web is guaranteed cpus:1.5, limited to cpus:2, and waits for two tasks
+// of cpus:1;mem:1024, so two rooms are made (after the first the
+// guarantee still lacks cpus:0.5, and the limit leaves room for both),
+// t12 and t11. t12's end holds its room, cpus:1;mem:1024. Then web's
+// limit is lowered to cpus:1.5: t11's end holds only cpus:0.5 of its
+// cpus:1 (the rest goes back to the pool) and all of its mem, which web
+// is not limited in.
 func TestReclaimHoldsWithinLimits(t *testing.T) {
 	c := newReclaimCluster(t, allocator.ReclaimGuarantees, 3)
-	q := resources.MustParseQuantities("cpus:1.5")
-	require.NoError(t, c.a.UpdateQuota("web", allocator.Quota{Guarantees: q, Limits: resources.LimitsOf(q)}))
+	g := resources.MustParseQuantities("cpus:1.5")
+	require.NoError(t, c.a.UpdateQuota("web", allocator.Quota{Guarantees: g, Limits: resources.MustParseLimits("cpus:2")}))
 	c.demand("nginx", "web", "cpus:1;mem:1024", 2)
 	res := c.run()
 	require.Equal(t, []string{"spark/t12", "spark/t11"}, taskIDs(res.Preemptions))
@@ -827,6 +833,7 @@ func TestReclaimHoldsWithinLimits(t *testing.T) {
 	require.NoError(t, c.a.EndTask("spark", "t12"))
 	require.Equal(t, "cpus:1; mem:1024", held())
 	require.NoError(t, c.a.CheckInvariants())
+	require.NoError(t, c.a.UpdateQuota("web", allocator.Quota{Guarantees: g, Limits: resources.LimitsOf(g)}))
 	require.NoError(t, c.a.EndTask("spark", "t11"))
 	require.Equal(t, "cpus:1.5; mem:2048", held())
 	require.NoError(t, c.a.CheckInvariants())
@@ -843,6 +850,70 @@ func TestReclaimHoldsWithinLimits(t *testing.T) {
 	require.Equal(t, "cpus:0.5", res.OffersTo("spark")[0].Resources.Quantities().String())
 	web, _ = c.a.Role("web")
 	require.LessOrEqual(t, web.Consumed.Float64("cpus"), 1.5)
+}
+
+// No task is ended for a role its limit keeps from running the task it
+// waits for: web runs one task of cpus:1;mem:1024 (in the place of
+// batch's t01) and is limited to mem:1024 (for a guarantee, guaranteed
+// cpus:3 and limited to cpus:3;mem:1024). It waits for three more tasks
+// of cpus:1;mem:1024: whatever ended, it could be given no mem. The host
+// ends what is chosen and launches what it is offered, for ten runs: no
+// preemption, in either mode. With room in its limit, web gets tasks
+// ended for it.
+func TestReclaimNothingForARoleAtItsLimit(t *testing.T) {
+	for _, mode := range []allocator.Reclaim{allocator.ReclaimGuarantees, allocator.ReclaimFairShare} {
+		for _, tc := range []struct {
+			limits string
+			none   bool
+		}{{"cpus:3;mem:1024", true}, {"cpus:3;mem:3072", false}} {
+			t.Run(mode.String()+" "+tc.limits, func(t *testing.T) {
+				c := newReclaimCluster(t, mode, 3)
+				require.NoError(t, c.a.UpdateDemand("spark", "batch", nil))
+				q := allocator.Quota{Limits: resources.MustParseLimits(tc.limits)}
+				if mode == allocator.ReclaimGuarantees {
+					q.Guarantees = resources.MustParseQuantities("cpus:3")
+				}
+				require.NoError(t, c.a.UpdateQuota("web", q))
+				c.demand("nginx", "web", "cpus:1;mem:1024", 1)
+				require.NoError(t, c.a.EndTask("spark", "t01"))
+				res := c.run()
+				require.Empty(t, res.Preemptions)
+				require.Len(t, res.Offers, 1)
+				o := res.Offers[0]
+				require.Equal(t, "nginx", o.FrameworkID)
+				require.Equal(t, "a1", o.AgentID)
+				require.NoError(t, c.a.Accept("nginx", o.AgentID, o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{
+					{ID: "n1", Resources: resources.MustParse("cpus:1;mem:1024", "*").Allocate("web")}}}}, nil))
+				running, preempted := 1, 0
+				for run := range 10 {
+					c.demand("nginx", "web", "cpus:1;mem:1024", 4-running)
+					res := c.run()
+					preempted += len(res.Preemptions)
+					for _, p := range res.Preemptions {
+						require.NoError(t, c.a.EndTask(p.FrameworkID, p.TaskID))
+					}
+					for _, o := range res.Offers {
+						if o.FrameworkID != "nginx" || !o.Resources.Quantities().Contains(resources.MustParseQuantities("cpus:1;mem:1024")) {
+							require.NoError(t, c.a.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, nil))
+							continue
+						}
+						running++
+						require.NoError(t, c.a.Accept("nginx", o.AgentID, o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{
+							{ID: fmt.Sprintf("n%d", running), Resources: resources.MustParse("cpus:1;mem:1024", "*").Allocate("web")}}}}, nil))
+					}
+					if tc.none {
+						require.Zero(t, preempted, "run %d: %v", run, res.Preemptions)
+					}
+				}
+				if !tc.none {
+					require.NotZero(t, preempted)
+					require.Greater(t, running, 1)
+				}
+				web, _ := c.a.Role("web")
+				require.True(t, resources.MustParseLimits(tc.limits).Contains(web.Consumed), "web consumes %s", web.Consumed)
+			})
+		}
+	}
 }
 
 // victimsCluster is one agent run by batch's tasks of the given sizes
@@ -935,4 +1006,81 @@ func TestReclaimRoomsShareNoFreeResources(t *testing.T) {
 	res = c.run()
 	require.Len(t, res.Offers, 1)
 	require.Equal(t, "cpus:4; mem:4096", res.Offers[0].Resources.Quantities().String())
+}
+
+// A room counts on what is free on its agent only as far as the free
+// part can be held at once: a1 runs three of batch's tasks of
+// cpus:1;mem:1024 and has cpus:1;mem:1024 free, a2 four (the youngest);
+// idle is guaranteed cpus:1;mem:1024 and waits for nothing, so what is
+// free is kept for it. web, by fair share, waits for a task of
+// cpus:2;mem:2048. One victim on a1 would leave web with half its task
+// (the free half is not web's to take): its room is made on a2, with
+// two victims, and web is offered the whole task once they end.
+func TestReclaimFreePartKeptForAGuarantee(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a, err := allocator.New(allocator.Options{Seed: 1, Clock: clock.Now, Reclaim: allocator.ReclaimFairShare})
+	require.NoError(t, err)
+	task := "cpus:1;mem:1024"
+	fillAgent(t, a, clock, "a1", "cpus:4;mem:4096", "spark", "batch", "b", task, task, task)
+	fillAgent(t, a, clock, "a2", "cpus:4;mem:4096", "spark", "batch", "c", task, task, task, task)
+	require.NoError(t, a.AddFramework("idle", allocator.FrameworkInfo{Roles: []string{"idle"}}, nil, allocator.Active))
+	require.NoError(t, a.UpdateDemand("idle", "idle", nil))
+	require.NoError(t, a.UpdateQuota("idle", allocator.MustParseQuota(task)))
+	require.NoError(t, a.AddFramework("nginx", allocator.FrameworkInfo{Roles: []string{"web"}}, nil, allocator.Active))
+	c := &reclaimCluster{t: t, a: a, clock: clock}
+	c.demand("nginx", "web", "cpus:2;mem:2048", 1)
+	res := c.run()
+	require.Empty(t, res.Offers)
+	require.Equal(t, []string{"spark/c4", "spark/c3"}, taskIDs(res.Preemptions))
+	for _, p := range res.Preemptions {
+		require.Equal(t, "a2", p.AgentID)
+		require.NoError(t, a.EndTask(p.FrameworkID, p.TaskID))
+	}
+	res = c.run()
+	require.Len(t, res.OffersTo("nginx"), 1)
+	require.Equal(t, "a2", res.OffersTo("nginx")[0].AgentID)
+	require.Equal(t, "cpus:2; mem:2048", res.OffersTo("nginx")[0].Resources.Quantities().String())
+}
+
+// The room is whole whichever of its victims ends first: team, limited
+// to cpus:2, runs team/x's x1 on a2 and team/old's o1 (cpus:1;mem:128)
+// on a1, where batch's b1 (cpus:1;mem:1024) is younger. team/x,
+// guaranteed cpus:2, waits for a task of cpus:1;mem:1024: b1 frees what
+// a1 lacks, and o1 what team's limit asks. The room, split youngest
+// first, is all b1's; b1 ends first, while team is still at its limit,
+// and what it cannot hold of it (cpus:1) is held when o1 ends.
+func TestReclaimRoomWholeWhicheverEndsFirst(t *testing.T) {
+	clock := allocator.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a, err := allocator.New(allocator.Options{Seed: 1, Clock: clock.Now, Reclaim: allocator.ReclaimGuarantees})
+	require.NoError(t, err)
+	fillAgent(t, a, clock, "a2", "cpus:1;mem:1024", "tx", "team/x", "x", "cpus:1;mem:1024")
+	fillAgent(t, a, clock, "a1", "cpus:2;mem:1152", "old", "team/old", "o", "cpus:1;mem:128")
+	require.NoError(t, a.AddFramework("spark", allocator.FrameworkInfo{Roles: []string{"batch"}}, nil, allocator.Active))
+	c := &reclaimCluster{t: t, a: a, clock: clock}
+	res := c.run()
+	require.Len(t, res.Offers, 1)
+	o := res.Offers[0]
+	require.Equal(t, "spark", o.FrameworkID)
+	require.NoError(t, a.Accept("spark", "a1", o.Resources, []offer.Operation{offer.Launch{Tasks: []offer.Task{
+		{ID: "b1", Resources: resources.MustParse("cpus:1;mem:1024", "*").Allocate("batch")}}}}, nil))
+	require.NoError(t, a.UpdateDemand("spark", "batch", nil))
+	require.NoError(t, a.UpdateQuota("team", allocator.Quota{Limits: resources.MustParseLimits("cpus:2")}))
+	require.NoError(t, a.UpdateQuota("team/x", allocator.Quota{Guarantees: resources.MustParseQuantities("cpus:2")}))
+	require.NoError(t, a.ReviveOffers("tx"))
+	c.demand("tx", "team/x", "cpus:1;mem:1024", 1)
+	res = c.run()
+	require.Empty(t, res.Offers)
+	require.Equal(t, []string{"spark/b1", "old/o1"}, taskIDs(res.Preemptions))
+	for _, p := range res.Preemptions {
+		require.NoError(t, a.EndTask(p.FrameworkID, p.TaskID))
+		require.NoError(t, a.CheckInvariants())
+	}
+	v, _ := a.Agent("a1")
+	require.Equal(t, "cpus:1; mem:1024", v.Held["tx"].Quantities().String())
+	res = c.run()
+	require.Len(t, res.OffersTo("tx"), 1)
+	require.Equal(t, "a1", res.OffersTo("tx")[0].AgentID)
+	require.True(t, res.OffersTo("tx")[0].Resources.Quantities().Contains(resources.MustParseQuantities("cpus:1;mem:1024")))
+	team, _ := a.Role("team")
+	require.LessOrEqual(t, team.Consumed.Float64("cpus"), 2.0)
 }

@@ -127,8 +127,8 @@ var allocatorParts = map[string]int{
 	"roles":  1, "refusals": 1, "codec": 1,
 	"cluster": 2, "observe": 2,
 	"declines": 3, "reclaim": 3, "quota": 3,
-	"audit": 4, "explain": 4, "books": 4,
-	"operations": 5, "fingerprint": 4,
+	"explain": 4, "books": 4,
+	"operations": 5, "fingerprint": 4, "audit": 5,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {

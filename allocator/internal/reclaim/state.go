@@ -61,8 +61,9 @@ type Choice struct {
 // when each role last had tasks chosen for it.
 type State struct {
 	Choices map[TaskRef]*Choice
-	// TookAt is, per role, the latest run that chose tasks for it by fair
-	// share, kept for the run after it.
+	// TookAt is, per role, the latest run that chose tasks for it (as
+	// the role they were chosen for, or one between it and the role
+	// their room is held in), kept for the run after it.
 	TookAt map[string]uint64
 	// Groups counts the groups chosen so far (Choice.Group).
 	Groups uint64

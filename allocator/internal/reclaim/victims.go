@@ -155,20 +155,43 @@ func revocableCount(set []*candidate) int {
 }
 
 // search finds the best group that makes room for q's task for taker
-// (the role the room is chosen for), of candidates may accepts and sets
-// fair accepts (either nil for all); fits says the task fits what is
-// free on some agent already.
-func (rc *reclaimer) search(q request, taker *roles.Node, may func(*candidate) bool, fair func([]*candidate) bool) (best *group, fits bool) {
+// (the role the room is chosen for, for reason), of candidates may
+// accepts and sets fair accepts, given what the set's agent lacks of the
+// task (either nil for all); fits says the task
+// fits what is free on some agent already, soon that it fits there once
+// victims chosen already end (and is counted on what they free).
+func (rc *reclaimer) search(q request, taker *roles.Node, reason Reason, may func(*candidate) bool, fair func(set []*candidate, missing resources.Quantities) bool) (best *group, fits, soon bool) {
 	if !slices.ContainsFunc(rc.r.Cluster.AgentList, func(ag *cluster.Agent) bool { return ag.Total.ContainsQuantities(q.task) }) {
-		return nil, false // no agent is large enough: nothing to gather
+		return nil, false, false // no agent is large enough: nothing to gather
+	}
+	// The limits of the role the room is held in and of its ancestors:
+	// where one would be passed, victims in its subtree must free what
+	// passes it (their end lowers its consumption as the room raises
+	// it), and a role in the taker's subtree has none to give.
+	needs := rc.overLimits(q.role, q.task, q.task)
+	for _, l := range needs {
+		if reservation.IsSubroleOrSelf(l.node.Path, taker.Path) {
+			return nil, false, false
+		}
 	}
 	cs := rc.gather()
-	if cs.mostFree.Contains(q.task) && rc.fitsFree(q.fw, q.role.Path, q.task) {
-		return nil, true
+	if cs.mostFree.Contains(q.task) && rc.fitsFree(q.fw, q.role, reason, q.task) {
+		return nil, true, false
 	}
-	ok := func(set []*candidate) bool {
-		return rc.keepsGuarantees(set, q.role) && (fair == nil || fair(set))
+	if len(rc.soonAgents) > 0 && rc.waitSoon(q.fw, q.role, reason, q.task) {
+		return nil, false, true
 	}
+	var limited []*roles.Node
+	for n := range q.role.QuotaAncestry {
+		if !n.Q().Limits.IsEmpty() {
+			limited = append(limited, n)
+		}
+	}
+	ok := func(set []*candidate, missing resources.Quantities) bool {
+		return rc.keepsGuarantees(set, q.role) && (len(limited) == 0 || rc.othersFit(set, missing, q.task, limited)) &&
+			(fair == nil || fair(set, missing))
+	}
+	holdable, capped := rc.holdableFor(q.role, reason)
 	// The agents are looked at youngest candidate first, each once its
 	// turn comes (most searches end at the first: its youngest task
 	// frees what is missing exactly, and no agent after it can do
@@ -179,7 +202,7 @@ func (rc *reclaimer) search(q request, taker *roles.Node, may func(*candidate) b
 		for len(places) <= i && next < len(cs.agents) {
 			ag := cs.agents[next]
 			next++
-			if p := rc.placeOn(ag, q, taker, may); p != nil {
+			if p := rc.placeOn(ag, q, taker, may, needs, holdable, capped); p != nil {
 				places = append(places, p)
 			}
 		}
@@ -197,24 +220,24 @@ func (rc *reclaimer) search(q request, taker *roles.Node, may func(*candidate) b
 			if p == nil {
 				break
 			}
-			if g := rc.exact(p.ag, p.missing, p.cands, k, ok); g != nil && (best == nil || g.better(best)) {
+			if g := rc.exact(p.ag, p.missing, needs, p.cands, k, ok); g != nil && (best == nil || g.better(best)) {
 				best = g
 			}
 		}
 	}
 	if best != nil {
-		return best, false
+		return best, false, false
 	}
 	for i := 0; ; i++ {
 		p := placeAt(i)
 		if p == nil {
 			break
 		}
-		if g := rc.greedy(p.ag, p.missing, p.cands, ok); g != nil && (best == nil || g.better(best)) {
+		if g := rc.greedy(p.ag, p.missing, needs, p.cands, ok); g != nil && (best == nil || g.better(best)) {
 			best = g
 		}
 	}
-	return best, false
+	return best, false, false
 }
 
 // place is an agent where a room could be made: what it lacks of the
@@ -226,21 +249,146 @@ type place struct {
 }
 
 // placeOn returns ag as a place for q's task, or nil when the framework
-// could not use it or no candidate there frees what it lacks.
-func (rc *reclaimer) placeOn(ag *cluster.Agent, q request, taker *roles.Node, may func(*candidate) bool) *place {
+// could not use it, no candidate there frees what it lacks, or its
+// candidates cannot free what needs ask. What is free there counts only
+// as far as it can be held at once (holdable, when capped): the rest
+// must be freed by victims, whose room is held when they end.
+func (rc *reclaimer) placeOn(ag *cluster.Agent, q request, taker *roles.Node, may func(*candidate) bool, needs []limitNeed, holdable resources.Quantities, capped bool) *place {
 	if !ag.Total.ContainsQuantities(q.task) || !rc.r.Usable(q.fw, q.role.Path, ag) {
 		return nil // the task cannot run there whatever ends
 	}
-	p := &place{ag: ag, missing: q.task.Minus(rc.free(ag))}
+	free := rc.free(ag)
+	if capped {
+		free = free.Min(holdable)
+	}
+	p := &place{ag: ag, missing: q.task.Minus(free)}
 	for _, c := range rc.cands.byAgent[ag] {
 		if !c.chosen && rc.mayTake(c, taker) && lacksAny(p.missing, c.frees) && (may == nil || may(c)) {
 			p.cands = append(p.cands, c)
 		}
 	}
-	if len(p.cands) == 0 {
+	if len(p.cands) == 0 || !limitsMet(p.cands, needs) {
 		return nil
 	}
 	return p
+}
+
+// holdKey names a call of Run.Holdable.
+type holdKey struct {
+	n      *roles.Node
+	reason Reason
+}
+
+// holdableFor returns how much of what is free can be held at once for a
+// room held in n chosen for reason, less what this run's groups count on
+// already, and whether it is capped at all.
+func (rc *reclaimer) holdableFor(n *roles.Node, reason Reason) (resources.Quantities, bool) {
+	if rc.r.Holdable == nil {
+		return resources.Quantities{}, false
+	}
+	k := holdKey{n, reason}
+	h, ok := rc.holdable[k]
+	if !ok {
+		h = rc.r.Holdable(n, reason)
+		rc.holdable[k] = h
+	}
+	return h.Minus(rc.freeHeld), true
+}
+
+// limitNeed is what victims in a limited role's subtree must free so
+// that a room held under it leaves it within its limits.
+type limitNeed struct {
+	node *roles.Node
+	over resources.Quantities
+}
+
+// overLimits returns, for held and each of its ancestors with limits,
+// what it could consume beyond them, in the resources task needs, once
+// add more is held in held for task (a new group's whole task, or what a
+// kept group's rooms still add), with the most the other pending groups
+// can add (worst): what the group's own victims in its subtree must
+// free. Only those over a limit are returned.
+func (rc *reclaimer) overLimits(held *roles.Node, add, task resources.Quantities) []limitNeed {
+	var out []limitNeed
+	for n := range held.QuotaAncestry {
+		lim := n.Q().Limits
+		if lim.IsEmpty() {
+			continue
+		}
+		after := n.Consumed()
+		after.Add(rc.worst[n])
+		after.Add(add)
+		if lim.Contains(after) {
+			continue
+		}
+		var over resources.Quantities
+		for name, v := range after.Minus(lim.Cap(after)).All() {
+			if task.Scalar(name) > 0 {
+				over.SetScalar(name, v)
+			}
+		}
+		if !over.IsEmpty() {
+			out = append(out, limitNeed{node: n, over: over})
+		}
+	}
+	return out
+}
+
+// othersFit reports whether a group of set for task (missing on its
+// agent) leaves the other pending groups room within the limits of each
+// of limited (the roles with limits among the role the room is held in
+// and its ancestors): with the most it can add to such a role before its
+// victims have all ended (addWorst), and the most the others can add but
+// for the one that ends last (which adds slack less), the role passes no
+// limit in a resource the group adds to.
+func (rc *reclaimer) othersFit(set []*candidate, missing, task resources.Quantities, limited []*roles.Node) bool {
+	victims := youngestFirst(slices.Clone(set))
+	rem := missing.Clone()
+	rooms := make([]resources.Quantities, len(victims))
+	for i, c := range victims {
+		rooms[i] = c.frees.Min(rem)
+		rem.Subtract(rooms[i])
+	}
+	for _, n := range limited {
+		if rc.under[n] == 0 {
+			continue
+		}
+		add := task.Minus(missing)
+		for i, c := range victims {
+			if !reservation.IsSubroleOrSelf(c.node.Path, n.Path) {
+				add.Add(rooms[i])
+			}
+		}
+		if add.IsEmpty() {
+			continue
+		}
+		after := n.Consumed()
+		after.Add(rc.worst[n])
+		after.Add(add)
+		after.Subtract(rc.slack[n])
+		lim := n.Q().Limits
+		if !lim.Contains(after) && after.Minus(lim.Cap(after)).Overlaps(add) {
+			return false
+		}
+	}
+	return true
+}
+
+// limitsMet reports whether the victims in set free, in each need's
+// subtree, what it asks.
+func limitsMet(set []*candidate, needs []limitNeed) bool {
+	for _, l := range needs {
+		var freed resources.Quantities
+		for _, c := range set {
+			if reservation.IsSubroleOrSelf(c.node.Path, l.node.Path) {
+				freed.Add(c.frees)
+			}
+		}
+		if !freed.Contains(l.over) {
+			return false
+		}
+	}
+	return true
 }
 
 // nextAgent returns the agent of the i-th place, or, when it is not
@@ -309,8 +457,8 @@ func (rc *reclaimer) keepsGuarantees(set []*candidate, held *roles.Node) bool {
 }
 
 // exact returns the best group of k victims among cands that frees
-// missing on ag and that ok accepts, or nil.
-func (rc *reclaimer) exact(ag *cluster.Agent, missing resources.Quantities, cands []*candidate, k int, ok func([]*candidate) bool) *group {
+// missing on ag and what needs ask, and that ok accepts, or nil.
+func (rc *reclaimer) exact(ag *cluster.Agent, missing resources.Quantities, needs []limitNeed, cands []*candidate, k int, ok func([]*candidate, resources.Quantities) bool) *group {
 	if len(cands) < k {
 		return nil
 	}
@@ -322,7 +470,7 @@ func (rc *reclaimer) exact(ag *cluster.Agent, missing resources.Quantities, cand
 	var try func(from int, freed resources.Quantities)
 	try = func(from int, freed resources.Quantities) {
 		if len(set) == k {
-			if !freed.Contains(missing) || !ok(set) {
+			if !freed.Contains(missing) || !limitsMet(set, needs) || !ok(set, missing) {
 				return
 			}
 			g := &group{ag: ag, victims: youngestFirst(slices.Clone(set)), missing: missing, excess: rc.excess(freed, missing)}
@@ -344,15 +492,21 @@ func (rc *reclaimer) exact(ag *cluster.Agent, missing resources.Quantities, cand
 	return best
 }
 
-// greedy covers missing on ag by taking, in turn, the candidate that
-// covers most of what is still missing (then frees the least beyond it,
-// then the youngest), and then drops every victim the others cover
-// without, oldest first. Nil when cands cannot cover missing.
-func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, cands []*candidate, ok func([]*candidate) bool) *group {
+// greedy covers missing on ag, and what needs ask, by taking, in turn,
+// the candidate that covers most of what is still missing and asked
+// (then frees the least beyond what is missing, then the youngest), and
+// then drops every victim the others cover without, oldest first. Nil
+// when cands cannot cover it.
+func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, needs []limitNeed, cands []*candidate, ok func([]*candidate, resources.Quantities) bool) *group {
 	var set []*candidate
 	var freed resources.Quantities
 	used := make([]bool, len(cands))
-	for !freed.Contains(missing) {
+	// asked is what needs still ask of the set.
+	asked := make([]resources.Quantities, len(needs))
+	for i, l := range needs {
+		asked[i] = l.over.Clone()
+	}
+	for !freed.Contains(missing) || slices.ContainsFunc(asked, func(q resources.Quantities) bool { return !q.IsEmpty() }) {
 		rem := missing.Minus(freed)
 		pick, bestCover, bestExcess := -1, 0.0, 0.0
 		for i, c := range cands {
@@ -360,10 +514,16 @@ func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, can
 				continue
 			}
 			cover, excess := coverage(c.frees, rem, rc.r.Cluster.Totals)
+			for j, l := range needs {
+				if !asked[j].IsEmpty() && reservation.IsSubroleOrSelf(c.node.Path, l.node.Path) {
+					more, _ := coverage(c.frees, asked[j], rc.r.Cluster.Totals)
+					cover += more
+				}
+			}
 			if cover <= 0 || (pick >= 0 && (cover < bestCover || (cover == bestCover && excess >= bestExcess))) {
 				continue
 			}
-			if !ok(append(set, c)) {
+			if !ok(append(set, c), missing) {
 				continue
 			}
 			pick, bestCover, bestExcess = i, cover, excess
@@ -371,9 +531,15 @@ func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, can
 		if pick < 0 {
 			return nil
 		}
+		c := cands[pick]
 		used[pick] = true
-		set = append(set, cands[pick])
-		freed.Add(cands[pick].frees)
+		set = append(set, c)
+		freed.Add(c.frees)
+		for j, l := range needs {
+			if reservation.IsSubroleOrSelf(c.node.Path, l.node.Path) {
+				asked[j].Subtract(c.frees)
+			}
+		}
 	}
 	// Prune: oldest first, drop a victim the others cover without.
 	order := slices.Clone(set)
@@ -384,9 +550,12 @@ func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, can
 		for _, x := range rest {
 			f.Add(x.frees)
 		}
-		if f.Contains(missing) {
+		if f.Contains(missing) && limitsMet(rest, needs) {
 			set, freed = rest, f
 		}
+	}
+	if len(order) != len(set) && !ok(set, missing) {
+		return nil // what its pruned cover frees moved between rooms
 	}
 	return &group{ag: ag, victims: youngestFirst(set), missing: missing, excess: rc.excess(freed, missing)}
 }

@@ -30,6 +30,8 @@ type world struct {
 	order map[string][]string
 	// unusable are the (framework, agent) pairs Usable refuses.
 	unusable map[[2]string]bool
+	// holdable is Run.Holdable (nil: whatever is free).
+	holdable func(n *roles.Node, reason Reason) resources.Quantities
 	st       State
 	run      uint64
 	now      time.Time
@@ -148,7 +150,7 @@ func (w *world) reclaim(mode Mode, offered ...string) (chosen, withdrawn []Chose
 		Usable: func(fw *cluster.Framework, role string, ag *cluster.Agent) bool {
 			return ag.Active && !w.unusable[[2]string{fw.ID, ag.ID}]
 		},
-		Share: w.share,
+		Share: w.share, Holdable: w.holdable,
 		Frameworks: func(n *roles.Node) []*cluster.Framework {
 			var out []*cluster.Framework
 			for _, id := range w.order[n.Path] {
