@@ -79,6 +79,13 @@ func (b *Books) held(t *testing.T, fw *cluster.Framework, role string, offered, 
 	} else {
 		require.True(t, all.IsEmpty(), "no framework sorter, nothing held")
 	}
+	// The Observer's ledger of the framework in the role holds the same.
+	var ledgerOffered, ledgerAllocated resources.Quantities
+	if l := b.Observer.Framework(fw.ID).Roles[role]; l != nil {
+		ledgerOffered, ledgerAllocated = l.Offered, l.Allocated
+	}
+	sameQ(t, inOffers, ledgerOffered, "the Observer's offered ledger")
+	sameQ(t, inUse, ledgerAllocated, "the Observer's allocated ledger")
 }
 
 func TestTrackAndUntrack(t *testing.T) {
@@ -178,4 +185,132 @@ func TestTakeFrom(t *testing.T) {
 	require.True(t, resources.MustParse("cpus:2", "*").Equal(b), "%s", b)
 	require.True(t, first.Get("f").IsEmpty())
 	require.True(t, resources.MustParse("cpus:1", "*").Equal(second.Get("f")), "%s", second.Get("f"))
+}
+
+// TestResourcesOfTwoRolesAtOnce: resources allocated to two roles, tracked
+// and given back in one call, are booked to each role for its own part.
+func TestResourcesOfTwoRolesAtOnce(t *testing.T) {
+	b := newBooks()
+	ag := b.agent("a1", "cpus:8;mem:4096")
+	f1 := b.framework("f1", "r", "s")
+	both := resources.MustParse("cpus:2", "*").Allocate("r").Plus(resources.MustParse("mem:512", "*").Allocate("s"))
+	b.TrackAllocation(f1, ag, both, false)
+	b.held(t, f1, "r", "cpus:2", "")
+	b.held(t, f1, "s", "mem:512", "")
+
+	b.UntrackAllocation(f1, ag, both, false)
+	b.held(t, f1, "r", "", "")
+	b.held(t, f1, "s", "", "")
+	require.True(t, ag.Total.Equal(ag.Available), "%s", ag.Available)
+	require.True(t, b.Roles.Get("r").AllocatedUnreserved.IsEmpty())
+	require.True(t, b.Roles.Get("s").AllocatedUnreserved.IsEmpty())
+}
+
+// TestTheObserverSeesSuppression: a framework that suppresses a role is
+// listed so in the role's ledger once its activation is synced, and is
+// taken off the list when it revives the role.
+func TestTheObserverSeesSuppression(t *testing.T) {
+	b := newBooks()
+	f1 := b.framework("f1", "r")
+	ledger := b.Observer.MarkRole("r")
+	require.NotContains(t, ledger.Suppressed, "f1")
+	f1.Roles.Mark("r", tables.Suppressed)
+	b.SyncActivation(f1, "r")
+	require.Contains(t, ledger.Suppressed, "f1", "f1 suppresses r")
+	f1.Roles.Unmark("r", tables.Suppressed)
+	b.SyncActivation(f1, "r")
+	require.NotContains(t, ledger.Suppressed, "f1", "f1 revived r")
+}
+
+// TestTheObserverSeesTheClusterChange: adding or removing an agent changes
+// the cluster's figures the Observer reports, and an agent's reservations
+// change their role's figures.
+func TestTheObserverSeesTheClusterChange(t *testing.T) {
+	b := newBooks()
+	everything := func(string) bool { return true }
+	b.Observer.Take(everything, everything)
+	a1 := b.agent("a1", "cpus:4")
+	require.True(t, b.Observer.Changed(), "an agent was added")
+	b.Observer.Take(everything, everything)
+	b.RemoveTotal(a1)
+	require.True(t, b.Observer.Changed(), "an agent was removed")
+	b.Observer.Take(everything, everything)
+
+	b.agent("a2", "cpus:4;cpus(team/x):1")
+	ch := b.Observer.Take(everything, everything)
+	var changed []string
+	for _, r := range ch.Roles {
+		changed = append(changed, r.Role)
+	}
+	require.Equal(t, []string{"team", "team/x"}, changed, "the reservation's role and its ancestor")
+}
+
+// TestAnAgentsVersionNeverRepeats: every change that may grow what an
+// agent has available gives the agent a version it never had, so that
+// nothing concluded about it at an earlier version (a role with no use
+// for it, say) is taken as current.
+func TestAnAgentsVersionNeverRepeats(t *testing.T) {
+	b := newBooks()
+	ag := &cluster.Agent{ID: "a1", Total: resources.MustParse("cpus:8", "*"), Active: true}
+	seen := map[uint64]bool{ag.Version: true}
+	next := func(what string) {
+		t.Helper()
+		require.False(t, seen[ag.Version], "%s: version %d again", what, ag.Version)
+		seen[ag.Version] = true
+	}
+	b.Cluster.NumberAgent(ag)
+	b.Cluster.Agents.Put(ag)
+	b.Cluster.AgentList = append(b.Cluster.AgentList, ag)
+	b.AddTotal(ag)
+	next("added")
+	f1 := b.framework("f1", "r")
+	offer := resources.MustParse("cpus:2", "*").Allocate("r")
+	for range 2 {
+		b.TrackAllocation(f1, ag, offer, false)
+		b.UntrackAllocation(f1, ag, offer, false)
+		next("an offer given back")
+		b.RecomputeAvailable(ag)
+		next("measured again")
+	}
+}
+
+// TestSortersSeeTheCurrentTotals: after any change of the cluster's
+// totals, every sorter (the role sorter and each role's framework sorter)
+// measures shares against the new totals, even when an agent leaves and
+// another of a different size comes.
+func TestSortersSeeTheCurrentTotals(t *testing.T) {
+	b := newBooks()
+	a1 := b.agent("a1", "cpus:4")
+	// team has no framework sorter of its own; team/x has one.
+	f1 := b.framework("f1", "team/x")
+	b.TrackAllocation(f1, a1, resources.MustParse("cpus:2", "*").Allocate("team/x"), true)
+	shares := func(want float64) {
+		t.Helper()
+		b.RefreshSorterTotals()
+		require.InDelta(t, want, b.RoleSorter.Sorter.(sorter.Sharer).ShareOf("team/x"), 1e-9, "the role sorter's share")
+		require.InDelta(t, want, b.FrameworkSorter("team/x").Sorter.(sorter.Sharer).ShareOf("f1"), 1e-9, "the framework sorter's share")
+	}
+	shares(0.5)
+
+	// a1 is replaced by a2, twice its size (f1 still holds cpus:2 on a1's
+	// records, which the sorters keep).
+	b.RemoveTotal(a1)
+	b.agent("a2", "cpus:8")
+	shares(0.25)
+	b.agent("a3", "cpus:8")
+	shares(0.125)
+}
+
+// TestAgentsWithRevocableOrShared: the cluster counts the agents whose
+// total has revocable or shared resources, as they come and go (while it
+// counts any, no role is taken as capped).
+func TestAgentsWithRevocableOrShared(t *testing.T) {
+	b := newBooks()
+	a1 := b.agent("a1", "cpus:4;cpus{REV}:2")
+	b.agent("a2", "cpus:4")
+	require.Equal(t, 1, b.Cluster.RevocableOrSharedAgents)
+	b.RemoveTotal(a1)
+	require.Zero(t, b.Cluster.RevocableOrSharedAgents, "a1 left")
+	b.AddTotal(a1)
+	require.Equal(t, 1, b.Cluster.RevocableOrSharedAgents, "a1 is back")
 }

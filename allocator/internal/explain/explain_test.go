@@ -272,3 +272,392 @@ func TestWalkerChecksWhatItRead(t *testing.T) {
 		})
 	}
 }
+
+// TestWhoTookTheAgent: a framework the run did not look at on an agent
+// lost it to the first offer there to another framework of its role, else
+// to the first offer there (its own in another role too); an offer there
+// in another role does not hide what the guarantee stage found for it.
+func TestWhoTookTheAgent(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1, f2, g1, h1 := w.framework("f1", "r"), w.framework("f2", "r"), w.framework("g1", "s"), w.framework("h1", "t")
+	f1.Roles.Mark("s", tables.Subscribed|tables.Tracked)
+	w.tree.Get("s").Frameworks.Add("f1")
+
+	w.begin()
+	w.offer(g1, "s", a1)
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, Fairness, reason)
+	require.Equal(t, Found{Agent: "a1", Framework: "f1", Winner: "g1", WinnerRole: "s"}, found, "the only offer there")
+	w.offer(h1, "t", a1)
+	_, _, found = w.why(f1, "r", a1)
+	require.Equal(t, "g1", found.Winner, "the first offer there, of two in other roles")
+
+	w.offer(f2, "r", a1)
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, Fairness, reason)
+	require.Equal(t, "f2", found.Winner, "an offer to its own role comes first")
+	require.Equal(t, "r", found.WinnerRole)
+
+	w.begin()
+	w.offer(f1, "s", a1)
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, Fairness, reason)
+	require.Equal(t, Found{Agent: "a1", Framework: "f1", Winner: "f1", WinnerRole: "s"}, found, "f1 took it in s")
+
+	w.begin()
+	w.offer(g1, "s", a1)
+	w.log.Pass(f1, a1, w.tree.Get("r"), cluster.StageGuarantees, QuotaLimit, qty("cpus:1"))
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, QuotaLimit, reason, "r was not walked on a1 in the fair-share stage")
+	require.Equal(t, qty("cpus:1"), found.Offer)
+}
+
+// TestACappedRolesOffer: a role capped in the run is told what it could
+// have been offered: for a cap by headroom, the unreserved resources the
+// headroom is about; for a cap by minimum allocatable, everything
+// allocatable to the role.
+func TestACappedRolesOffer(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4;cpus(r):1")
+	f1 := w.framework("f1", "r")
+	w.begin()
+	node := w.tree.Get("r")
+	node.CappedRun, node.CappedBy = 1, Headroom
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, Headroom, reason)
+	require.Equal(t, qty("cpus:4"), found.Offer)
+	node.CappedBy = MinAllocatable
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, MinAllocatable, reason)
+	require.Equal(t, qty("cpus:5"), found.Offer)
+
+	// A role parked since an earlier run is capped as well.
+	node.CappedRun = 0
+	e := New(&w.log, w.cs, w.dec, []string{"r"}, func(*cluster.Framework, *cluster.Agent) offer.Capabilities { return 0 })
+	_, reason, _ = e.Why(f1, node, a1)
+	require.Equal(t, MinAllocatable, reason)
+}
+
+// TestAPairUnchangedInTheGuaranteeStage: a pair the guarantee stage
+// skipped as unchanged keeps the passes of the walk that found nobody
+// could take anything there, with their quantities; a pair it walked
+// keeps nothing.
+func TestAPairUnchangedInTheGuaranteeStage(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageGuarantees, QuotaLimit, qty("cpus:2"))
+	kept := w.log.Since(0, false)
+
+	w.begin()
+	w.log.Unchanged(a1, node, cluster.StageGuarantees, kept)
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, QuotaLimit, reason)
+	require.Equal(t, qty("cpus:2"), found.Offer)
+
+	w.begin()
+	w.log.Visit(a1, node, cluster.StageGuarantees, false)
+	_, reason, _ = w.why(f1, "r", a1)
+	require.Equal(t, NothingLeft, reason)
+}
+
+// TestTheMostActionableReason: a capability the framework lacks, its
+// constraints, and a refusal filter covering the agent are reported over
+// what the run met first when they rank before it; a reason that ranks
+// before them stays; the capabilities a pass found missing are those
+// reported.
+func TestTheMostActionableReason(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+
+	// The run found f1 lacks GPUResources; it lacks RegionAware for the
+	// whole agent as well.
+	w.begin()
+	w.missing["f1"] = offer.RegionAware
+	before := len(w.log.Passes)
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, Incapable, resources.Quantities{})
+	w.log.Missing(before, offer.GPUResources)
+	w.log.Missing(len(w.log.Passes), offer.HierarchicalRole) // no pass since: nothing noted
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, Incapable, reason)
+	require.Equal(t, offer.GPUResources, found.Missing, "what the run found")
+
+	// A pass that noted no capability: those lacking for the whole agent.
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, Incapable, resources.Quantities{})
+	_, _, found = w.why(f1, "r", a1)
+	require.Equal(t, offer.RegionAware, found.Missing)
+	delete(w.missing, "f1")
+
+	// Constraints a1 does not meet come before the lack of fit.
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, NoFit, qty("cpus:1"))
+	f1.Info.Constraints = map[string]cluster.Constraints{"r": {{{Attribute: "zone", Op: cluster.OpExists}}}}
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, Constraints, reason)
+	require.Equal(t, Found{Agent: "a1", Framework: "f1"}, found)
+	f1.Info.Constraints = nil
+
+	// A filter covering the agent comes before its quota limit, not
+	// before the lack of fit.
+	w.dec.AddRefusal(f1, a1, a1.Available.Allocate("r"), time.Minute, t0.Add(-time.Second))
+	_, reason, _ = w.why(f1, "r", a1)
+	require.Equal(t, NoFit, reason, "no fit ranks before a filter")
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, QuotaLimit, qty("cpus:1"))
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, Filtered, reason)
+	require.Equal(t, Found{Agent: "a1", Framework: "f1", Until: t0.Add(time.Minute - time.Second)}, found)
+}
+
+// TestAFilterOfPartOfTheAgent: a filter of part of what the agent has
+// does not explain why a framework stepped over through the index got
+// nothing there.
+func TestAFilterOfPartOfTheAgent(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	w.dec.AddRefusal(f1, a1, resources.MustParse("cpus:1", "*").Allocate("r"), time.Minute, t0.Add(-time.Second))
+	w.begin()
+	w.log.Visit(a1, w.tree.Get("r"), cluster.StageFairShare, true)
+	_, reason, _ := w.why(f1, "r", a1)
+	require.Equal(t, NothingLeft, reason)
+}
+
+// TestWhyInAGoneRole: a framework asked about in a role that has no node
+// any more got nothing left there.
+func TestWhyInAGoneRole(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	w.begin()
+	e := New(&w.log, w.cs, w.dec, nil, func(*cluster.Framework, *cluster.Agent) offer.Capabilities { return 0 })
+	offered, reason, _ := e.Why(f1, nil, a1)
+	require.False(t, offered)
+	require.Equal(t, NothingLeft, reason)
+}
+
+// TestPassesAreBounded: a run logs at most maxPasses passes.
+func TestPassesAreBounded(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	w.begin()
+	w.log.Passes = make([]cluster.PassRecord, maxPasses-1, maxPasses)
+	node := w.tree.Get("r")
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, NoFit, resources.Quantities{})
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, NoFit, resources.Quantities{})
+	require.Len(t, w.log.Passes, maxPasses)
+}
+
+// TestSinceKeepsEveryDetail: a nobody entry keeps every pass of its walk,
+// each with its own quantities or none.
+func TestSinceKeepsEveryDetail(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1, f2, f3 := w.framework("f1", "r"), w.framework("f2", "r"), w.framework("f3", "r")
+	node := w.tree.Get("r")
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, NoFit, qty("cpus:3"))
+	w.log.Pass(f2, a1, node, cluster.StageFairShare, Fairness, resources.Quantities{})
+	w.log.Pass(f3, a1, node, cluster.StageFairShare, QuotaLimit, qty("cpus:1"))
+	kept := w.log.Since(0, false)
+
+	w.begin()
+	w.log.Unchanged(a1, node, cluster.StageFairShare, kept)
+	for fw, want := range map[*cluster.Framework]string{f1: "cpus:3", f3: "cpus:1"} {
+		_, _, found := w.why(fw, "r", a1)
+		require.Equal(t, qty(want), found.Offer, fw.ID)
+	}
+	_, reason, found := w.why(f2, "r", a1)
+	require.Equal(t, Fairness, reason)
+	require.True(t, found.Offer.IsEmpty())
+}
+
+// TestSteadyRunsAllocateNothing: a run that logs what the one before it
+// did reuses its storage.
+func TestSteadyRunsAllocateNothing(t *testing.T) {
+	w := newWorld(t)
+	var agents []*cluster.Agent
+	for i := range 20 {
+		agents = append(agents, w.agent(fmt.Sprintf("a%02d", i), "cpus:4"))
+	}
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	detail := qty("cpus:1")
+	var ids []string
+	for _, ag := range agents {
+		ids = append(ids, ag.ID)
+	}
+	run := func() {
+		w.log.Begin(1, t0, false, 0, ids)
+		for _, ag := range agents {
+			w.log.Visit(ag, node, cluster.StageFairShare, false)
+			w.log.Pass(f1, ag, node, cluster.StageFairShare, NoFit, detail)
+		}
+	}
+	run()
+	require.Zero(t, testing.AllocsPerRun(10, run))
+}
+
+// TestWalkerResolvesRoles: passes read back name the restored tree's
+// role nodes, and a role the tree lacks by a stand-in of its path.
+func TestWalkerResolvesRoles(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	w.begin()
+	w.log.Pass(f1, a1, w.tree.Get("r"), cluster.StageFairShare, NoFit, qty("cpus:1"))
+	w.log.Pass(f1, a1, &roles.Node{Path: "gone"}, cluster.StageFairShare, NoFit, resources.Quantities{})
+	back, err := walked(t, w, &w.log)
+	require.NoError(t, err)
+	require.Same(t, w.tree.Get("r"), back.Passes[0].Node)
+	require.Same(t, f1, back.Passes[0].Framework)
+	require.Equal(t, "gone", back.Passes[1].Node.Path)
+	require.Nil(t, w.tree.Get("gone"), "a stand-in is not added to the tree")
+}
+
+// TestWalkerKeepsUnchangedVisits: a visit skipped as unchanged is read back
+// with the passes it kept and their quantities; one that kept none is read
+// back as the shared empty entry, indexed or not.
+func TestWalkerKeepsUnchangedVisits(t *testing.T) {
+	w := newWorld(t)
+	a1, a2, a3 := w.agent("a1", "cpus:4"), w.agent("a2", "cpus:4"), w.agent("a3", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, QuotaLimit, qty("cpus:2"))
+	kept := w.log.Since(0, false)
+	w.begin()
+	w.log.Unchanged(a1, node, cluster.StageFairShare, kept)
+	w.log.Unchanged(a2, node, cluster.StageFairShare, cluster.NoPasses)
+	w.log.Unchanged(a3, node, cluster.StageFairShare, cluster.NoPassesIndexed)
+
+	back, err := walked(t, w, &w.log)
+	require.NoError(t, err)
+	require.Equal(t, kept.Details, back.visits[0].cached.Details)
+	require.Same(t, f1, back.visits[0].cached.Passes[0].Framework)
+	require.Same(t, cluster.NoPasses, back.visits[1].cached)
+	require.Same(t, cluster.NoPassesIndexed, back.visits[2].cached)
+	e := New(back, w.cs, w.dec, nil, func(*cluster.Framework, *cluster.Agent) offer.Capabilities { return 0 })
+	_, reason, found := e.Why(f1, node, a1)
+	require.Equal(t, QuotaLimit, reason)
+	require.Equal(t, qty("cpus:2"), found.Offer)
+}
+
+// TestWalkerAcceptsWhatARunLogs: every record a run can make reads back
+// without complaint: a visit of each kind, a pass with and without
+// quantities, as many removed frameworks as are remembered, and the
+// empty log of an allocator that never ran.
+func TestWalkerAcceptsWhatARunLogs(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	w.begin()
+	w.log.Visit(a1, node, cluster.StageFairShare, false)
+	w.log.Unfit(a1, node)
+	w.log.Unchanged(a1, node, cluster.StageGuarantees, cluster.NoPasses)
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, Fairness, resources.Quantities{})
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, NoFit, qty("cpus:1"))
+	for i := range maxRemembered {
+		w.log.Forget(&cluster.Framework{ID: fmt.Sprintf("gone%d", i)}, 1)
+	}
+	_, err := walked(t, w, &w.log)
+	require.NoError(t, err)
+
+	var never Log
+	_, err = walked(t, w, &never)
+	require.NoError(t, err, "a log of run 0 with no records")
+}
+
+// TestWalkerRefusesRecordsOfRunZero: an offer, a visit or a pass of run 0
+// (before any run) is refused.
+func TestWalkerRefusesRecordsOfRunZero(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	records := map[string]func(l *Log){
+		"an offer": func(l *Log) {
+			l.Offers = append(l.Offers, Offer{Key: OfferKey{"f1", "r", "a1"}, Res: a1.Available.Allocate("r")})
+		},
+		"a visit": func(l *Log) { l.Visit(a1, node, cluster.StageFairShare, false) },
+		"a pass":  func(l *Log) { l.Pass(f1, a1, node, cluster.StageFairShare, NoFit, resources.Quantities{}) },
+	}
+	for name, record := range records {
+		t.Run(name, func(t *testing.T) {
+			var l Log
+			record(&l)
+			_, err := walked(t, w, &l)
+			require.Error(t, err)
+		})
+	}
+}
+
+// TestWalkerChecksKeptDetails: a kept pass must point at one of the
+// quantities its walk kept.
+func TestWalkerChecksKeptDetails(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	for detail, ok := range map[int32]bool{-1: true, -2: false, 2: false} {
+		t.Run(fmt.Sprint(detail), func(t *testing.T) {
+			kept := &cluster.NobodyPasses{
+				Passes:  []cluster.PassRecord{{Framework: f1, Node: node, Agent: a1, Reason: QuotaLimit, Stage: cluster.StageFairShare, Detail: detail}},
+				Details: []resources.Quantities{qty("cpus:1")},
+			}
+			w.begin()
+			w.log.Unchanged(a1, node, cluster.StageFairShare, kept)
+			_, err := walked(t, w, &w.log)
+			if ok {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+			}
+		})
+	}
+}
+
+// keptWalked writes the passes the agents' nobody entries keep and reads
+// them back over the same world, and returns the reader's check.
+func keptWalked(t *testing.T, w *world) error {
+	c := codec.NewWriter(0)
+	NewWalker(w.cs, w.tree).Kept(c)
+	require.NoError(t, c.Err())
+	r := codec.NewReader(c.Out.B)
+	rw := NewWalker(w.cs, w.tree)
+	rw.Kept(r)
+	require.NoError(t, r.Err())
+	return rw.Check(&Log{})
+}
+
+// TestWalkerKeepsNobodyEntriesPasses: the passes each nobody entry keeps
+// are read back, those of an entry that keeps none as the shared empty
+// entry, and a reader refuses a kept pass that points past its details.
+func TestWalkerKeepsNobodyEntriesPasses(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1 := w.framework("f1", "r")
+	w.tree.Ensure("s")
+	node := w.tree.Get("r")
+	pass := cluster.PassRecord{Framework: f1, Node: node, Agent: a1, Reason: QuotaLimit, Stage: cluster.StageFairShare, Detail: -1}
+	a1.Nobody.Set("r", cluster.NobodyEntry{Passes: &cluster.NobodyPasses{Passes: []cluster.PassRecord{pass}, Details: []resources.Quantities{qty("cpus:2")}}})
+	a1.Nobody.Set("s", cluster.NobodyEntry{})
+	require.NoError(t, keptWalked(t, w))
+	r, _ := a1.Nobody.Get("r")
+	require.Equal(t, []resources.Quantities{qty("cpus:2")}, r.Passes.Details)
+	require.Same(t, f1, r.Passes.Passes[0].Framework)
+	s, _ := a1.Nobody.Get("s")
+	require.Same(t, cluster.NoPasses, s.Passes)
+
+	pass.Detail = -2
+	a1.Nobody.Set("r", cluster.NobodyEntry{Passes: &cluster.NobodyPasses{Passes: []cluster.PassRecord{pass}, Details: []resources.Quantities{qty("cpus:2")}}})
+	require.Error(t, keptWalked(t, w))
+}

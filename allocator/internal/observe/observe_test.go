@@ -117,3 +117,60 @@ func TestMarksAndTotals(t *testing.T) {
 	require.EqualValues(t, 1, ch.Roles[1].PreemptedFrom)
 	require.EqualValues(t, 1, ch.Roles[2].PreemptedFor)
 }
+
+// TestFilterCountAsFiltersLeave: filters that leave stop counting, one by
+// one even when several share an expiry, and the earliest expiry is
+// worked out again from those left, so that a role is not marked expired
+// for a filter that is gone.
+func TestFilterCountAsFiltersLeave(t *testing.T) {
+	var c FilterCount
+	c.Add(t0.Add(time.Second), 3, 1)
+	c.Add(t0.Add(time.Second), 3, 1)
+	c.Add(t0.Add(2*time.Second), 3, 1)
+	c.Add(t0.Add(time.Second), 3, -1)
+	require.Equal(t, 2, c.Len(), "one of the two filters expiring at 1s left")
+	require.Equal(t, 1, c.Active(t0.Add(1500*time.Millisecond), 3), "the one left at 1s expired, the one at 2s counts")
+
+	// The filter expiring at 1s leaves before its expiry: at 1s only the
+	// one at 2s counts, and it has not expired.
+	var d FilterCount
+	d.Add(t0.Add(time.Second), 3, 1)
+	d.Add(t0.Add(2*time.Second), 3, 1)
+	d.Add(t0.Add(time.Second), 3, -1)
+	require.Equal(t, 1, d.Active(t0.Add(time.Second), 3))
+	require.False(t, d.ExpiresBy(t0.Add(time.Second)), "what is left expires at 2s")
+	require.True(t, d.ExpiresBy(t0.Add(2*time.Second)))
+}
+
+// TestHeldChanged: a role or a framework marked changed since the last
+// Take makes HeldChanged true; the cluster's totals alone do not.
+func TestHeldChanged(t *testing.T) {
+	l := New()
+	all := func(string) bool { return true }
+	require.False(t, l.HeldChanged())
+	l.MarkRole("a")
+	require.True(t, l.HeldChanged(), "a role changed")
+	l.Take(all, all)
+	require.False(t, l.HeldChanged(), "Take starts anew")
+	l.Framework("f1")
+	require.True(t, l.HeldChanged(), "a framework changed")
+	l.Take(all, all)
+	l.ClusterDirty = true
+	require.False(t, l.HeldChanged(), "only the cluster's figures changed")
+	require.True(t, l.Changed())
+}
+
+// TestAGoneRolesLedger: the ledger of a role that is gone is dropped,
+// unless it still counts filters or frameworks that suppress the role,
+// which must be there should the role come back.
+func TestAGoneRolesLedger(t *testing.T) {
+	l := New()
+	gone := func(string) bool { return false }
+	l.Filter("f1", "filtered", t0, 0, 1)
+	l.FrameworkIn("f1", "suppressed", true)
+	l.Preempted("plain", "plain")
+	l.Take(gone, gone)
+	require.Equal(t, 1, l.MarkRole("filtered").Filters.Len(), "kept: it counts a filter")
+	require.Contains(t, l.MarkRole("suppressed").Suppressed, "f1", "kept: f1 suppresses it")
+	require.Zero(t, l.MarkRole("plain").PreemptedFrom, "dropped: the role comes back with a new ledger")
+}

@@ -124,3 +124,97 @@ func TestCheckEachChangesNothing(t *testing.T) {
 	err := w.ops.CheckEach("f1", "a1", offered, []offer.Operation{launch("t1", "cpus:3"), launch("t2", "cpus:3")})
 	require.Error(t, err, "the second does not fit what the first leaves")
 }
+
+// dynamic returns text (unreserved) reserved dynamically for role by
+// principal p.
+func dynamic(t *testing.T, text, role string) resources.Resources {
+	t.Helper()
+	res, err := resources.MustParse(text, "*").PushReservation(reservation.Reservation{Type: reservation.Dynamic, Role: role, Principal: "p"})
+	require.NoError(t, err)
+	return res
+}
+
+// TestOperatorReservesAvailableResources: an operator's reservation of
+// what is available changes the agent's total and the role tree's
+// reservations, and keeps the cluster's totals; one of more than is
+// available (the rest is offered) changes nothing.
+func TestOperatorReservesAvailableResources(t *testing.T) {
+	w := newWorld(t, "cpus:4")
+	w.offer("cpus:1")
+	reserved := dynamic(t, "cpus:2", "r")
+	require.NoError(t, w.ops.UpdateAvailable("a1", []offer.Operation{offer.Reserve{Resources: reserved}}))
+	require.True(t, w.ag.Total.Equal(resources.MustParse("cpus:2", "*").Plus(reserved)), "%s", w.ag.Total)
+	require.True(t, w.ops.Books.Roles.Get("r").Reserved.Equal(resources.MustParseQuantities("cpus:2")))
+	require.True(t, w.ops.Cluster.Totals.Equal(resources.MustParseQuantities("cpus:4")), "conversions keep every quantity")
+	require.True(t, w.ag.Available.Equal(resources.MustParse("cpus:1", "*").Plus(reserved)), "%s", w.ag.Available)
+
+	// Reserving two more would take the cpu offered to f1.
+	total := w.ag.Total
+	err := w.ops.UpdateAvailable("a1", []offer.Operation{offer.Reserve{Resources: dynamic(t, "cpus:2", "r")}})
+	require.ErrorIs(t, err, cluster.ErrNotAvailable)
+	require.True(t, w.ag.Total.Equal(total), "all or nothing")
+	require.True(t, w.ops.Books.Roles.Get("r").Reserved.Equal(resources.MustParseQuantities("cpus:2")))
+}
+
+// task returns a launch of one task with res.
+func task(id string, res resources.Resources) offer.Launch {
+	return offer.Launch{Tasks: []offer.Task{{ID: id, Resources: res}}}
+}
+
+// TestReservedFirst: a launch's unreserved scalars move onto the
+// reservations of the role the offer still has free, and the rest of the
+// task (its ports, what no reservation holds) stays; a task that needs
+// nothing reservations hold, and operations after one that cannot be
+// applied, are left as they are.
+func TestReservedFirst(t *testing.T) {
+	r := func(text string) resources.Resources { return resources.MustParse(text, "*").Allocate("r") }
+	offered := r("cpus:2;mem:256;ports:[31000-31001]").Plus(dynamic(t, "cpus:1", "r").Allocate("r"))
+	reservedCPU := dynamic(t, "cpus:1", "r").Allocate("r")
+
+	// cpus:1 of the task moves onto the reservation; its ports and mem
+	// stay, and a second task finds the reservation taken.
+	ops := []offer.Operation{
+		task("t1", r("cpus:1;mem:128;ports:[31000-31000]")),
+		task("t2", r("cpus:1")),
+	}
+	out := ReservedFirst("r", offered, ops)
+	require.True(t, out[0].(offer.Launch).Tasks[0].Resources.Equal(r("mem:128;ports:[31000-31000]").Plus(reservedCPU)),
+		"%s", out[0].(offer.Launch).Tasks[0].Resources)
+	require.Equal(t, ops[1], out[1], "the reservation is the first task's")
+	require.True(t, ops[0].(offer.Launch).Tasks[0].Resources.Equal(r("cpus:1;mem:128;ports:[31000-31000]")), "ops are not changed in place")
+
+	// A task of mem only: the offer reserves no mem, nothing moves.
+	memOnly := []offer.Operation{task("t1", r("mem:128"))}
+	require.Equal(t, memOnly, ReservedFirst("r", offered, memOnly))
+	// Nor does a task's mount disk, where the offer reserves only cpus:
+	// the task keeps the disk it chose.
+	disks := offered.Plus(r("disk[MOUNT:/a]:100;disk[MOUNT:/b]:100"))
+	diskOnly := []offer.Operation{task("t1", r("disk[MOUNT:/b]:100"))}
+	require.Equal(t, diskOnly, ReservedFirst("r", disks, diskOnly))
+
+	// After another operation that applies, launches are still moved.
+	reserveMem := offer.Reserve{Resources: dynamic(t, "mem:64", "r").Allocate("r")}
+	out = ReservedFirst("r", offered, []offer.Operation{reserveMem, task("t1", r("mem:64"))})
+	require.True(t, out[1].(offer.Launch).Tasks[0].Resources.Equal(dynamic(t, "mem:64", "r").Allocate("r")),
+		"the mem just reserved is used: %s", out[1].(offer.Launch).Tasks[0].Resources)
+
+	// After one that cannot be applied (it unreserves mem the offer does
+	// not hold), nothing is rewritten: validation will report it.
+	bad := []offer.Operation{offer.Unreserve{Resources: dynamic(t, "mem:64", "r").Allocate("r")}, task("t1", r("cpus:1"))}
+	require.Equal(t, bad, ReservedFirst("r", offered, bad))
+}
+
+// TestUpdateWithReservedFirst: with ReservedFirst on, an accepted launch
+// uses the offer's free reservation, and the books say so.
+func TestUpdateWithReservedFirst(t *testing.T) {
+	w := newWorld(t, "cpus:2")
+	w.ops.ReservedFirst = true
+	reservedCPU := dynamic(t, "cpus:1", "r")
+	require.NoError(t, w.ops.UpdateAvailable("a1", []offer.Operation{offer.Reserve{Resources: reservedCPU}}))
+	offered := resources.MustParse("cpus:1", "*").Allocate("r").Plus(reservedCPU.Allocate("r"))
+	w.ops.Books.TrackAllocation(w.fw, w.ag, offered, false)
+	accepted, err := w.ops.Update("f1", "a1", offered, []offer.Operation{launch("t1", "cpus:1")})
+	require.NoError(t, err)
+	require.True(t, accepted.Launched.Equal(reservedCPU.Allocate("r")), "%s", accepted.Launched)
+	require.True(t, w.ops.Books.Roles.Get("r").AllocatedReserved.Equal(resources.MustParseQuantities("cpus:1")))
+}

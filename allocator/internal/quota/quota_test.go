@@ -250,3 +250,26 @@ func TestAllowances(t *testing.T) {
 	// A sorter without allowances is told nothing.
 	al.Sync(tree, sorter.NewRandom(sorter.Config{}), "team/x")
 }
+
+// TestEveryEventMakesTheParkingStale: an event that could uncap a role
+// makes the parking stale whatever came before it (a new parking, one
+// just parked, one let go by Unpark), and so does every later one, so
+// that the next run looks at every parked role again.
+func TestEveryEventMakesTheParkingStale(t *testing.T) {
+	tree := roles.NewTree()
+	rs := newSorter(t, tree, "a")
+	p := NewParking()
+	p.Uncapped()
+	require.False(t, p.Current(), "a new parking stays stale until a run parks")
+
+	p.Park(rs, tree, []string{"a"}, func(*roles.Node) bool { return true })
+	require.True(t, p.Current())
+	for range 3 {
+		p.Uncapped()
+		require.False(t, p.Current())
+	}
+
+	p.Unpark(rs)
+	p.Uncapped()
+	require.False(t, p.Current(), "let go by Unpark, then an event")
+}
