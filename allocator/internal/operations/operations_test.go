@@ -191,6 +191,12 @@ func TestReservedFirst(t *testing.T) {
 	disks := offered.Plus(r("disk[MOUNT:/a]:100;disk[MOUNT:/b]:100"))
 	diskOnly := []offer.Operation{task("t1", r("disk[MOUNT:/b]:100"))}
 	require.Equal(t, diskOnly, ReservedFirst("r", disks, diskOnly))
+	// A task of cpus and a mount disk: the cpus move onto the
+	// reservation, the disk stays the one the task chose (it was picked
+	// again from the pool, in offer order, and became /a).
+	withDisk := []offer.Operation{task("t1", r("cpus:1;disk[MOUNT:/b]:100"))}
+	got := ReservedFirst("r", disks, withDisk)[0].(offer.Launch).Tasks[0].Resources
+	require.True(t, got.Equal(r("disk[MOUNT:/b]:100").Plus(reservedCPU)), "%s", got)
 
 	// After another operation that applies, launches are still moved.
 	reserveMem := offer.Reserve{Resources: dynamic(t, "mem:64", "r").Allocate("r")}

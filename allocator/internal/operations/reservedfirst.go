@@ -43,16 +43,22 @@ func ReservedFirst(role string, offered resources.Resources, ops []offer.Operati
 		free := cur.Minus(launched)
 		for j, t := range l.Tasks {
 			moved.Tasks[j] = t
+			// Only plain scalars of a name the offer still reserves move:
+			// a disk with a source or a volume, a provider's resource, is
+			// the one the task chose, and what no reservation holds is
+			// left as the task asked for it.
+			movable := func(r resources.Resource) bool {
+				return r.Type == resources.ScalarType && !r.IsReserved() && !r.Revocable &&
+					r.Disk.IsEmpty() && r.ProviderID == "" && reservesName(free, r.Name)
+			}
 			var need resources.Quantities
-			t.Resources.AddUnreservedQuantitiesTo(&need)
-			if need.IsEmpty() || !hasReservationFor(free, need) {
+			t.Resources.Filter(movable).AddQuantitiesTo(&need)
+			if need.IsEmpty() {
 				free = free.Minus(t.Resources)
 				launched.Add(t.Resources)
 				continue
 			}
-			keep := t.Resources.Filter(func(r resources.Resource) bool {
-				return r.Type != resources.ScalarType || r.IsReserved() || r.Revocable
-			})
+			keep := t.Resources.Filter(func(r resources.Resource) bool { return !movable(r) })
 			picked, ok := offer.Pick(free.Minus(keep), need, role)
 			if !ok {
 				free = free.Minus(t.Resources)
@@ -72,11 +78,11 @@ func ReservedFirst(role string, offered resources.Resources, ops []offer.Operati
 	return out
 }
 
-// hasReservationFor reports whether res holds a reserved, non-revocable
-// scalar of a name need asks for.
-func hasReservationFor(res resources.Resources, need resources.Quantities) bool {
+// reservesName reports whether res holds a reserved, non-revocable
+// scalar of the name.
+func reservesName(res resources.Resources, name string) bool {
 	for r := range res.All() {
-		if r.Type == resources.ScalarType && r.IsReserved() && !r.Revocable && need.Scalar(r.Name) > 0 {
+		if r.Type == resources.ScalarType && r.IsReserved() && !r.Revocable && r.Name == name {
 			return true
 		}
 	}
