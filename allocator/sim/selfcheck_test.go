@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -263,7 +264,7 @@ func newRecorder(c checkCase) *recorder {
 		rec.tasks[[2]string{t.Framework, t.ID}] = life
 		rec.order = append(rec.order, life)
 	}
-	slices.SortStableFunc(rec.order, func(a, b *taskLife) int { return int(a.spec.Submit - b.spec.Submit) })
+	slices.SortStableFunc(rec.order, func(a, b *taskLife) int { return cmp.Compare(a.spec.Submit, b.spec.Submit) })
 	// The allocator offers an idle agent to every framework and role that
 	// waits, in turn, when a decline keeps each out for as many runs as
 	// there are of them: then a task that fits an idle agent waits at

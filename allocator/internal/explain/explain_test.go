@@ -660,4 +660,11 @@ func TestWalkerKeepsNobodyEntriesPasses(t *testing.T) {
 	pass.Detail = -2
 	a1.Nobody.Set("r", cluster.NobodyEntry{Passes: &cluster.NobodyPasses{Passes: []cluster.PassRecord{pass}, Details: []resources.Quantities{qty("cpus:2")}}})
 	require.Error(t, keptWalked(t, w))
+
+	// A kept pass points into its entry's own details (negative); one that
+	// points into the log's (positive) would explain with the quantities
+	// of another run.
+	pass.Detail = 1
+	a1.Nobody.Set("r", cluster.NobodyEntry{Passes: &cluster.NobodyPasses{Passes: []cluster.PassRecord{pass}, Details: []resources.Quantities{qty("cpus:2")}}})
+	require.Error(t, keptWalked(t, w))
 }

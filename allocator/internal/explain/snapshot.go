@@ -251,7 +251,7 @@ func (w *Walker) Check(l *Log) error {
 			return fmt.Errorf("a visit of kind %d in stage %d", v.kind, v.stage)
 		}
 		if v.cached != nil {
-			if err := checkPasses(v.cached.Passes, len(v.cached.Details)); err != nil {
+			if err := checkPasses(v.cached.Passes, len(v.cached.Details), true); err != nil {
 				return err
 			}
 		}
@@ -259,13 +259,8 @@ func (w *Walker) Check(l *Log) error {
 	if w.logIndexed {
 		return fmt.Errorf("the run's log has passes stepped over through an index")
 	}
-	if err := checkPasses(l.Passes, len(l.details)); err != nil {
+	if err := checkPasses(l.Passes, len(l.details), false); err != nil {
 		return err
-	}
-	for _, p := range l.Passes {
-		if p.Detail < 0 {
-			return fmt.Errorf("a pass of the run's log with a kept detail")
-		}
 	}
 	if len(l.removed) > maxRemembered {
 		return fmt.Errorf("%d removed frameworks remembered, at most %d", len(l.removed), maxRemembered)
@@ -274,20 +269,22 @@ func (w *Walker) Check(l *Log) error {
 		return fmt.Errorf("records of run 0")
 	}
 	for _, k := range w.kept {
-		if err := checkPasses(k.passes.Passes, len(k.passes.Details)); err != nil {
+		if err := checkPasses(k.passes.Passes, len(k.passes.Details), true); err != nil {
 			return fmt.Errorf("agent %q, role %q: %w", k.agent, k.role, err)
 		}
 	}
 	return nil
 }
 
-// checkPasses checks passes and the details they point to (n of them).
-func checkPasses(passes []cluster.PassRecord, n int) error {
+// checkPasses checks passes and the details they point to (n of them):
+// kept passes (of a nobody entry) point into their own copy, with
+// negative details; the log's into the log's, with positive ones.
+func checkPasses(passes []cluster.PassRecord, n int, kept bool) error {
 	for _, p := range passes {
 		if p.Reason >= NumReasons || p.Stage > cluster.StageFairShare {
 			return fmt.Errorf("a pass for reason %d in stage %d", p.Reason, p.Stage)
 		}
-		if p.Detail != 0 && !detailIn(p.Detail, n) {
+		if p.Detail != 0 && (!detailIn(p.Detail, n) || (p.Detail > 0) == kept) {
 			return fmt.Errorf("a pass with detail %d of %d", p.Detail, n)
 		}
 	}
