@@ -318,7 +318,8 @@
 //     where the task fits once they end: the fewest, then those that free
 //     the least beyond what is missing, then the youngest, never taking a
 //     role or an ancestor below its own guarantee (guarantees on a role
-//     and its sub-roles are met together). Without stated demand nothing
+//     and its sub-roles are met together), never for a room the taker's
+//     quota limits keep it from using. Without stated demand nothing
 //     is chosen. The choices come back as Result.Preemptions (which task,
 //     for which role and pending task, why, the shares before and after),
 //     and a choice whose need went (the task was offered, fits on an agent
