@@ -370,6 +370,8 @@ type PreemptionJSON struct {
 	HeldIn       string         `json:"held_in"`
 	Reason       string         `json:"reason"`
 	Frees        QuantitiesJSON `json:"frees"`
+	// ForTask is the pending task the choice makes room for.
+	ForTask QuantitiesJSON `json:"for_task"`
 	// ForShare and RoleShare are the two roles' weighted shares, before
 	// and after.
 	ForShare  [2]float64 `json:"for_share"`
@@ -431,7 +433,7 @@ func explanationOf(x allocator.Explanation) ExplanationJSON {
 		out.Preemptions = append(out.Preemptions, PreemptionJSON{
 			Framework: p.FrameworkID, Task: p.TaskID, Agent: p.AgentID, Role: p.Role, For: p.For,
 			ForFramework: p.ForFramework, HeldIn: p.HeldIn, Reason: p.Reason.String(), Frees: quantitiesOf(p.Frees),
-			ForShare: p.ForShare, RoleShare: p.RoleShare, Text: p.String(),
+			ForTask: quantitiesOf(p.ForTask), ForShare: p.ForShare, RoleShare: p.RoleShare, Text: p.String(),
 		})
 	}
 	for _, r := range x.Roles {

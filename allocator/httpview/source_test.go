@@ -148,4 +148,5 @@ func TestExplainPreemptions(t *testing.T) {
 	require.Equal(t, "web", p.HeldIn)
 	require.Equal(t, "guarantee", p.Reason)
 	require.Equal(t, httpview.QuantitiesJSON{"cpus": 4, "mem": 4096}, p.Frees)
+	require.Equal(t, httpview.QuantitiesJSON{"cpus": 1, "mem": 512}, p.ForTask, "the pending task the room is for")
 }
