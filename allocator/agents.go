@@ -60,7 +60,7 @@ func (a *Allocator) addAgent(id string, info AgentInfo, total resources.Resource
 			a.books.TrackAllocation(fw, ag, used[fwID], true)
 		}
 	}
-	a.wantsRun(ag)
+	a.engine.WantsRun(ag)
 	return nil
 }
 
@@ -88,7 +88,7 @@ func (a *Allocator) removeAgent(id string) error {
 	if err != nil {
 		return err
 	}
-	a.holdsToOffered(ag, "")
+	a.engine.HoldsToOffered(ag, "")
 	for _, fwID := range ag.FrameworkIDs() {
 		if fw, ok := a.cs.Frameworks.Lookup(fwID); ok {
 			a.books.UntrackAllocation(fw, ag, ag.Held(fwID), false)
@@ -105,7 +105,7 @@ func (a *Allocator) removeAgent(id string) error {
 	if i, ok := a.cs.AgentPlace(id); ok {
 		a.cs.AgentList = slices.Delete(a.cs.AgentList, i, i+1)
 	}
-	a.pending.Delete(id)
+	a.engine.Pending.Delete(id)
 	return nil
 }
 
@@ -155,7 +155,7 @@ func (a *Allocator) updateAgent(id string, info AgentInfo, total *resources.Reso
 		}
 	}
 	if changed {
-		a.wantsRun(ag)
+		a.engine.WantsRun(ag)
 	}
 	return nil
 }
@@ -229,11 +229,11 @@ func (a *Allocator) UpdateWhitelist(hostnames []string) {
 // updateWhitelist is UpdateWhitelist's handler (see events.go).
 func (a *Allocator) updateWhitelist(hostnames []string) {
 	if hostnames == nil {
-		a.whitelist = nil
+		a.engine.Whitelist = nil
 		return
 	}
-	a.whitelist = make(map[string]struct{}, len(hostnames))
+	a.engine.Whitelist = make(map[string]struct{}, len(hostnames))
 	for _, h := range hostnames {
-		a.whitelist[h] = struct{}{}
+		a.engine.Whitelist[h] = struct{}{}
 	}
 }

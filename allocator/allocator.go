@@ -13,7 +13,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/allocator/internal/run"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -24,11 +24,8 @@ import (
 // for that. A zero Allocator is one made by New with the zero Options.
 type Allocator struct {
 	opts Options
-	rng  *rand.Rand
-	pcg  *rand.PCG // rng's source, kept for Snapshot
-	// cutRand orders an offer's cuts, from cutPCG seeded by cutOrder.
-	cutRand  *rand.Rand
-	cutPCG   *rand.PCG
+	pcg  *rand.PCG // the source of the engine's shuffles, kept for Snapshot
+	// excluded are the resources left out of shares.
 	excluded resources.NameSet
 	// rec records events and stands in for the clock while an entry is
 	// applied (see journal.go).
@@ -49,50 +46,24 @@ type Allocator struct {
 	allowances quota.Allowances
 	parking    quota.Parking
 
-	// pending are the agents waiting for a run, not listed while
-	// pendingAll (every agent waits; a restored snapshot of an earlier
-	// version may list some, which the run ignores).
-	pending    cluster.AgentTable
-	pendingAll bool
-	// periodic: the run under way is a periodic one (AllocateAll).
-	periodic  bool
-	paused    bool
-	whitelist map[string]struct{} // nil: every agent
+	// paused: Allocate makes no run until Resume.
+	paused bool
 	// dec keeps the refusal filters and the rounds of declines
 	// (declinebook.go).
 	dec declines.Book
 
 	// ops validates and applies operations (package operations).
 	ops operations.Operations
-	// ch is reused by the run's offers to tell the sorters.
-	ch books.Charge
-
 	// tasks is every framework's tasks in launch order (ledger.go);
 	// reclaims holds the tasks runs chose to end that have not ended
 	// (reclaim.go).
 	tasks    cluster.Ledger
 	reclaims reclaim.State
 
-	// unsatBuf holds a role's unsatisfied guarantees on the hot path.
-	unsatBuf resources.Quantities
-	// runAgents holds a run's candidate agents, kept between runs;
-	// candidateIDs the ids of a run over every agent.
-	runAgents    []*cluster.Agent
-	candidateIDs []string
-	// runRanks holds, by agent number, each candidate's place among the
-	// run's candidates (groupOffers sorts a group's offers by it).
-	runRanks []int32
-	// grouping is groupOffers's working storage, kept between runs.
-	grouping offerGrouping
-
-	// cur and the bound visit methods are the state of a run's walks.
-	cur                                         cursor
-	visitGuaranteeRole, visitGuaranteeFramework func(string) bool
-	visitFairRole, visitFairFramework           func(string) bool
-
-	offerIDs, inverseOfferIDs offer.IDs
-	runs                      uint64
-	last                      RunStats
+	// engine makes the runs (package run); last is the latest run's
+	// figures.
+	engine *run.Engine
+	last   RunStats
 
 	// explain is what the latest run did, for Explain (package explain);
 	// preempted the tasks it chose to end.
@@ -125,20 +96,14 @@ func New(opts Options) (*Allocator, error) {
 // init makes a an allocator with opts (checked by New).
 func (a *Allocator) init(opts Options) {
 	opts = opts.withDefaults()
-	pcg, cutPCG := rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74), rand.NewPCG(0, 0)
 	*a = Allocator{
-		opts:            opts,
-		rng:             rand.New(pcg),
-		pcg:             pcg,
-		cutRand:         rand.New(cutPCG),
-		cutPCG:          cutPCG,
-		excluded:        resources.NewNameSet(opts.FairnessExcludedResources...),
-		reclaims:        reclaim.NewState(),
-		roles:           roles.NewTree(),
-		parking:         quota.NewParking(),
-		allowances:      quota.Allowances{On: opts.ChargeBeyondAllowance},
-		offerIDs:        offer.IDs{Prefix: "offer-"},
-		inverseOfferIDs: offer.IDs{Prefix: "inverse-offer-"},
+		opts:       opts,
+		pcg:        rand.NewPCG(uint64(opts.Seed), 0x616c6c6f74),
+		excluded:   resources.NewNameSet(opts.FairnessExcludedResources...),
+		reclaims:   reclaim.NewState(),
+		roles:      roles.NewTree(),
+		parking:    quota.NewParking(),
+		allowances: quota.Allowances{On: opts.ChargeBeyondAllowance},
 	}
 	a.tasks = cluster.NewLedger(&a.cs)
 	a.dec = declines.Book{Cluster: &a.cs, Roles: a.roles, AllocationInterval: opts.AllocationInterval, MesosOfferOrder: opts.MesosOfferOrder, CacheFree: opts.CacheFree}
@@ -155,8 +120,20 @@ func (a *Allocator) init(opts Options) {
 		}
 	}
 	a.rec.init(a)
-	a.visitGuaranteeRole, a.visitGuaranteeFramework = a.guaranteeRole, a.guaranteeFramework
-	a.visitFairRole, a.visitFairFramework = a.fairRole, a.fairFramework
+	parts := run.Parts{Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, Books: &a.books,
+		Parking: &a.parking, Declines: &a.dec, Tasks: &a.tasks, Reclaims: &a.reclaims,
+		Explain: &a.explain, Rand: rand.New(a.pcg)}
+	if a.obs != nil {
+		parts.Observer = a.obs.Ledgers
+	}
+	// The engine reads the clock through the recorder, as every handler.
+	a.engine = run.New(run.Config{
+		Seed: opts.Seed, Clock: a.opts.Clock, AllocationInterval: opts.AllocationInterval,
+		MinAllocatable: opts.MinAllocatable, AllowGPUsToAll: opts.AllowGPUsToAll, Region: opts.Region,
+		OfferShare: opts.OfferShare, WholeOffers: opts.WholeOffers, MesosOfferOrder: opts.MesosOfferOrder,
+		CacheFree: opts.CacheFree, Reclaim: reclaim.Mode(opts.Reclaim), ReclaimTimeout: opts.ReclaimTimeout,
+		Excluded: a.excluded,
+	}, parts)
 }
 
 // ready makes a zero Allocator one with the default Options, so that a
@@ -198,22 +175,7 @@ func (a *Allocator) Paused() bool { return a.paused }
 // Pending reports whether an event asked for an allocation run that has
 // not been made yet: a host (or runner.Runner) that sees it true calls
 // Allocate soon, as Mesos batches the allocations its events ask for.
-func (a *Allocator) Pending() bool { return a.pendingAll || a.pending.Len() > 0 }
-
-// wantsRun notes that ag waits for the next run. While every agent does
-// (pendingAll), the run takes them all and ag is not listed.
-func (a *Allocator) wantsRun(ag *cluster.Agent) {
-	if !a.pendingAll {
-		a.pending.Put(ag)
-	}
-}
-
-// allWantRun makes every agent wait for the next run (a framework-wide
-// trigger): the list of the agents that did is dropped.
-func (a *Allocator) allWantRun() {
-	a.pendingAll = true
-	a.pending.Clear()
-}
+func (a *Allocator) Pending() bool { return a.engine.PendingAll || a.engine.Pending.Len() > 0 }
 
 // Options returns the options the allocator runs with, defaults filled in.
 func (a *Allocator) Options() Options { return a.opts }

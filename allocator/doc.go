@@ -257,7 +257,7 @@
 //     comes first in DRF order is offered the agent again as soon as its
 //     filter expires, so with refuse/interval decliners (or one decliner
 //     without a filter) a framework further down that could use the agent
-//     is never offered it (offer starvation; see rotation.go). A framework
+//     is never offered it (offer starvation; see package declines). A framework
 //     that can use an agent's leftover is offered it within as many runs
 //     as there are frameworks eligible for the agent. The round applies in
 //     the fair-share stage, counts a framework once across its roles, and
@@ -407,7 +407,7 @@
 // and stops at the first framework that takes the agent, so a run costs
 // what it offers, not agents x frameworks. What keeps it from visiting
 // frameworks that cannot take anything is a handful of answers kept from
-// earlier runs and events (cachefree.go lists them): an (agent, role) pair
+// earlier runs and events (allocator/internal/run/cachefree.go lists them): an (agent, role) pair
 // where nobody could take anything, skipped until something behind it
 // changes (RunStats.Unchanged); the refusal index that steps over
 // frameworks known to refuse an agent (allocator/internal/declines,

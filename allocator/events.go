@@ -166,10 +166,10 @@ var events = [...]event{
 	{EventEndTask, only(func(a *Allocator, e *Entry) error { return a.endTask(e.Framework, e.Task) })},
 	{EventRescindOffer, only(func(a *Allocator, e *Entry) error { return a.rescindOffer(e.Offer) })},
 	{EventAllocate, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
-		return a.run(e, replay, a.allocateTriggered)
+		return a.run(e, replay, false)
 	}},
 	{EventAllocateAll, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
-		return a.run(e, replay, a.allocateAll)
+		return a.run(e, replay, true)
 	}},
 	{EventRecoverHeld, only(func(a *Allocator, e *Entry) error {
 		return a.recoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
@@ -197,13 +197,12 @@ func EventKinds() []EventKind {
 	return out
 }
 
-// run makes an allocation run (allocate, an allocate or allocate-all
-// handler). A replayed entry whose run would have another number than the
+// run makes an allocation run (periodic: an AllocateAll). A replayed entry whose run would have another number than the
 // one it recorded is refused before the run (Run zero is not checked: a
 // host that makes entries itself leaves it so).
-func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, []error, error) {
+func (a *Allocator) run(e *Entry, replay, periodic bool) (Result, []error, error) {
 	if replay && e.Run != 0 {
-		next := a.runs + 1
+		next := a.engine.Runs + 1
 		if a.paused {
 			next = 0
 		}
@@ -211,7 +210,7 @@ func (a *Allocator) run(e *Entry, replay bool, allocate func() Result) (Result, 
 			return Result{}, nil, fmt.Errorf("the run would be run %d, the journal says %d", next, e.Run)
 		}
 	}
-	res := allocate()
+	res := a.allocate(periodic)
 	e.Run = res.Stats.Run
 	return res, nil, nil
 }

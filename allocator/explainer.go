@@ -8,7 +8,6 @@ import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -24,45 +23,13 @@ type explaining struct {
 // totals brought up to date for the shares it reports.
 func (a *Allocator) explaining() explaining {
 	a.books.RefreshSorterTotals()
-	return explaining{explain.New(&a.explain, &a.cs, &a.dec, a.parking.Parked, a.agentMissing), a}
+	return explaining{explain.New(&a.explain, &a.cs, &a.dec, a.parking.Parked, a.engine.AgentMissing), a}
 }
 
 // why is explain's Why in the allocator's types.
 func (e explaining) why(fw *cluster.Framework, node *roles.Node, ag *cluster.Agent) (bool, Reason, AgentReason) {
 	offered, reason, found := e.Why(fw, node, ag)
 	return offered, Reason(reason), AgentReason(found)
-}
-
-// agentMissing returns the capabilities whose lack keeps fw from the
-// whole of ag: GPUs and the region.
-func (a *Allocator) agentMissing(fw *cluster.Framework, ag *cluster.Agent) offer.Capabilities {
-	caps := fw.Info.Capabilities
-	var m offer.Capabilities
-	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
-		m |= offer.GPUResources
-	}
-	if a.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
-		m |= offer.RegionAware
-	}
-	return m
-}
-
-// strippedMissing returns the capabilities, of those stripIncapable looks
-// at, that caps lacks for some of res.
-func strippedMissing(res resources.Resources, caps offer.Capabilities) offer.Capabilities {
-	var m offer.Capabilities
-	for r := range res.All() {
-		if r.Shared && !caps.Has(offer.SharedResources) {
-			m |= offer.SharedResources
-		}
-		if r.Revocable && !caps.Has(offer.RevocableResources) {
-			m |= offer.RevocableResources
-		}
-		if r.Reservations.IsRefined() && !caps.Has(offer.ReservationRefinement) {
-			m |= offer.ReservationRefinement
-		}
-	}
-	return m
 }
 
 // groupBuilder collects the agents of one role explanation by reason.

@@ -61,7 +61,7 @@ func (a *Allocator) Fingerprint(fp *Fingerprint) {
 	for _, ag := range a.cs.AgentList {
 		fp.Agents = append(fp.Agents, AgentHash{ag.ID, fingerprint.Agent(ag)})
 	}
-	fp.Rest = fingerprint.Rest(a.paused, a.whitelist, a.roles, &a.cs)
+	fp.Rest = fingerprint.Rest(a.paused, a.engine.Whitelist, a.roles, &a.cs)
 	fp.Filters = fingerprint.Filters(&a.cs, &a.dec, a.opts.Clock())
 	fp.Reclaim = fingerprint.Reclaim(&a.reclaims)
 }

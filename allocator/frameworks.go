@@ -56,7 +56,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	fw := &cluster.Framework{
 		ID:     id,
-		Joined: a.runs,
+		Joined: a.engine.Runs,
 		Info:   info.clone().spec(),
 		Active: active,
 	}
@@ -73,7 +73,7 @@ func (a *Allocator) addFramework(id string, info FrameworkInfo, used map[string]
 	}
 	a.claim(fw, claims)
 	if active {
-		a.allWantRun()
+		a.engine.AllWantRun()
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func (a *Allocator) removeFramework(id string) error {
 	// one.
 	for _, ag := range a.cs.AgentList {
 		if ag.Offered.Has(id) || ag.Allocated.Has(id) || ag.Holds().Has(id) {
-			a.holdsToOffered(ag, id)
+			a.engine.HoldsToOffered(ag, id)
 			a.books.UntrackAllocation(fw, ag, ag.Held(id), false)
 		}
 	}
@@ -113,7 +113,7 @@ func (a *Allocator) removeFramework(id string) error {
 		a.tasks.Forget(fw, t)
 	}
 	a.cs.Frameworks.Delete(id)
-	a.explain.Forget(fw, a.runs)
+	a.explain.Forget(fw, a.engine.Runs)
 	if a.obs != nil {
 		a.obs.Removed(fw.ID)
 	}
@@ -136,7 +136,7 @@ func (a *Allocator) activateFramework(id string) error {
 	for role := range fw.Roles.All(tables.Subscribed) {
 		a.books.SyncActivation(fw, role)
 	}
-	a.allWantRun()
+	a.engine.AllWantRun()
 	return nil
 }
 
@@ -248,6 +248,6 @@ func (a *Allocator) reviveOffers(id string, roles ...string) error {
 	}
 	a.dec.LeaveRounds(fw)
 	clear(fw.InverseFilters)
-	a.allWantRun()
+	a.engine.AllWantRun()
 	return nil
 }

@@ -28,7 +28,7 @@ func (a *Allocator) CheckInvariants() error {
 	a.ready()
 	return audit.Check(audit.Parts{
 		Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, SorterRoles: a.books.SorterRoles,
-		Pending: &a.pending, Declines: &a.dec, Parking: &a.parking,
+		Pending: &a.engine.Pending, Declines: &a.dec, Parking: &a.parking,
 		MinAllocatable: a.opts.MinAllocatable, CacheFree: a.opts.CacheFree,
 	})
 }

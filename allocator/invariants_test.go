@@ -43,8 +43,8 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		{"headroom", func(a *Allocator) { a.cs.FreeHeadroom.Add(cpu) }, "free headroom"},
 		{"available", func(a *Allocator) { a.cs.Agents.Get("a1").Available.Add(resources.MustParse("cpus:1", "*")) }, "available + offered + allocated"},
 		{"over-allocated flag", func(a *Allocator) { a.cs.Agents.Get("a1").OverAllocated = true }, "over-allocated flag"},
-		{"pending agent", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "a1"}) }, "agent a1 waits for a run"},
-		{"pending agent removed", func(a *Allocator) { a.pending.Put(&cluster.Agent{ID: "gone"}) }, "agent gone waits for a run"},
+		{"pending agent", func(a *Allocator) { a.engine.Pending.Put(&cluster.Agent{ID: "a1"}) }, "agent a1 waits for a run"},
+		{"pending agent removed", func(a *Allocator) { a.engine.Pending.Put(&cluster.Agent{ID: "gone"}) }, "agent gone waits for a run"},
 		{"role sorter", func(a *Allocator) {
 			require.NoError(t, a.roleSorter.Allocated("web", "a1", resources.MustParse("cpus:1", "")))
 		}, "role sorter: web holds"},

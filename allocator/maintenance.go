@@ -29,7 +29,7 @@ func (a *Allocator) updateUnavailability(agentID string, u *offer.Unavailability
 	for fw := range a.cs.Frameworks.All() {
 		delete(fw.InverseFilters, agentID)
 	}
-	a.wantsRun(ag)
+	a.engine.WantsRun(ag)
 	return nil
 }
 

@@ -4,12 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"time"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
-	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -102,11 +98,6 @@ func (p Preemption) String() string {
 		shareText(p.RoleShare[0]) + "→" + shareText(p.RoleShare[1])
 }
 
-// defaultReclaimIntervals is how long, in allocation intervals, a chosen
-// task has to end before the choice lapses, when Options.ReclaimTimeout is
-// zero.
-const defaultReclaimIntervals = 10
-
 // Reclaim and PreemptReason are package reclaim's Mode and Reason value
 // for value: a change on one side fails to compile here.
 const (
@@ -116,75 +107,6 @@ const (
 	_ = uint8(reclaim.ForGuarantee-reclaim.Reason(PreemptForGuarantee)) + uint8(reclaim.Reason(PreemptForGuarantee)-reclaim.ForGuarantee)
 	_ = uint8(reclaim.ForFairShare-reclaim.Reason(PreemptForFairShare)) + uint8(reclaim.Reason(PreemptForFairShare)-reclaim.ForFairShare)
 )
-
-// reclaimTimeout is Options.ReclaimTimeout or its default.
-func (a *Allocator) reclaimTimeout() time.Duration {
-	if a.opts.ReclaimTimeout > 0 {
-		return a.opts.ReclaimTimeout
-	}
-	return defaultReclaimIntervals * a.opts.AllocationInterval
-}
-
-// reclaim makes the run's preemptions (with Options.Reclaim on) and
-// withdraws the earlier ones whose need went.
-func (a *Allocator) reclaim(r *run) (chosen, withdrawn []Preemption) {
-	if a.opts.Reclaim == ReclaimOff {
-		return nil, nil
-	}
-	rr := &reclaim.Run{
-		ID: r.id, Now: r.now, Timeout: a.reclaimTimeout(), Mode: reclaim.Mode(a.opts.Reclaim),
-		Cluster: &a.cs, Roles: a.roles, Tasks: a.tasks.Live,
-		Usable: a.usableBy, Share: a.weightedShareWith, Frameworks: a.mayBeOffered, Holdable: a.holdable,
-	}
-	if a.opts.Reclaim == ReclaimFairShare {
-		rr.Offered = map[string]bool{}
-		for i := range r.offers {
-			rr.Offered[r.offers[i].Key.Role] = true
-		}
-	}
-	c, w := a.reclaims.Reclaim(rr)
-	for i := range c {
-		if !c[i].Free.IsEmpty() {
-			a.holdFreePart(&c[i])
-		}
-	}
-	return preemptions(c), preemptions(w)
-}
-
-// holdFreePart holds, for the task a group of victims makes room for, the
-// part of it that is free on their agent, so that the room is whole when
-// they end, within what holdable allows (reclaim counted on no more).
-// What it cannot hold is added to the room of the group's first victim,
-// to be held when the victims end (see holdFreed).
-func (a *Allocator) holdFreePart(c *reclaim.Chosen) {
-	node := a.roles.Get(c.HeldIn)
-	var held resources.Quantities
-	if node != nil {
-		ag := a.cs.Agents.Get(c.Agent)
-		held = a.holdRoom(c.ForFramework, c.HeldIn, ag, plainScalars(ag.Available), c.Free.Min(a.holdable(node, c.Reason)))
-	}
-	if rest := c.Free.Minus(held); !rest.IsEmpty() {
-		if p := a.reclaims.Choices[c.Ref]; p != nil {
-			p.Room = p.Room.Plus(rest)
-		}
-	}
-}
-
-// holdable is how much of what is free the allocator holds at once for a
-// room held in role n (reclaim.Run.Holdable): within the headroom the run
-// leaves to spare beyond what unmet guarantees need (for a guarantee,
-// plus what the role is owed), and within what the limits of n and its
-// ancestors leave now, before the victims end.
-func (a *Allocator) holdable(n *roles.Node, reason reclaim.Reason) resources.Quantities {
-	allowed := a.cs.FreeHeadroom.Minus(a.roles.RequiredHeadroom())
-	if reason == reclaim.ForGuarantee {
-		allowed.Add(a.roles.UnsatisfiedGuarantees(n))
-	}
-	if left, limited := a.roles.LimitHeadroom(n); limited {
-		allowed = left.Cap(allowed)
-	}
-	return allowed
-}
 
 // preemptions returns reclaim's choices as Preemptions.
 func preemptions(cs []reclaim.Chosen) []Preemption {
@@ -205,55 +127,6 @@ func preemptionOf(ref reclaim.TaskRef, agent, role string, c *reclaim.Choice) Pr
 	return Preemption{FrameworkID: ref.Framework, TaskID: ref.Task, AgentID: agent, Role: role,
 		For: c.ForRole, ForFramework: c.ForFramework, HeldIn: c.HeldIn, Reason: PreemptReason(c.Reason),
 		Frees: c.Frees.Clone(), ForTask: c.Task.Clone()}
-}
-
-// mayBeOffered returns the frameworks of role n that may be offered what
-// is freed there (active, subscribed, not suppressing offers in n), in
-// the order of n's framework sorter.
-func (a *Allocator) mayBeOffered(n *roles.Node) []*cluster.Framework {
-	fs := n.FrameworkSorter
-	if fs == nil {
-		return nil
-	}
-	var out []*cluster.Framework
-	walk(fs.Sorter, func(id string) bool {
-		fw := a.cs.Frameworks.Get(id)
-		if fw != nil && fw.Active && fw.Roles.Has(n.Path, tables.Subscribed) && !fw.Roles.Has(n.Path, tables.Suppressed) {
-			out = append(out, fw)
-		}
-		return true
-	})
-	return out
-}
-
-// usableBy reports whether what a task frees on ag could be offered to fw.
-func (a *Allocator) usableBy(fw *cluster.Framework, role string, ag *cluster.Agent) bool {
-	if !ag.Active || !a.whitelisted(ag) || !a.capableOfAgent(fw, ag) {
-		return false
-	}
-	if cs, ok := fw.Info.Constraints[role]; ok && !cs.Admits(ag.Info.Attributes) {
-		return false
-	}
-	return true
-}
-
-// weightedShareWith is a role's own weighted dominant share of the
-// cluster (what the role sorter charges it, by the cluster's totals,
-// divided by its weight) with plus added to its holdings and minus taken
-// from them.
-func (a *Allocator) weightedShareWith(n *roles.Node, plus, minus resources.Quantities) float64 {
-	var q resources.Quantities
-	if a.roleSorter.Contains(n.Path) {
-		q = a.roleSorter.AllocationQuantities(n.Path).Clone()
-	}
-	q.Add(plus)
-	q.Subtract(minus)
-	w := 1.0
-	if x, ok := a.roles.Weights[n.Path]; ok {
-		w = x
-	}
-	share, _ := q.DominantShare(a.cs.Totals, a.excluded)
-	return share / w
 }
 
 // Preempting returns the tasks runs chose to end that have not ended yet

@@ -1,43 +1,12 @@
 package allocator
 
 import (
-	"slices"
-
-	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/resources"
 )
 
 // The rotation after declines is kept by package declines (its doc says
 // how it works); the decline that starts it and the record Explain
 // keeps of it are here.
-
-// settleHeldBack corrects Explain's record of the frameworks the round
-// held back on ag, once the round has ended and the agent was walked
-// again: passes[first:second] are the first walk's. A framework the second
-// walk passed over or offered something has that as its record, which
-// comes later. One it did not reach was not held back for the round in the
-// end: its role was capped in the meantime (the cap is its reason), or
-// skipped for what its frameworks wait for, or the agent was taken first;
-// its pass is dropped, and Explain finds those from the visits and offers.
-func (a *Allocator) settleHeldBack(r *run, ag *cluster.Agent, first, second int) {
-	passes := a.explain.Passes
-	for i := first; i < second && i < len(passes); i++ {
-		p := &passes[i]
-		if Reason(p.Reason) != ReasonDeclined || p.Agent != ag {
-			continue
-		}
-		if a.offeredHere(r, p.Framework, p.Node.Path) || slices.ContainsFunc(passes[second:], func(q cluster.PassRecord) bool {
-			return q.Agent == ag && q.Framework == p.Framework && q.Node == p.Node
-		}) {
-			continue
-		}
-		if p.Node.CappedRun == r.id {
-			p.Reason = p.Node.CappedBy
-			continue
-		}
-		p.Reason = uint8(ReasonNone)
-	}
-}
 
 // decline is RecoverResources's handler: the resources come back, as
 // recover gives them, and the framework joins the agent's round.

@@ -154,9 +154,9 @@ func optionsFields(c *codec.Codec, o *Options) {
 // the totals version, the cap and parked epochs, the periodic runs.
 func (sn *snapState) counterFields(c *codec.Codec) {
 	a := sn.a
-	sn.lateUvarint(c, &a.runs)
-	idsFields(c, &a.offerIDs)
-	idsFields(c, &a.inverseOfferIDs)
+	sn.lateUvarint(c, &a.engine.Runs)
+	idsFields(c, &a.engine.OfferIDs)
+	idsFields(c, &a.engine.InverseOfferIDs)
 	sn.lateUvarint(c, &a.cs.TotalsVersion)
 	sn.lateUvarint(c, &a.parking.CapEpoch)
 	sn.lateUvarint(c, &a.parking.ParkedEpoch)
@@ -190,17 +190,17 @@ func idsFields(c *codec.Codec, ids *offer.IDs) {
 func (sn *snapState) triggerFields(c *codec.Codec) {
 	a := sn.a
 	c.Bool(&a.paused)
-	c.Bool(&a.pendingAll)
+	c.Bool(&a.engine.PendingAll)
 	if !c.Reading() {
-		sn.pending = a.pending.Keys()
+		sn.pending = a.engine.Pending.Keys()
 	}
 	codec.WalkKeys(c, &sn.pending, "pending agents")
-	listed := a.whitelist != nil
+	listed := a.engine.Whitelist != nil
 	c.Bool(&listed)
-	if listed && a.whitelist == nil {
-		a.whitelist = map[string]struct{}{}
+	if listed && a.engine.Whitelist == nil {
+		a.engine.Whitelist = map[string]struct{}{}
 	}
-	codec.WalkSet(c, &a.whitelist, "whitelist")
+	codec.WalkSet(c, &a.engine.Whitelist, "whitelist")
 }
 
 // runStatsFields walks the last run's statistics.

@@ -102,13 +102,13 @@ func (sn *snapState) restore(c *codec.Codec) error {
 func (sn *snapState) checkRunNumbers() error {
 	a := sn.a
 	for _, path := range a.roles.Nodes.Keys() {
-		if n := a.roles.Nodes.Get(path); n.CappedRun > a.runs {
-			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.CappedRun, a.runs)
+		if n := a.roles.Nodes.Get(path); n.CappedRun > a.engine.Runs {
+			return fmt.Errorf("role %q: capped in run %d, after the last run %d", path, n.CappedRun, a.engine.Runs)
 		}
 	}
 	for _, id := range a.cs.Frameworks.Keys() {
-		if fw := a.cs.Frameworks.Get(id); fw.SkipsRun > a.runs {
-			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.SkipsRun, a.runs)
+		if fw := a.cs.Frameworks.Get(id); fw.SkipsRun > a.engine.Runs {
+			return fmt.Errorf("framework %q: passed over in run %d, after the last run %d", id, fw.SkipsRun, a.engine.Runs)
 		}
 	}
 	return nil
@@ -147,8 +147,8 @@ func (sn *snapState) checkReclaim() error {
 			return fmt.Errorf("task %q of %q chosen to make room %s for a task of %s", ref.Task, ref.Framework, p.Room, p.Task)
 		}
 	}
-	if role, ok := leastKey(a.reclaims.TookAt, func(_ string, run uint64) bool { return run == 0 || run > a.runs }); ok {
-		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.reclaims.TookAt[role], a.runs)
+	if role, ok := leastKey(a.reclaims.TookAt, func(_ string, run uint64) bool { return run == 0 || run > a.engine.Runs }); ok {
+		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.reclaims.TookAt[role], a.engine.Runs)
 	}
 	return nil
 }
@@ -228,7 +228,7 @@ func (sn *snapState) resolve() error {
 		}
 		// As saved: a snapshot of an earlier version may list agents
 		// beside pendingAll, which the run ignores.
-		a.pending.Put(ag)
+		a.engine.Pending.Put(ag)
 	}
 	// Each framework sorter goes in its role's node; one without a node
 	// (or out of the role sorter) is refused below, after the frameworks.
@@ -375,8 +375,8 @@ func (sn *snapState) finish() error {
 	for _, set := range sn.late {
 		set()
 	}
-	if a.explain.Run > a.runs {
-		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.Run, a.runs)
+	if a.explain.Run > a.engine.Runs {
+		return fmt.Errorf("the explained run %d is later than the last run %d", a.explain.Run, a.engine.Runs)
 	}
 	a.allowances.Resync(a.roles, a.roleSorter.Sorter)
 	// Epochs handed out from now on must be new to every node and every
@@ -396,7 +396,7 @@ func (sn *snapState) finish() error {
 // dropCaches drops the caches of an allocator restored cache-free.
 func (sn *snapState) dropCaches() error {
 	if sn.a.opts.CacheFree {
-		sn.a.dropCaches()
+		sn.a.engine.DropCaches()
 	}
 	return nil
 }
@@ -407,6 +407,10 @@ func (sn *snapState) dropCaches() error {
 // them (a count used up is kept: it is what runs have offered).
 func (sn *snapState) placeFairness() error {
 	a := sn.a
+	// The options of the rotation and of demand are read after the
+	// allocator was made with the others: its parts take them now.
+	a.dec.MesosOfferOrder = a.opts.MesosOfferOrder
+	a.engine.SetOfferOrder(a.opts.MesosOfferOrder, a.opts.WholeOffers)
 	for _, agentID := range slices.Sorted(maps.Keys(sn.rounds)) {
 		ag := a.cs.Agents.Get(agentID)
 		if ag == nil {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/allot-go/allot/allocator"
 	"github.com/allot-go/allot/allocator/allocatortest"
+	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
+	"github.com/stretchr/testify/require"
 )
 
 // snapshotOf runs a recorded event sequence through a Harness and saves
@@ -152,4 +154,50 @@ func FuzzRestore(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The options of the offer order (MesosOfferOrder, WholeOffers) are saved
+// after the others: a restored allocator runs with them, as the saved one
+// did. With WholeOffers an offer to a framework that states demand is the
+// whole agent, not one task's size. With MesosOfferOrder a decline puts
+// nobody in a round, so the next run holds nobody back (with the rotation
+// it counts the decliner held back, ReasonDeclined, before offering it
+// the agent again), and the allocator saves no round, which a snapshot
+// with that option may not hold.
+func TestRestoreKeepsOfferOrder(t *testing.T) {
+	agent := resources.MustParse("cpus:4;mem:4096", "*")
+	task := resources.MustParseQuantities("cpus:1;mem:1024")
+	for _, mesos := range []bool{false, true} {
+		clock := allocator.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+		a, err := allocator.New(allocator.Options{Clock: clock.Now, MesosOfferOrder: mesos, WholeOffers: true})
+		require.NoError(t, err)
+		require.NoError(t, a.AddAgent("a1", allocator.AgentInfo{}, agent, nil))
+		require.NoError(t, a.AddFramework("f1", allocator.FrameworkInfo{Roles: []string{"r"}}, nil, allocator.Active))
+		data, err := a.Snapshot()
+		require.NoError(t, err)
+		b, err := allocator.Restore(data, allocator.RestoreOptions{Clock: clock.Now})
+		require.NoError(t, err)
+		for name, x := range map[string]*allocator.Allocator{"saved": a, "restored": b} {
+			require.NoError(t, x.UpdateDemand("f1", "r", []allocator.Pending{{Resources: task, Count: 1}}))
+			res := x.AllocateAll()
+			require.Len(t, res.Offers, 1)
+			o := res.Offers[0]
+			require.True(t, o.Resources.Unallocate().Equal(agent), "%s: offered %s, want the whole agent", name, o.Resources)
+			require.NoError(t, x.RecoverResources(o.FrameworkID, o.AgentID, o.Resources, &allocator.Filter{}))
+			require.NoError(t, x.UpdateDemand("f1", "r", []allocator.Pending{{Resources: task, Count: 1}}))
+			res = x.AllocateAll()
+			require.Len(t, res.Offers, 1, "%s, mesos order %v", name, mesos)
+			held := res.Stats.Skips[allocator.ReasonDeclined]
+			if mesos {
+				require.Zero(t, held, "%s: a decliner held back with Mesos's offer order", name)
+			} else {
+				require.Equal(t, 1, held, "%s: the decliner not held back with the rotation", name)
+			}
+			require.NoError(t, x.RecoverResources(o.FrameworkID, o.AgentID, res.Offers[0].Resources, &allocator.Filter{}))
+			again, err := x.Snapshot()
+			require.NoError(t, err)
+			_, err = allocator.Restore(again, allocator.RestoreOptions{Clock: clock.Now})
+			require.NoError(t, err, "%s, mesos order %v: saved after a decline", name, mesos)
+		}
+	}
 }

@@ -29,14 +29,14 @@ func pausedWithAgents(t *testing.T, n int) *Allocator {
 func TestPendingGivesBackItsRoom(t *testing.T) {
 	a := pausedWithAgents(t, 5000)
 	a.Resume()
-	require.Equal(t, 5000, a.pending.Len())
-	burst := a.pending.Size()
+	require.Equal(t, 5000, a.engine.Pending.Len())
+	burst := a.engine.Pending.Size()
 	a.Allocate()
-	require.Equal(t, 0, a.pending.Len(), "the run left agents waiting")
+	require.Equal(t, 0, a.engine.Pending.Len(), "the run left agents waiting")
 	bigger := resources.MustParse("cpus:8;mem:1024", "*")
 	require.NoError(t, a.UpdateAgent("a0001", AgentInfo{}, &bigger))
-	require.Equal(t, []string{"a0001"}, a.pending.Keys())
-	require.LessOrEqual(t, a.pending.Size(), 8, "the table kept the room of %d slots the burst made", burst)
+	require.Equal(t, []string{"a0001"}, a.engine.Pending.Keys())
+	require.LessOrEqual(t, a.engine.Pending.Size(), 8, "the table kept the room of %d slots the burst made", burst)
 	require.NoError(t, a.CheckInvariants())
 }
 
@@ -45,13 +45,13 @@ func TestPendingGivesBackItsRoom(t *testing.T) {
 // apart, a list made before is dropped, and the run still takes them all.
 func TestPendingNotListedWhileAllWait(t *testing.T) {
 	a := pausedWithAgents(t, 10)
-	require.Equal(t, 10, a.pending.Len())
+	require.Equal(t, 10, a.engine.Pending.Len())
 	require.NoError(t, a.AddFramework("f", FrameworkInfo{Roles: []string{"r"}}, nil, Active))
-	require.Equal(t, 0, a.pending.Len(), "the list made before every agent waited")
+	require.Equal(t, 0, a.engine.Pending.Len(), "the list made before every agent waited")
 	for i := 10; i < 20; i++ {
 		require.NoError(t, a.AddAgent(fmt.Sprintf("a%04d", i), AgentInfo{}, resources.MustParse("cpus:4;mem:1024", "*"), nil))
 	}
-	require.Equal(t, 0, a.pending.Len())
+	require.Equal(t, 0, a.engine.Pending.Len())
 	require.True(t, a.Pending())
 	require.NoError(t, a.CheckInvariants())
 	a.Resume()

@@ -65,7 +65,7 @@ func (a *Allocator) endTask(fwID, taskID string) error {
 	a.books.UntrackAllocation(fw, ag, free, true)
 	if p, chosen := a.reclaims.Choices[reclaim.TaskRef{Framework: fwID, Task: taskID}]; chosen {
 		delete(a.reclaims.Choices, reclaim.TaskRef{Framework: fwID, Task: taskID})
-		a.holdFreed(p, ag, free)
+		a.engine.HoldFreed(p, ag, free)
 	}
 	return nil
 }

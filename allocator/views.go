@@ -239,7 +239,7 @@ func (a *Allocator) Skips(fwID string) map[Reason]int {
 	if !ok {
 		return out
 	}
-	if fw.SkipsRun == a.runs && a.runs > 0 {
+	if fw.SkipsRun == a.engine.Runs && a.engine.Runs > 0 {
 		for r, n := range fw.Skips {
 			if n > 0 {
 				out[Reason(r)] = int(n)
@@ -283,8 +283,8 @@ func (a *Allocator) Describe() string {
 	a.ready()
 	var b strings.Builder
 	fmt.Fprintf(&b, "paused: %v\n", a.paused)
-	if a.whitelist != nil {
-		fmt.Fprintf(&b, "whitelist: %v\n", slices.Sorted(maps.Keys(a.whitelist)))
+	if a.engine.Whitelist != nil {
+		fmt.Fprintf(&b, "whitelist: %v\n", slices.Sorted(maps.Keys(a.engine.Whitelist)))
 	}
 	b.WriteString("agents:\n")
 	for _, v := range a.Agents() {

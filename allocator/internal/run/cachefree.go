@@ -1,4 +1,4 @@
-package allocator
+package run
 
 import (
 	"math/rand/v2"
@@ -55,11 +55,11 @@ import (
 // parksRoles reports whether roles found unable to take anything may be
 // taken out of the role sorter (parked across runs, hidden for the rest of
 // a run) rather than looked at again.
-func (a *Allocator) parksRoles() bool {
-	if a.opts.CacheFree {
+func (e *Engine) parksRoles() bool {
+	if e.opts.CacheFree {
 		return false
 	}
-	_, ok := a.roleSorter.Sorter.(sorter.Stable)
+	_, ok := e.roleSorter.Sorter.(sorter.Stable)
 	return ok
 }
 
@@ -67,8 +67,8 @@ func (a *Allocator) parksRoles() bool {
 // skipped or shortened by what is known: (agent, role) pairs where no
 // framework of the role could take anything, and frameworks known to
 // refuse an agent.
-func (a *Allocator) skipsWalks(fs *roles.TrackedSorter) bool {
-	if a.opts.CacheFree {
+func (e *Engine) skipsWalks(fs *roles.TrackedSorter) bool {
+	if e.opts.CacheFree {
 		return false
 	}
 	_, ok := fs.Sorter.(sorter.Stable)
@@ -83,7 +83,7 @@ func (a *Allocator) skipsWalks(fs *roles.TrackedSorter) bool {
 // itself keeps it from depending on what else the run looked at, so a run
 // that skips frameworks it knows take nothing cuts every offer it makes
 // exactly as a run that looks at them all.
-func (a *Allocator) cutOrder(r *run, st cluster.Stage, agentID, fwID, role string) *rand.Rand {
+func (e *Engine) cutOrder(r *runState, st cluster.Stage, agentID, fwID, role string) *rand.Rand {
 	h := uint64(14695981039346656037) // FNV-1a, each string ended by a 0xff byte
 	for _, s := range [...]string{agentID, fwID, role} {
 		for i := 0; i < len(s); i++ {
@@ -91,25 +91,25 @@ func (a *Allocator) cutOrder(r *run, st cluster.Stage, agentID, fwID, role strin
 		}
 		h = (h ^ 0xff) * 1099511628211
 	}
-	a.cutPCG.Seed(uint64(a.opts.Seed)^r.id*0x9e3779b97f4a7c15, h^uint64(st))
-	return a.cutRand
+	e.cutPCG.Seed(uint64(e.opts.Seed)^r.id*0x9e3779b97f4a7c15, h^uint64(st))
+	return e.cutRand
 }
 
-// dropCaches forgets every cached answer: parked roles go back into the
+// DropCaches forgets every cached answer: parked roles go back into the
 // role sorter, agents forget where nobody could take anything and which
 // frameworks refuse them, and filters forget what they were known to cover.
-func (a *Allocator) dropCaches() {
-	a.parking.Unpark(a.roleSorter)
-	for ag := range a.cs.Agents.All() {
+func (e *Engine) DropCaches() {
+	e.parking.Unpark(e.roleSorter)
+	for ag := range e.cs.Agents.All() {
 		ag.Nobody = tables.ByRole[cluster.NobodyEntry]{}
 		ag.Refusals = tables.ByRole[*refusals.Index]{}
 	}
-	for fw := range a.cs.Frameworks.All() {
+	for fw := range e.cs.Frameworks.All() {
 		fw.Filters.Each(func(_, _ string, f *refusals.Refusal) { f.Covered = 0 })
 		for _, s := range fw.Whole {
 			for num, w := range s.All() {
 				w.Covered = 0
-				s.Put(num, w, len(a.cs.AgentsByNum))
+				s.Put(num, w, len(e.cs.AgentsByNum))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package allocator
+package run
 
 import (
 	"slices"
@@ -34,8 +34,8 @@ func ints(buf []int, n int) []int { return slices.Grow(buf[:0], n)[:n] }
 // which is cheaper than comparing agent ids. Records are made in rank
 // order within each stage, so a group needs sorting only when both stages
 // offered to it.
-func (a *Allocator) groupOffers(records []explain.Offer) []offer.Offer {
-	g := &a.grouping
+func (e *Engine) groupOffers(records []explain.Offer) []offer.Offer {
+	g := &e.grouping
 	if g.index == nil {
 		g.index = map[offerGroup]int{}
 	}
@@ -93,7 +93,7 @@ func (a *Allocator) groupOffers(records []explain.Offer) []offer.Offer {
 		}
 	}
 	out := make([]offer.Offer, 0, len(records))
-	ids := a.offerIDs.NextN(len(records))
+	ids := e.OfferIDs.NextN(len(records))
 	// Agents with no room for an outstanding offer get it from one
 	// allocation for the run, not one each (they keep the room across runs).
 	fresh := 0

@@ -1,4 +1,4 @@
-package allocator
+package run
 
 import (
 	"github.com/allot-go/allot/allocator/internal/books"
@@ -12,23 +12,23 @@ import (
 // offerTo makes fw an offer on ag in role (its node and framework sorter
 // fs) if it can take one. It returns what it did and, for an offer, the
 // unreserved non-revocable quantities offered.
-func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, role string, node *roles.Node, fs *roles.TrackedSorter, st cluster.Stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
+func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, role string, node *roles.Node, fs *roles.TrackedSorter, st cluster.Stage, unsatisfied resources.Quantities) (outcome, resources.Quantities) {
 	if fw == nil {
 		return passed, resources.Quantities{}
 	}
-	if st == stageFairShare && len(r.offers) > r.agentOffers && a.offeredHere(r, fw, role) {
+	if st == stageFairShare && len(r.offers) > r.agentOffers && e.offeredHere(r, fw, role) {
 		// A walk after an offer sized to a pending task (demand.go) meets
 		// frameworks offered something here already: only one whose
 		// offers are sized to its tasks may be offered more, in the same
 		// offer; the others had what the stage gives them here.
-		if _, stated := fw.PendingIn(role); !stated || a.opts.WholeOffers {
+		if _, stated := fw.PendingIn(role); !stated || e.opts.WholeOffers {
 			r.stable = false // no pass of its own: not a verdict to keep
 			return passed, resources.Quantities{}
 		}
 	}
 	if fw.Info.Constraints != nil {
 		if cs, ok := fw.Info.Constraints[role]; ok && !cs.Admits(ag.Info.Attributes) {
-			return a.passOver(r, fw, ag, node, st, ReasonConstraints, resources.Quantities{})
+			return e.passOver(r, fw, ag, node, st, explain.Constraints, resources.Quantities{})
 		}
 	}
 	// available is read-only below: on the common path it is the agent's
@@ -45,22 +45,22 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 	if available.IsEmpty() {
 		return exhausted, resources.Quantities{}
 	}
-	if !a.allocatable(available, role, fw) {
-		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, available.Quantities())
+	if !e.allocatable(available, role, fw) {
+		return e.passOver(r, fw, ag, node, st, explain.MinAllocatable, available.Quantities())
 	}
-	if !a.capableOfAgent(fw, ag) {
-		at := len(a.explain.Passes)
-		out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
-		a.explain.Missing(at, a.agentMissing(fw, ag))
+	if !e.capableOfAgent(fw, ag) {
+		at := len(e.explain.Passes)
+		out, q := e.passOver(r, fw, ag, node, st, explain.Incapable, resources.Quantities{})
+		e.explain.Missing(at, e.AgentMissing(fw, ag))
 		return out, q
 	}
 	if ag.HasShared || ag.HasRevocable || ag.HasRefined {
 		before := available
 		available, whole = stripIncapable(available, fw.Info.Capabilities), false
 		if available.IsEmpty() {
-			at := len(a.explain.Passes)
-			out, q := a.passOver(r, fw, ag, node, st, ReasonIncapable, resources.Quantities{})
-			a.explain.Missing(at, strippedMissing(before, fw.Info.Capabilities))
+			at := len(e.explain.Passes)
+			out, q := e.passOver(r, fw, ag, node, st, explain.Incapable, resources.Quantities{})
+			e.explain.Missing(at, strippedMissing(before, fw.Info.Capabilities))
 			return out, q
 		}
 	}
@@ -74,13 +74,13 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 	cutByLimit, cutByHeadroom, cutByShare := false, false, false
 	limits, limited := resources.Limits{}, false
 	if r.quota {
-		limits, limited = a.roles.LimitHeadroom(node)
+		limits, limited = e.roles.LimitHeadroom(node)
 	}
-	split := st == stageFairShare && a.opts.OfferShare > 0 && a.opts.OfferShare < 1
+	split := st == stageFairShare && e.opts.OfferShare > 0 && e.opts.OfferShare < 1
 	if st == stageGuarantees || limited || !r.requiredHeadroom.IsEmpty() || split {
 		// Split into what quota governs (unreserved, non-revocable scalars)
 		// and the rest (reservations, non-scalars, revocable).
-		cut := a.cutOrder(r, st, ag.ID, fw.ID, role)
+		cut := e.cutOrder(r, st, ag.ID, fw.ID, role)
 		quotaPart, rest := available.QuotaPart()
 		uncut = quotaPart
 		if st == stageGuarantees {
@@ -114,9 +114,9 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			// falls (less than all of it where a descendant's guarantee
 			// decides that need): the spare is what it was before this
 			// offer less the difference.
-			spare := a.cs.FreeHeadroom.Minus(r.requiredHeadroom)
+			spare := e.cs.FreeHeadroom.Minus(r.requiredHeadroom)
 			if st == stageGuarantees {
-				a.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
+				e.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
 				spare = spare.Minus(guaranteedQ.Minus(r.needFall))
 			}
 			capped := additional.Shrink(spare, cut)
@@ -125,7 +125,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		}
 		if split {
 			before := additional
-			additional = additional.ShrinkToLimits(a.offerShareOf(ag), cut)
+			additional = additional.ShrinkToLimits(e.offerShareOf(ag), cut)
 			cutByShare = additional.Len() != before.Len() || !additional.Equal(before)
 		}
 		rest.Add(additional)
@@ -135,19 +135,19 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		}
 	}
 
-	if !a.allocatable(toOffer, role, fw) {
+	if !e.allocatable(toOffer, role, fw) {
 		switch {
 		case cutByLimit:
-			return a.passOver(r, fw, ag, node, st, ReasonQuotaLimit, uncut.Quantities())
+			return e.passOver(r, fw, ag, node, st, explain.QuotaLimit, uncut.Quantities())
 		case cutByHeadroom:
-			return a.passOver(r, fw, ag, node, st, ReasonHeadroom, uncut.Quantities())
+			return e.passOver(r, fw, ag, node, st, explain.Headroom, uncut.Quantities())
 		}
 		if cutByShare {
 			// Below the minimum after a cut to the offer share, drawn for
 			// this run: the verdict on the agent is not kept.
 			r.stable = false
 		}
-		return a.passOver(r, fw, ag, node, st, ReasonMinAllocatable, toOffer.Quantities())
+		return e.passOver(r, fw, ag, node, st, explain.MinAllocatable, toOffer.Quantities())
 	}
 	// sizedFor is the pending task the offer is sized for (demand.go), -1
 	// when it is not sized.
@@ -160,15 +160,15 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 				// changing (see the filtered case below).
 				r.stable = false
 			}
-			return a.passOver(r, fw, ag, node, st, ReasonNoFit, toOffer.Quantities())
+			return e.passOver(r, fw, ag, node, st, explain.NoFit, toOffer.Quantities())
 		}
-		if !a.opts.WholeOffers {
+		if !e.opts.WholeOffers {
 			// A disk that does not split (a MOUNT disk, a volume) may hold
 			// the task whole but not be cut to it: the offer is then not
 			// sized.
 			// Nor is one that would fall below the minimum allocatable
 			// resources: the whole leftover is offered instead.
-			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) && a.allocatable(sized, role, fw) {
+			if sized := toOffer.Shrink(pending[i].Resources, nil); sized.ContainsQuantities(pending[i].Resources) && e.allocatable(sized, role, fw) {
 				toOffer, whole, sizedFor = sized, false, i
 				if st == stageGuarantees {
 					quota, _ := sized.QuotaPart()
@@ -178,7 +178,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			}
 		}
 	}
-	if filtered, until := a.dec.IsFiltered(fw, role, ag, toOffer, true, r.now, r.periodic); filtered {
+	if filtered, until := e.dec.IsFiltered(fw, role, ag, toOffer, true, r.now, r.periodic); filtered {
 		if r.until.IsZero() || until.Before(r.until) {
 			r.until = until
 		}
@@ -192,19 +192,19 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 			// kept.
 			r.stable = false
 		}
-		return a.passOver(r, fw, ag, node, st, ReasonFiltered, resources.Quantities{})
+		return e.passOver(r, fw, ag, node, st, explain.Filtered, resources.Quantities{})
 	}
-	if st == stageFairShare && !a.opts.MesosOfferOrder && a.dec.HeldBack(fw, ag) {
+	if st == stageFairShare && !e.opts.MesosOfferOrder && e.dec.HeldBack(fw, ag) {
 		// The round after declines (rotation.go): the others first. The
 		// round ends in this run if nobody else takes the agent, so the
 		// verdict is not kept.
 		r.stable = false
 		r.heldBack++
-		return a.passOver(r, fw, ag, node, st, ReasonDeclined, resources.Quantities{})
+		return e.passOver(r, fw, ag, node, st, explain.Declined, resources.Quantities{})
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	a.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
+	e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
 	if ag.HasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -216,7 +216,7 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 		}
 	}
 	if st == stageGuarantees {
-		a.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
+		e.roles.NeedFallInto(node, guaranteedQ, &r.needFall)
 		r.requiredHeadroom.Subtract(r.needFall)
 	}
 	if sizedFor >= 0 {
@@ -224,9 +224,9 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 	}
 	if fw.Demand != nil {
 		// Before trackOffer, which may change toOffer's storage.
-		a.consumeDemand(fw, role, toOffer, sizedFor)
+		e.consumeDemand(fw, role, toOffer, sizedFor)
 	}
-	a.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
+	e.trackOffer(fw, ag, role, node, fs, offeredRes, toOffer, whole)
 	if st == stageGuarantees {
 		return offered, gotQ
 	}
@@ -235,10 +235,10 @@ func (a *Allocator) offerTo(r *run, ag *cluster.Agent, fw *cluster.Framework, ro
 
 // offerShareOf is the most of each unreserved, non-revocable scalar of ag
 // one offer may hold under Options.OfferShare.
-func (a *Allocator) offerShareOf(ag *cluster.Agent) resources.Limits {
+func (e *Engine) offerShareOf(ag *cluster.Agent) resources.Limits {
 	var l resources.Limits
 	for name, v := range cluster.HeadroomOf(ag.Total).All() {
-		l.Set(name, resources.Scalar(float64(v)*a.opts.OfferShare))
+		l.Set(name, resources.Scalar(float64(v)*e.opts.OfferShare))
 	}
 	return l
 }
@@ -249,7 +249,7 @@ func (a *Allocator) offerShareOf(ag *cluster.Agent) resources.Limits {
 // agent's earlier sized offers: those were made while the fair-share stage
 // was at the agent, so they are among the run's last offers, from
 // r.agentOffers on.
-func (a *Allocator) record(r *run, ag *cluster.Agent, key explain.OfferKey, res resources.Resources, stage, sized bool) {
+func (e *Engine) record(r *runState, ag *cluster.Agent, key explain.OfferKey, res resources.Resources, stage, sized bool) {
 	join := func(i int) {
 		merged := r.offers[i].Res.Clone()
 		merged.Add(res)
@@ -272,13 +272,13 @@ func (a *Allocator) record(r *run, ag *cluster.Agent, key explain.OfferKey, res 
 			}
 		}
 	}
-	r.offers = append(r.offers, explain.Offer{Key: key, Res: res, Ag: ag, Rank: int(a.runRanks[ag.Num])})
+	r.offers = append(r.offers, explain.Offer{Key: key, Res: res, Ag: ag, Rank: int(e.runRanks[ag.Num])})
 }
 
 // trackOffer is trackAllocation for one offer of a run: offered is tagged
 // with role (its node and framework sorter fs), plain is the same without
 // the tag, and whole says it is all of the agent's available resources.
-func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
+func (e *Engine) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role string, node *roles.Node, fs *roles.TrackedSorter, offered, plain resources.Resources, whole bool) {
 	// offered is frozen: the host, the agent's records and the sorters
 	// share it, and none changes it in place.
 	if held := ag.Offered.Get(fw.ID); held.IsEmpty() {
@@ -288,7 +288,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	}
 	// plain may share storage with ag.available: use it before available
 	// changes in place.
-	counted := a.books.TrackHeldAt(node, role, plain, true)
+	counted := e.books.TrackHeldAt(node, role, plain, true)
 	// On an agent without reservations or revocable resources every scalar
 	// offered is what trackHeld has just counted, and its headroom is the
 	// available quantities: an offer of all of them takes that much from
@@ -296,7 +296,7 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 	unreservedOnly := !ag.HasReserved && !ag.HasRevocable
 	allHeadroom := whole && unreservedOnly
 	if allHeadroom {
-		a.cs.FreeHeadroom.Subtract(counted)
+		e.cs.FreeHeadroom.Subtract(counted)
 		ag.Headroom.Reset()
 	}
 	if whole {
@@ -310,34 +310,34 @@ func (a *Allocator) trackOffer(fw *cluster.Framework, ag *cluster.Agent, role st
 		// or cut): what trackHeld counted is what leaves its headroom,
 		// as for a whole offer, without summing what is left again.
 		ag.Headroom.Subtract(counted)
-		a.cs.FreeHeadroom.Subtract(counted)
+		e.cs.FreeHeadroom.Subtract(counted)
 	}
 	if unreservedOnly && !ag.HasShared {
 		// Nothing shared either: the sorters' charge is what trackHeld
 		// counted, without reading the offer's resources again.
-		a.ch.LoadQuantities(counted)
+		e.ch.LoadQuantities(counted)
 	} else {
-		a.ch.Load(offered)
+		e.ch.Load(offered)
 	}
-	if a.obs != nil {
-		a.obs.Held(fw.ID, role, a.ch.Q, resources.Quantities{}, true)
+	if e.obs != nil {
+		e.obs.Held(fw.ID, role, e.ch.Q, resources.Quantities{}, true)
 	}
-	books.SorterAllocated(a.roleSorter.Sorter, role, ag.ID, offered, &a.ch)
-	books.SorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &a.ch)
+	books.SorterAllocated(e.roleSorter.Sorter, role, ag.ID, offered, &e.ch)
+	books.SorterAllocated(fs.Sorter, fw.ID, ag.ID, offered, &e.ch)
 	if !allHeadroom && !partHeadroom {
-		a.cs.RefreshHeadroom(ag)
+		e.cs.RefreshHeadroom(ag)
 	}
 }
 
 // allocatable reports whether res meets the minimum allocatable resources of
 // fw in role (or the global ones).
-func (a *Allocator) allocatable(res resources.Resources, role string, fw *cluster.Framework) bool {
+func (e *Engine) allocatable(res resources.Resources, role string, fw *cluster.Framework) bool {
 	if res.IsEmpty() {
 		return false
 	}
 	mins, ok := fw.Info.MinAllocatable[role]
 	if !ok {
-		mins = a.opts.MinAllocatable
+		mins = e.opts.MinAllocatable
 	}
 	if len(mins) == 0 {
 		return true
@@ -353,12 +353,12 @@ func (a *Allocator) allocatable(res resources.Resources, role string, fw *cluste
 // capableOfAgent reports whether fw may be offered anything of ag: agents
 // with GPUs go only to GPU-capable frameworks (unless Options allow all),
 // and agents outside the master's region only to region-aware ones.
-func (a *Allocator) capableOfAgent(fw *cluster.Framework, ag *cluster.Agent) bool {
+func (e *Engine) capableOfAgent(fw *cluster.Framework, ag *cluster.Agent) bool {
 	caps := fw.Info.Capabilities
-	if !a.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
+	if !e.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
 		return false
 	}
-	if a.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != a.opts.Region && !caps.Has(offer.RegionAware) {
+	if e.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != e.opts.Region && !caps.Has(offer.RegionAware) {
 		return false
 	}
 	return true
@@ -375,4 +375,36 @@ func stripIncapable(res resources.Resources, caps offer.Capabilities) resources.
 	return res.Filter(func(x resources.Resource) bool {
 		return (shared || !x.Shared) && (revocable || !x.Revocable) && (refined || !x.Reservations.IsRefined())
 	})
+}
+
+// AgentMissing returns the capabilities whose lack keeps fw from the
+// whole of ag: GPUs and the region.
+func (e *Engine) AgentMissing(fw *cluster.Framework, ag *cluster.Agent) offer.Capabilities {
+	caps := fw.Info.Capabilities
+	var m offer.Capabilities
+	if !e.opts.AllowGPUsToAll && !caps.Has(offer.GPUResources) && ag.HasGPUs {
+		m |= offer.GPUResources
+	}
+	if e.opts.Region != "" && ag.Info.Region != "" && ag.Info.Region != e.opts.Region && !caps.Has(offer.RegionAware) {
+		m |= offer.RegionAware
+	}
+	return m
+}
+
+// strippedMissing returns the capabilities, of those stripIncapable looks
+// at, that caps lacks for some of res.
+func strippedMissing(res resources.Resources, caps offer.Capabilities) offer.Capabilities {
+	var m offer.Capabilities
+	for r := range res.All() {
+		if r.Shared && !caps.Has(offer.SharedResources) {
+			m |= offer.SharedResources
+		}
+		if r.Revocable && !caps.Has(offer.RevocableResources) {
+			m |= offer.RevocableResources
+		}
+		if r.Reservations.IsRefined() && !caps.Has(offer.ReservationRefinement) {
+			m |= offer.ReservationRefinement
+		}
+	}
+	return m
 }

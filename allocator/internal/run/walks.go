@@ -1,9 +1,10 @@
-package allocator
+package run
 
 import (
 	"time"
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/resources"
@@ -15,29 +16,12 @@ const (
 	stageFairShare  = cluster.StageFairShare
 )
 
-// walk visits s's clients in order until visit returns false: with
-// sorter.Walker when s implements it (a run usually stops at the first
-// client that takes the agent), else through Sort. Changes made to s during
-// the walk (allocations, deactivations) apply from the next walk on, as
-// they would from the next Sort.
-func walk(s sorter.Sorter, visit func(string) bool) {
-	if w, ok := s.(sorter.Walker); ok {
-		w.Walk(visit)
-		return
-	}
-	for _, client := range s.Sort() {
-		if !visit(client) {
-			return
-		}
-	}
-}
-
 // cursor is where an allocation run is while it walks the sorters: the
 // agent being allocated and the role whose frameworks are being visited.
 // The walk callbacks are methods bound once (see New), so walking allocates
 // nothing.
 type cursor struct {
-	r    *run
+	r    *runState
 	ag   *cluster.Agent
 	role string
 	// node and fs are the role's node and framework sorter, looked up once
@@ -50,60 +34,60 @@ type cursor struct {
 	complete, madeOffer bool
 }
 
-func (a *Allocator) allocateGuarantees(r *run, ag *cluster.Agent) {
-	a.cur = cursor{r: r, ag: ag}
+func (e *Engine) allocateGuarantees(r *runState, ag *cluster.Agent) {
+	e.cur = cursor{r: r, ag: ag}
 	for {
 		// As in the fair-share stage, an offer sized to a pending task
 		// starts the walk again, so that a role below its guarantee gets
 		// as many of its tasks as the agent holds.
 		r.sized = false
-		walk(a.roleSorter.Sorter, a.visitGuaranteeRole)
+		Walk(e.roleSorter.Sorter, e.visitGuaranteeRole)
 		if !r.sized || ag.Available.IsEmpty() {
 			break
 		}
 	}
 	r.sized = false
-	a.cur = cursor{}
+	e.cur = cursor{}
 }
 
 // guaranteeRole is stage one's visit of a role on the cursor's agent.
-func (a *Allocator) guaranteeRole(role string) bool {
-	c := &a.cur
+func (e *Engine) guaranteeRole(role string) bool {
+	c := &e.cur
 	if c.ag.Available.IsEmpty() {
 		return false
 	}
-	node := a.roles.Get(role)
+	node := e.roles.Get(role)
 	if node == nil {
 		return true
 	}
-	a.roles.UnsatisfiedInto(node, &a.unsatBuf)
-	c.unsatisfied = a.unsatBuf
+	e.roles.UnsatisfiedInto(node, &e.unsatBuf)
+	c.unsatisfied = e.unsatBuf
 	if c.unsatisfied.IsEmpty() {
 		// Guarantees only get met within a run: hide the role from the
 		// role sorter for the rest of stage one.
-		if a.parksRoles() {
-			_ = a.roleSorter.Deactivate(role)
+		if e.parksRoles() {
+			_ = e.roleSorter.Deactivate(role)
 			c.r.hidden = append(c.r.hidden, role)
 		}
 		return true
 	}
 	fs := node.FrameworkSorter
-	if fs == nil || a.nobody(c.ag, node, fs, c.r, stageGuarantees) {
+	if fs == nil || e.nobody(c.ag, node, fs, c.r, stageGuarantees) {
 		return true
 	}
 	c.role, c.node, c.fs = role, node, fs
-	a.walkFrameworks(fs, c.ag, role, c.r, a.visitGuaranteeFramework)
+	e.walkFrameworks(fs, c.ag, role, c.r, e.visitGuaranteeFramework)
 	return !c.r.sized
 }
 
 // guaranteeFramework is stage one's visit of a framework of the cursor's
 // role.
-func (a *Allocator) guaranteeFramework(fwID string) bool {
-	c := &a.cur
+func (e *Engine) guaranteeFramework(fwID string) bool {
+	c := &e.cur
 	if c.unsatisfied.IsEmpty() {
 		return false
 	}
-	out, got := a.offerTo(c.r, c.ag, a.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
+	out, got := e.offerTo(c.r, c.ag, e.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageGuarantees, c.unsatisfied)
 	if out == exhausted {
 		return false
 	}
@@ -111,32 +95,32 @@ func (a *Allocator) guaranteeFramework(fwID string) bool {
 	return !c.r.sized
 }
 
-func (a *Allocator) allocateFairShare(r *run, ag *cluster.Agent) {
-	a.cur = cursor{r: r, ag: ag}
+func (e *Engine) allocateFairShare(r *runState, ag *cluster.Agent) {
+	e.cur = cursor{r: r, ag: ag}
 	r.agentOffers = len(r.offers)
-	first := len(a.explain.Passes)
+	first := len(e.explain.Passes)
 	// heldBack counts over every walk of the agent (a walk after a sized
 	// offer may skip a role whose tasks no longer fit, and hold nobody
 	// back itself): the round ends if any walk held a framework back.
 	r.heldBack = 0
-	a.walkAgent(r, ag)
-	if a.dec.EndRound(r.heldBack, ag) {
+	e.walkAgent(r, ag)
+	if e.dec.EndRound(r.heldBack, ag) {
 		// The frameworks the round held back are offered what is left,
 		// as any others would be.
-		second := len(a.explain.Passes)
-		a.walkAgent(r, ag)
-		a.settleHeldBack(r, ag, first, second)
+		second := len(e.explain.Passes)
+		e.walkAgent(r, ag)
+		e.settleHeldBack(r, ag, first, second)
 	}
-	a.cur = cursor{}
+	e.cur = cursor{}
 }
 
 // walkAgent walks the roles on the cursor's agent in the fair-share stage.
-func (a *Allocator) walkAgent(r *run, ag *cluster.Agent) {
+func (e *Engine) walkAgent(r *runState, ag *cluster.Agent) {
 	for {
 		// An offer sized to a pending task (demand.go) stops the walk: the
 		// agent's next task goes to whoever is first in DRF order now.
 		r.sized = false
-		walk(a.roleSorter.Sorter, a.visitFairRole)
+		Walk(e.roleSorter.Sorter, e.visitFairRole)
 		if !r.sized || ag.Available.IsEmpty() {
 			break
 		}
@@ -144,52 +128,52 @@ func (a *Allocator) walkAgent(r *run, ag *cluster.Agent) {
 }
 
 // fairRole is stage two's visit of a role on the cursor's agent.
-func (a *Allocator) fairRole(role string) bool {
-	c := &a.cur
+func (e *Engine) fairRole(role string) bool {
+	c := &e.cur
 	if c.ag.Available.IsEmpty() {
 		return false
 	}
-	node := a.roles.Get(role)
+	node := e.roles.Get(role)
 	if node == nil || node.FrameworkSorter == nil {
 		return true
 	}
 	fs := node.FrameworkSorter
-	if a.capped(c.r, node) {
+	if e.capped(c.r, node) {
 		// Hide the role from the role sorter for the rest of the run.
-		if a.parksRoles() {
-			_ = a.roleSorter.Deactivate(role)
+		if e.parksRoles() {
+			_ = e.roleSorter.Deactivate(role)
 			c.r.hidden = append(c.r.hidden, role)
 		}
 		return true
 	}
-	if a.nobody(c.ag, node, fs, c.r, stageFairShare) {
+	if e.nobody(c.ag, node, fs, c.r, stageFairShare) {
 		return true
 	}
-	if a.skipsWalks(fs) && a.fitsNoTask(c.r, c.ag, node) {
-		a.explain.Unfit(c.ag, node)
+	if e.skipsWalks(fs) && e.fitsNoTask(c.r, c.ag, node) {
+		e.explain.Unfit(c.ag, node)
 		return true
 	}
 	c.r.stable, c.r.until = true, time.Time{}
 	c.role, c.node, c.fs, c.complete, c.madeOffer = role, node, fs, true, false
-	start := len(a.explain.Passes)
-	a.walkFrameworks(fs, c.ag, role, c.r, a.visitFairFramework)
+	start := len(e.explain.Passes)
+	e.walkFrameworks(fs, c.ag, role, c.r, e.visitFairFramework)
 	if c.r.sized {
 		return false
 	}
 	if !c.madeOffer {
 		// A walk that made an offer shows in the offers.
-		a.explain.Visit(c.ag, node, stageFairShare, c.r.indexed)
+		e.explain.Visit(c.ag, node, stageFairShare, c.r.indexed)
 	}
-	if c.complete && !c.madeOffer && c.r.stable && a.skipsWalks(fs) {
-		a.rememberNobody(c.ag, node, c.r.until, a.explain.Since(start, c.r.indexed))
+	if c.complete && !c.madeOffer && c.r.stable && e.skipsWalks(fs) {
+		e.rememberNobody(c.ag, node, c.r.until, e.explain.Since(start, c.r.indexed))
 	}
 	return true
 }
 
 // fairFramework is stage two's visit of a framework of the cursor's role.
-func (a *Allocator) fairFramework(fwID string) bool {
-	c := &a.cur
-	out, _ := a.offerTo(c.r, c.ag, a.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
+func (e *Engine) fairFramework(fwID string) bool {
+	c := &e.cur
+	out, _ := e.offerTo(c.r, c.ag, e.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
 	if out == exhausted || (out == offered && (c.ag.Available.IsEmpty() || c.r.sized)) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
@@ -205,9 +189,9 @@ func (a *Allocator) fairFramework(fwID string) bool {
 // Frameworks whose refusal filters are known to cover everything on the
 // agent are stepped over without a visit when there are enough of them and
 // the sorter can (see filters.go); they are counted in RunStats.Refused.
-func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *cluster.Agent, role string, r *run, visit func(string) bool) {
+func (e *Engine) walkFrameworks(fs *roles.TrackedSorter, ag *cluster.Agent, role string, r *runState, visit func(string) bool) {
 	r.indexed = false
-	if idx := ag.Refusers(role, r.now); idx != nil && a.skipsWalks(fs) {
+	if idx := ag.Refusers(role, r.now); idx != nil && e.skipsWalks(fs) {
 		if indexed, ok := fs.Sorter.(sorter.Indexed); ok {
 			if n := idx.Skip.Count(); n >= refusals.IndexAbove {
 				r.stats.Refused += n
@@ -220,39 +204,39 @@ func (a *Allocator) walkFrameworks(fs *roles.TrackedSorter, ag *cluster.Agent, r
 			}
 		}
 	}
-	walk(fs.Sorter, visit)
+	Walk(fs.Sorter, visit)
 }
 
 // nobody reports whether every framework of the role was passed over on
 // the agent before, for reasons that still hold.
-func (a *Allocator) nobody(ag *cluster.Agent, n *roles.Node, fs *roles.TrackedSorter, r *run, st cluster.Stage) bool {
-	if !a.skipsWalks(fs) {
+func (e *Engine) nobody(ag *cluster.Agent, n *roles.Node, fs *roles.TrackedSorter, r *runState, st cluster.Stage) bool {
+	if !e.skipsWalks(fs) {
 		return false
 	}
-	e, ok := ag.Nobody.Get(n.Path)
+	entry, ok := ag.Nobody.Get(n.Path)
 	if !ok {
 		return false
 	}
-	if e.Version != ag.Version || e.Epoch != n.Epoch || (e.Until != refusals.NoExpiry && !r.now.Before(e.Until.Time())) {
+	if entry.Version != ag.Version || entry.Epoch != n.Epoch || (entry.Until != refusals.NoExpiry && !r.now.Before(entry.Until.Time())) {
 		ag.Nobody.Drop(n.Path)
 		return false
 	}
 	r.stats.Unchanged++
-	a.explain.Unchanged(ag, n, st, e.Passes)
+	e.explain.Unchanged(ag, n, st, entry.Passes)
 	return true
 }
 
-func (a *Allocator) rememberNobody(ag *cluster.Agent, n *roles.Node, until time.Time, passes *cluster.NobodyPasses) {
+func (e *Engine) rememberNobody(ag *cluster.Agent, n *roles.Node, until time.Time, passes *cluster.NobodyPasses) {
 	if ag.HasShared {
 		// Shared volumes offered earlier in a run are hidden from later
 		// frameworks only for that run.
 		return
 	}
-	e, ok := refusals.ExpiryOf(until)
+	expiry, ok := refusals.ExpiryOf(until)
 	if !ok {
 		return // the cache could not say when the result ends
 	}
-	ag.Nobody.Set(n.Path, cluster.NobodyEntry{Version: ag.Version, Epoch: n.Epoch, Until: e, Passes: passes})
+	ag.Nobody.Set(n.Path, cluster.NobodyEntry{Version: ag.Version, Epoch: n.Epoch, Until: expiry, Passes: passes})
 }
 
 // passOver records that fw was passed over on ag in node's role for
@@ -261,11 +245,11 @@ func (a *Allocator) rememberNobody(ag *cluster.Agent, n *roles.Node, until time.
 // that can change while neither the agent nor the role's frameworks change
 // (quota, headroom) make the run's verdict on the agent unstable, so it is
 // not cached.
-func (a *Allocator) passOver(r *run, fw *cluster.Framework, ag *cluster.Agent, node *roles.Node, st cluster.Stage, reason Reason, detail resources.Quantities) (outcome, resources.Quantities) {
-	a.skip(r, fw, reason)
-	if reason == ReasonQuotaLimit || reason == ReasonHeadroom {
+func (e *Engine) passOver(r *runState, fw *cluster.Framework, ag *cluster.Agent, node *roles.Node, st cluster.Stage, reason uint8, detail resources.Quantities) (outcome, resources.Quantities) {
+	e.skip(r, fw, reason)
+	if reason == explain.QuotaLimit || reason == explain.Headroom {
 		r.stable = false
 	}
-	a.explain.Pass(fw, ag, node, st, uint8(reason), detail)
+	e.explain.Pass(fw, ag, node, st, reason, detail)
 	return passed, resources.Quantities{}
 }

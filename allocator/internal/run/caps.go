@@ -1,6 +1,7 @@
-package allocator
+package run
 
 import (
+	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/roles"
 )
@@ -13,14 +14,14 @@ import (
 // Within a run consumption and spare headroom only move one way, so a
 // capped role stays capped until the run ends. Its active frameworks are
 // counted as passed over once, for the limit or the headroom.
-func (a *Allocator) capped(r *run, n *roles.Node) bool {
+func (e *Engine) capped(r *runState, n *roles.Node) bool {
 	if !r.quota {
 		return false
 	}
-	if n.CappedRun == r.id && !a.opts.CacheFree {
+	if n.CappedRun == r.id && !e.opts.CacheFree {
 		return true
 	}
-	capped, byLimit := quota.CappedNow(&a.cs, a.roles, n, r.requiredHeadroom, r.names, a.opts.MinAllocatable)
+	capped, byLimit := quota.CappedNow(e.cs, e.roles, n, r.requiredHeadroom, r.names, e.opts.MinAllocatable)
 	if !capped || n.CappedRun == r.id {
 		return capped
 	}
@@ -30,39 +31,39 @@ func (a *Allocator) capped(r *run, n *roles.Node) bool {
 	// scalar free anywhere is enough to offer), the cluster simply has
 	// nothing free for the role, which is no reason to count against it
 	// (as an agent with nothing left is not).
-	reason := Reason(quota.CapOf(byLimit, r.requiredHeadroom))
-	if reason != ReasonMinAllocatable {
+	reason := (quota.CapOf(byLimit, r.requiredHeadroom))
+	if reason != explain.MinAllocatable {
 		for _, fwID := range n.Frameworks.Sorted() {
-			if fw := a.cs.Frameworks.Get(fwID); fw.Active {
-				a.skip(r, fw, reason)
+			if fw := e.cs.Frameworks.Get(fwID); fw.Active {
+				e.skip(r, fw, reason)
 			}
 		}
 	}
-	n.CappedRun, n.CappedBy = r.id, uint8(reason)
+	n.CappedRun, n.CappedBy = r.id, reason
 	return true
 }
 
 // parkCapped keeps out of the role sorter the roles that can take nothing
 // more in run r (see capped, and quota.Parking).
-func (a *Allocator) parkCapped(r *run) {
-	if a.parking.Current() && a.parking.ReasonsHold(a.roles, !r.requiredHeadroom.IsEmpty()) {
-		r.stats.Capped += len(a.parking.Parked)
+func (e *Engine) parkCapped(r *runState) {
+	if e.parking.Current() && e.parking.ReasonsHold(e.roles, !r.requiredHeadroom.IsEmpty()) {
+		r.stats.Capped += len(e.parking.Parked)
 		return
 	}
-	a.parking.Park(a.roleSorter, a.roles, a.books.RolesWithSorters(), func(n *roles.Node) bool { return a.capped(r, n) })
+	e.parking.Park(e.roleSorter, e.roles, e.books.RolesWithSorters(), func(n *roles.Node) bool { return e.capped(r, n) })
 }
 
 // stillCapped is quota.CappedNow for run r.
-func (a *Allocator) stillCapped(r *run) func(*roles.Node) bool {
+func (e *Engine) stillCapped(r *runState) func(*roles.Node) bool {
 	return func(n *roles.Node) bool {
-		capped, _ := quota.CappedNow(&a.cs, a.roles, n, r.requiredHeadroom, r.names, a.opts.MinAllocatable)
+		capped, _ := quota.CappedNow(e.cs, e.roles, n, r.requiredHeadroom, r.names, e.opts.MinAllocatable)
 		return capped
 	}
 }
 
 // The causes of a cap are Explain's reasons for them.
 const (
-	_ = uint(quota.ByLimit-uint8(ReasonQuotaLimit)) + uint(uint8(ReasonQuotaLimit)-quota.ByLimit)
-	_ = uint(quota.ByHeadroom-uint8(ReasonHeadroom)) + uint(uint8(ReasonHeadroom)-quota.ByHeadroom)
-	_ = uint(quota.ByMinAllocatable-uint8(ReasonMinAllocatable)) + uint(uint8(ReasonMinAllocatable)-quota.ByMinAllocatable)
+	_ = uint(quota.ByLimit-explain.QuotaLimit) + uint(explain.QuotaLimit-quota.ByLimit)
+	_ = uint(quota.ByHeadroom-explain.Headroom) + uint(explain.Headroom-quota.ByHeadroom)
+	_ = uint(quota.ByMinAllocatable-explain.MinAllocatable) + uint(explain.MinAllocatable-quota.ByMinAllocatable)
 )

@@ -1,9 +1,7 @@
-package allocator
+package run
 
 import (
 	"fmt"
-	"math"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,8 +17,7 @@ import (
 // in (stage one's, then stage two's, each in rank order), with ids handed
 // out in that order and each offer noted outstanding on its agent.
 func TestGroupOffersOrder(t *testing.T) {
-	a, err := New(Options{Seed: 1})
-	require.NoError(t, err)
+	e := New(Config{}, Parts{})
 	agents, ranks := map[string]*cluster.Agent{}, map[string]int{}
 	for i, id := range []string{"a0", "a1", "a2", "a3"} {
 		agents[id], ranks[id] = &cluster.Agent{ID: id}, i
@@ -37,7 +34,7 @@ func TestGroupOffersOrder(t *testing.T) {
 		ag := agents[m.agent]
 		records = append(records, explain.Offer{Key: explain.OfferKey{Framework: m.fw, Role: m.role, Agent: m.agent}, Res: res.Allocate(m.role), Ag: ag, Rank: ranks[m.agent]})
 	}
-	out := a.groupOffers(records)
+	out := e.groupOffers(records)
 	var got []string
 	for i, o := range out {
 		got = append(got, fmt.Sprintf("%s %s %s", o.FrameworkID, o.Role, o.AgentID))
@@ -61,8 +58,7 @@ func TestGroupOffersOrder(t *testing.T) {
 // the result is the same as the first's, ids apart (the storage left from
 // the first run holds nothing that leaks into the second).
 func TestGroupOffersReusesItsStorage(t *testing.T) {
-	a, err := New(Options{Seed: 1})
-	require.NoError(t, err)
+	e := New(Config{}, Parts{})
 	res := resources.MustParse("cpus:1", "*")
 	build := func(groups int) []explain.Offer {
 		var records []explain.Offer
@@ -80,64 +76,22 @@ func TestGroupOffersReusesItsStorage(t *testing.T) {
 		}
 		return got
 	}
-	first := describe(a.groupOffers(build(200)))
+	first := describe(e.groupOffers(build(200)))
 	records := build(200)
 	many := testing.AllocsPerRun(5, func() {
 		for i := range records {
 			records[i].Ag.Outstanding = records[i].Ag.Outstanding[:0]
 		}
-		a.groupOffers(records)
+		e.groupOffers(records)
 	})
-	require.Equal(t, first, describe(a.groupOffers(records)))
+	require.Equal(t, first, describe(e.groupOffers(records)))
 	one := build(1)
 	few := testing.AllocsPerRun(5, func() {
 		for i := range one {
 			one[i].Ag.Outstanding = one[i].Ag.Outstanding[:0]
 		}
-		a.groupOffers(one)
+		e.groupOffers(one)
 	})
 	require.LessOrEqual(t, many, few, "allocations grouping 200 groups against one group")
 	require.LessOrEqual(t, many, 4.0, "allocations grouping a run of 1000 offers")
-}
-
-// Agents with no room for an outstanding offer yet get it from one
-// allocation for the run: the first run over 40 fresh agents allocates
-// about once more than the same run over agents that have room already,
-// not once more for each.
-func TestFirstRunGivesRoomFromOneAllocation(t *testing.T) {
-	build := func(withRoom bool) *Allocator {
-		a, err := New(Options{Seed: 1})
-		require.NoError(t, err)
-		for _, fw := range []string{"f1", "f2"} {
-			require.NoError(t, a.AddFramework(fw, FrameworkInfo{Roles: []string{"r"}}, nil, Active))
-		}
-		for i := range 40 {
-			id := fmt.Sprintf("a%02d", i)
-			require.NoError(t, a.AddAgent(id, AgentInfo{}, resources.MustParse("cpus:1", "*"), nil))
-			if withRoom {
-				a.cs.Agents.Get(id).Outstanding = make([]cluster.OutstandingOffer, 0, 1)
-			}
-		}
-		return a
-	}
-	mallocs := func(a *Allocator) uint64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		out := a.AllocateAll().Offers
-		runtime.ReadMemStats(&after)
-		require.Len(t, out, 40)
-		for _, o := range out {
-			require.Len(t, a.cs.Agents.Get(o.AgentID).Outstanding, 1, o.AgentID)
-		}
-		return after.Mallocs - before.Mallocs
-	}
-	mallocs(build(true)) // what a process allocates once, on its first run
-	// The least of three runs each: anything else the process allocates
-	// meanwhile only adds.
-	fresh, roomy := uint64(math.MaxUint64), uint64(math.MaxUint64)
-	for range 3 {
-		fresh, roomy = min(fresh, mallocs(build(false))), min(roomy, mallocs(build(true)))
-	}
-	// One for the room; the run's maps may take one more or less either way.
-	require.LessOrEqual(t, fresh, roomy+2, "allocations of a run over fresh agents (%d with room)", roomy)
 }
