@@ -9,6 +9,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/declines"
 	"github.com/allot-go/allot/allocator/internal/explain"
+	"github.com/allot-go/allot/allocator/internal/machine"
 	"github.com/allot-go/allot/allocator/internal/operations"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
@@ -28,10 +29,11 @@ type Allocator struct {
 	// excluded are the resources left out of shares.
 	excluded resources.NameSet
 	// rec records events and stands in for the clock while an entry is
-	// applied (see journal.go).
+	// applied (see events.go).
 	rec recorder
 
-	// cs is the cluster: agents, frameworks and their sums (state.go).
+	// cs is the cluster: agents, frameworks and their sums (package
+	// cluster).
 	cs cluster.State
 
 	roles      *roles.Tree
@@ -48,21 +50,22 @@ type Allocator struct {
 
 	// paused: Allocate makes no run until Resume.
 	paused bool
-	// dec keeps the refusal filters and the rounds of declines
-	// (declinebook.go).
+	// dec keeps the refusal filters and the rounds of declines (package
+	// declines).
 	dec declines.Book
 
 	// ops validates and applies operations (package operations).
 	ops operations.Operations
-	// tasks is every framework's tasks in launch order (ledger.go);
+	// tasks is every framework's tasks in launch order (cluster.Ledger);
 	// reclaims holds the tasks runs chose to end that have not ended
-	// (reclaim.go).
+	// (package reclaim).
 	tasks    cluster.Ledger
 	reclaims reclaim.State
 
-	// engine makes the runs (package run); last is the latest run's
-	// figures.
+	// engine makes the runs (package run), m applies the other events
+	// (package machine); last is the latest run's figures.
 	engine *run.Engine
+	m      *machine.Machine
 	last   RunStats
 
 	// explain is what the latest run did, for Explain (package explain);
@@ -134,6 +137,10 @@ func (a *Allocator) init(opts Options) {
 		CacheFree: opts.CacheFree, Reclaim: reclaim.Mode(opts.Reclaim), ReclaimTimeout: opts.ReclaimTimeout,
 		Excluded: a.excluded,
 	}, parts)
+	a.m = machine.New(machine.Parts{Cluster: &a.cs, Roles: a.roles, RoleSorter: a.roleSorter, Books: &a.books,
+		Allowances: &a.allowances, Parking: &a.parking, Declines: &a.dec, Operations: &a.ops,
+		Tasks: &a.tasks, Reclaims: &a.reclaims, Engine: a.engine, Explain: &a.explain,
+		Observer: parts.Observer, Clock: a.opts.Clock})
 }
 
 // ready makes a zero Allocator one with the default Options, so that a
@@ -154,19 +161,9 @@ func (a *Allocator) Pause() {
 	_ = a.stepErr(Entry{Event: EventPause})
 }
 
-// pause is Pause's handler (see events.go).
-func (a *Allocator) pause() {
-	a.paused = true
-}
-
 // Resume lets allocation runs happen again.
 func (a *Allocator) Resume() {
 	_ = a.stepErr(Entry{Event: EventResume})
-}
-
-// resume is Resume's handler (see events.go).
-func (a *Allocator) resume() {
-	a.paused = false
 }
 
 // Paused reports whether allocation is paused.

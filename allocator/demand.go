@@ -1,9 +1,6 @@
 package allocator
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/resources"
 )
@@ -49,14 +46,14 @@ type Pending struct {
 // MaxPending is the most shapes one statement of demand may hold, and
 // MaxPendingCount the most tasks of one shape.
 const (
-	MaxPending      = 1024
-	MaxPendingCount = 1<<31 - 1
+	MaxPending      = cluster.MaxPending
+	MaxPendingCount = cluster.MaxPendingCount
 )
 
 // ErrInvalidDemand: a statement of demand with a shape of no resources (or
 // of an amount that is not positive), a count below one or above
 // MaxPendingCount, or more than MaxPending shapes.
-var ErrInvalidDemand = errors.New("allocator: invalid demand")
+var ErrInvalidDemand = cluster.ErrInvalidDemand
 
 // UpdateDemand states what a framework waits for in one of its roles: its
 // pending tasks as shapes with counts, in the order it would run them
@@ -66,51 +63,6 @@ var ErrInvalidDemand = errors.New("allocator: invalid demand")
 // ReviveOffers does. The framework must be subscribed to the role.
 func (a *Allocator) UpdateDemand(fwID, role string, pending []Pending) error {
 	return a.stepErr(Entry{Event: EventUpdateDemand, Framework: fwID, Role: role, Demand: pending})
-}
-
-// updateDemand is UpdateDemand's handler (see events.go).
-func (a *Allocator) updateDemand(fwID, role string, pending []Pending) error {
-	fw, roles, err := a.cs.FrameworkRoles(fwID, []string{role})
-	if err != nil {
-		return err
-	}
-	if err := validateDemand(pending); err != nil {
-		return fmt.Errorf("framework %q, role %q: %w", fwID, roles[0], err)
-	}
-	if fw.Demand == nil {
-		fw.Demand = map[string][]cluster.Pending{}
-	}
-	stated := make([]cluster.Pending, len(pending))
-	for i, p := range pending {
-		stated[i] = cluster.Pending{Resources: p.Resources.Clone(), Count: p.Count}
-	}
-	fw.Demand[role] = stated
-	a.parking.Uncapped()
-	a.books.SyncActivation(fw, role)
-	if len(stated) > 0 {
-		a.engine.AllWantRun()
-	}
-	return nil
-}
-
-func validateDemand(pending []Pending) error {
-	if len(pending) > MaxPending {
-		return fmt.Errorf("%w: %d shapes, at most %d", ErrInvalidDemand, len(pending), MaxPending)
-	}
-	for i, p := range pending {
-		if p.Resources.IsEmpty() {
-			return fmt.Errorf("%w: shape %d needs no resources", ErrInvalidDemand, i)
-		}
-		for name, v := range p.Resources.All() {
-			if v <= 0 {
-				return fmt.Errorf("%w: shape %d needs %v of %s", ErrInvalidDemand, i, v, name)
-			}
-		}
-		if p.Count < 1 || p.Count > MaxPendingCount {
-			return fmt.Errorf("%w: shape %d (%s) has count %d, not 1 to %d", ErrInvalidDemand, i, p.Resources, p.Count, MaxPendingCount)
-		}
-	}
-	return nil
 }
 
 // Demand returns what is left of a framework's statements of demand, by
@@ -132,4 +84,16 @@ func (a *Allocator) Demand(fwID string) (map[string][]Pending, error) {
 		out[role] = left
 	}
 	return out, nil
+}
+
+// pendingSpec is pending as the framework records keep it (not copied).
+func pendingSpec(pending []Pending) []cluster.Pending {
+	if pending == nil {
+		return nil
+	}
+	out := make([]cluster.Pending, len(pending))
+	for i, p := range pending {
+		out[i] = cluster.Pending(p)
+	}
+	return out
 }

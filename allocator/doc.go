@@ -377,13 +377,19 @@
 // run's log and why a framework got nothing on an agent), audit (the
 // invariants recomputed from first principles, CheckInvariants),
 // fingerprint (hashes of the state) and operations (frameworks' and
-// operators' operations validated and applied, all or nothing). The run
-// itself and the snapshot's walk over the parts are still in this package.
-// Where to look:
+// operators' operations validated and applied, all or nothing), run (the
+// allocation run: its stages, the offers and what it passed over, holds,
+// demand, the caches that make runs cheap) and machine (every other
+// event applied to the parts). The snapshot's walk over the parts is
+// still in this package. Where to look:
 //
-//   - why did this role get no offer: allocator/internal/explain (the
-//     run's log and the reasons found from it); Explain (explain.go) adds
-//     the figures; quota caps in allocator/internal/quota;
+//   - why did this role get no offer: allocator/internal/run (every
+//     pass-over is decided in offerto.go and recorded in the run's log),
+//     allocator/internal/explain (the reasons found from that log);
+//     Explain (explain.go) adds the figures; quota caps in
+//     allocator/internal/quota;
+//   - what does an event do: allocator/internal/machine, one handler per
+//     event;
 //   - how are filters kept: allocator/internal/declines (its doc says
 //     when a filter applies and how the compact ones are kept) over the
 //     forms of allocator/internal/refusals;
@@ -396,10 +402,10 @@
 //
 // Every event takes one path (events.go): the public method makes an
 // Entry, and step validates, applies, journals and observes it. An event
-// is added in three places: its EventKind and row in the table of
-// events.go (with its handler), the public method that makes its Entry,
-// and a handler in allocatortest, whose tests fail while a kind of the
-// table is never reached.
+// is added in four places: its EventKind and row in the table of
+// events.go, its handler in allocator/internal/machine, the public method
+// that makes its Entry, and a handler in allocatortest, whose tests fail
+// while a kind of the table is never reached.
 //
 // # Implementation notes
 //
@@ -407,8 +413,9 @@
 // and stops at the first framework that takes the agent, so a run costs
 // what it offers, not agents x frameworks. What keeps it from visiting
 // frameworks that cannot take anything is a handful of answers kept from
-// earlier runs and events (allocator/internal/run/cachefree.go lists them): an (agent, role) pair
-// where nobody could take anything, skipped until something behind it
+// earlier runs and events (allocator/internal/run/cachefree.go lists
+// them): an (agent, role) pair where nobody could take anything, skipped
+// until something behind it
 // changes (RunStats.Unchanged); the refusal index that steps over
 // frameworks known to refuse an agent (allocator/internal/declines,
 // RunStats.Refused); roles that can take nothing more kept out of the role

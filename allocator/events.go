@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 )
 
@@ -91,56 +93,58 @@ var events = [...]event{
 		if e.FrameworkInfo == nil {
 			return fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
 		}
-		return a.addFramework(e.Framework, *e.FrameworkInfo, e.Used, e.Active)
+		return a.m.AddFramework(e.Framework, e.FrameworkInfo.clone().spec(), e.Used, e.Active)
 	})},
-	{EventRemoveFramework, only(func(a *Allocator, e *Entry) error { return a.removeFramework(e.Framework) })},
-	{EventActivateFramework, only(func(a *Allocator, e *Entry) error { return a.activateFramework(e.Framework) })},
-	{EventDeactivateFramework, only(func(a *Allocator, e *Entry) error { return a.deactivateFramework(e.Framework) })},
+	{EventRemoveFramework, only(func(a *Allocator, e *Entry) error { return a.m.RemoveFramework(e.Framework) })},
+	{EventActivateFramework, only(func(a *Allocator, e *Entry) error { return a.m.ActivateFramework(e.Framework) })},
+	{EventDeactivateFramework, only(func(a *Allocator, e *Entry) error { return a.m.DeactivateFramework(e.Framework) })},
 	{EventUpdateFramework, only(func(a *Allocator, e *Entry) error {
 		if e.FrameworkInfo == nil {
 			return fmt.Errorf("%w: %s without framework info", ErrInvalidEntry, e.Event)
 		}
-		return a.updateFramework(e.Framework, *e.FrameworkInfo)
+		return a.m.UpdateFramework(e.Framework, e.FrameworkInfo.clone().spec())
 	})},
-	{EventSuppressOffers, only(func(a *Allocator, e *Entry) error { return a.suppressOffers(e.Framework, e.Roles...) })},
-	{EventReviveOffers, only(func(a *Allocator, e *Entry) error { return a.reviveOffers(e.Framework, e.Roles...) })},
+	{EventSuppressOffers, only(func(a *Allocator, e *Entry) error { return a.m.SuppressOffers(e.Framework, e.Roles...) })},
+	{EventReviveOffers, only(func(a *Allocator, e *Entry) error { return a.m.ReviveOffers(e.Framework, e.Roles...) })},
 	{EventAddAgent, only(func(a *Allocator, e *Entry) error {
 		var info AgentInfo
 		if e.AgentInfo != nil {
 			info = *e.AgentInfo
 		}
-		return a.addAgent(e.Agent, info, e.Resources, e.Used)
+		return a.m.AddAgent(e.Agent, cluster.AgentInfo(info.clone()), e.Resources, e.Used)
 	})},
-	{EventRemoveAgent, only(func(a *Allocator, e *Entry) error { return a.removeAgent(e.Agent) })},
+	{EventRemoveAgent, only(func(a *Allocator, e *Entry) error { return a.m.RemoveAgent(e.Agent) })},
 	{EventUpdateAgent, only(func(a *Allocator, e *Entry) error {
 		var info AgentInfo
 		if e.AgentInfo != nil {
 			info = *e.AgentInfo
 		}
-		return a.updateAgent(e.Agent, info, e.Total)
+		return a.m.UpdateAgent(e.Agent, cluster.AgentInfo(info.clone()), e.Total)
 	})},
-	{EventAddResourceProvider, only(func(a *Allocator, e *Entry) error { return a.addResourceProvider(e.Agent, e.Resources, e.Used) })},
+	{EventAddResourceProvider, only(func(a *Allocator, e *Entry) error { return a.m.AddResourceProvider(e.Agent, e.Resources, e.Used) })},
 	{EventActivateAgent, only(func(a *Allocator, e *Entry) error { return a.cs.ActivateAgent(e.Agent) })},
 	{EventDeactivateAgent, only(func(a *Allocator, e *Entry) error { return a.cs.DeactivateAgent(e.Agent) })},
-	{EventUpdateWhitelist, only(func(a *Allocator, e *Entry) error { a.updateWhitelist(e.Hostnames); return nil })},
-	{EventRecoverResources, only(func(a *Allocator, e *Entry) error { return a.decline(e.Framework, e.Agent, e.Resources, e.Filter) })},
+	{EventUpdateWhitelist, only(func(a *Allocator, e *Entry) error { a.m.UpdateWhitelist(e.Hostnames); return nil })},
+	{EventRecoverResources, only(func(a *Allocator, e *Entry) error {
+		return a.m.Decline(e.Framework, e.Agent, e.Resources, e.Filter.refuse())
+	})},
 	{EventRecoverAllocated, only(func(a *Allocator, e *Entry) error {
-		return a.recover(e.Framework, e.Agent, e.Resources, e.Filter, true)
+		return a.m.Recover(e.Framework, e.Agent, e.Resources, e.Filter.refuse(), true)
 	})},
-	{EventUpdateWeights, only(func(a *Allocator, e *Entry) error { return a.updateWeights(e.Weights) })},
-	{EventUpdateQuota, only(func(a *Allocator, e *Entry) error { return a.updateQuota(e.Role, e.Quota) })},
-	{EventUpdateUnavailability, only(func(a *Allocator, e *Entry) error { return a.updateUnavailability(e.Agent, e.Unavailability) })},
+	{EventUpdateWeights, only(func(a *Allocator, e *Entry) error { return a.m.UpdateWeights(e.Weights) })},
+	{EventUpdateQuota, only(func(a *Allocator, e *Entry) error { return a.m.UpdateQuota(e.Role, roles.Quota(e.Quota)) })},
+	{EventUpdateUnavailability, only(func(a *Allocator, e *Entry) error { return a.m.UpdateUnavailability(e.Agent, e.Unavailability) })},
 	{EventUpdateInverseOffer, only(func(a *Allocator, e *Entry) error {
-		return a.updateInverseOffer(e.Agent, e.Framework, e.Status, e.Filter)
+		return a.m.UpdateInverseOffer(e.Agent, e.Framework, uint8(e.Status), e.Filter.refuse())
 	})},
-	{EventPause, only(func(a *Allocator, _ *Entry) error { a.pause(); return nil })},
-	{EventResume, only(func(a *Allocator, _ *Entry) error { a.resume(); return nil })},
+	{EventPause, only(func(a *Allocator, _ *Entry) error { a.paused = true; return nil })},
+	{EventResume, only(func(a *Allocator, _ *Entry) error { a.paused = false; return nil })},
 	{EventUpdateAllocation, only(func(a *Allocator, e *Entry) error {
-		return a.updateAllocationEvent(e.Framework, e.Agent, e.Resources, e.Operations)
+		return a.m.UpdateAllocation(e.Framework, e.Agent, e.Resources, e.Operations)
 	})},
 	{EventUpdateAvailable, only(func(a *Allocator, e *Entry) error { return a.ops.UpdateAvailable(e.Agent, e.Operations) })},
 	{EventAccept, only(func(a *Allocator, e *Entry) error {
-		return a.accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+		return a.m.Accept(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter.refuse())
 	})},
 	{EventAcceptEach, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
 		if replay {
@@ -150,7 +154,7 @@ var events = [...]event{
 				return Result{}, nil, err
 			}
 		}
-		each, err := a.acceptEach(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter)
+		each, err := a.m.AcceptEach(e.Framework, e.Agent, e.Resources, e.Operations, e.Filter.refuse())
 		if err == nil && !replay {
 			// Only what was applied goes into the journal.
 			var applied []offer.Operation
@@ -163,8 +167,8 @@ var events = [...]event{
 		}
 		return Result{}, each, err
 	}},
-	{EventEndTask, only(func(a *Allocator, e *Entry) error { return a.endTask(e.Framework, e.Task) })},
-	{EventRescindOffer, only(func(a *Allocator, e *Entry) error { return a.rescindOffer(e.Offer) })},
+	{EventEndTask, only(func(a *Allocator, e *Entry) error { return a.m.EndTask(e.Framework, e.Task) })},
+	{EventRescindOffer, only(func(a *Allocator, e *Entry) error { return a.m.RescindOffer(e.Offer) })},
 	{EventAllocate, func(a *Allocator, e *Entry, replay bool) (Result, []error, error) {
 		return a.run(e, replay, false)
 	}},
@@ -172,10 +176,12 @@ var events = [...]event{
 		return a.run(e, replay, true)
 	}},
 	{EventRecoverHeld, only(func(a *Allocator, e *Entry) error {
-		return a.recoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
+		return a.m.RecoverHeld(e.Framework, e.Agent, e.Resources, e.Hold)
 	})},
-	{EventPreemptTask, only(func(a *Allocator, e *Entry) error { return a.preemptTask(e.Framework, e.Task, e.Hold) })},
-	{EventUpdateDemand, only(func(a *Allocator, e *Entry) error { return a.updateDemand(e.Framework, e.Role, e.Demand) })},
+	{EventPreemptTask, only(func(a *Allocator, e *Entry) error { return a.m.PreemptTask(e.Framework, e.Task, e.Hold) })},
+	{EventUpdateDemand, only(func(a *Allocator, e *Entry) error {
+		return a.m.UpdateDemand(e.Framework, e.Role, pendingSpec(e.Demand))
+	})},
 }
 
 // byKind indexes events by kind.

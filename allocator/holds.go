@@ -1,11 +1,8 @@
 package allocator
 
 import (
-	"fmt"
-	"slices"
 	"time"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -37,7 +34,7 @@ import (
 
 // RecoverHeld gives back resources a framework uses on an agent (as
 // RecoverAllocated does) but holds them for the framework for d: the next
-// run offers them to it alone (see the package doc and holds.go). res must
+// run offers them to it alone (see the package doc and above). res must
 // be among what the framework uses there, carry allocation roles, and hold
 // no shared volume; d must be positive and at most MaxRefuse. It triggers an
 // allocation of the agent.
@@ -45,80 +42,9 @@ func (a *Allocator) RecoverHeld(fwID, agentID string, res resources.Resources, d
 	return a.stepErr(Entry{Event: EventRecoverHeld, Framework: fwID, Agent: agentID, Resources: res, Hold: d})
 }
 
-// recoverHeld is RecoverHeld's handler (see events.go).
-func (a *Allocator) recoverHeld(fwID, agentID string, res resources.Resources, d time.Duration) error {
-	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
-	if err != nil {
-		return err
-	}
-	if err := checkHold(res, d); err != nil {
-		return err
-	}
-	if !ag.Allocated.Get(fwID).Contains(res) {
-		return fmt.Errorf("%w: framework %q does not use %s on agent %q", ErrNotHeld, fwID, res, agentID)
-	}
-	a.holdFor(fw, ag, res, d)
-	return nil
-}
-
 // PreemptTask ends a task of the ledger (see EndTask) and holds its
 // resources for the framework for d, as RecoverHeld does. Shared volumes
 // the task used are given back as EndTask gives them back.
 func (a *Allocator) PreemptTask(fwID, taskID string, d time.Duration) error {
 	return a.stepErr(Entry{Event: EventPreemptTask, Framework: fwID, Task: taskID, Hold: d})
-}
-
-// preemptTask is PreemptTask's handler (see events.go).
-func (a *Allocator) preemptTask(fwID, taskID string, d time.Duration) error {
-	fw, t, err := a.cs.Task(fwID, taskID)
-	if err != nil {
-		return err
-	}
-	held := t.Owns.NonShared()
-	if err := checkHold(held, d); err != nil {
-		return err
-	}
-	ag := a.cs.Agents.Get(t.Agent)
-	if !ag.Allocated.Get(fwID).Contains(held) {
-		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.Agent, held)
-	}
-	if shared := t.Owns.Shared(); !shared.IsEmpty() {
-		// The task's shared volumes go as EndTask lets them go; its other
-		// resources are held. EndTask refuses before it changes anything,
-		// and then the task owns what it owned.
-		owns := t.Owns
-		t.Owns = shared
-		if err := a.endTask(fwID, taskID); err != nil {
-			t.Owns = owns
-			return err
-		}
-	} else {
-		a.tasks.Forget(fw, t)
-	}
-	a.holdFor(fw, ag, held, d)
-	return nil
-}
-
-func checkHold(res resources.Resources, d time.Duration) error {
-	if d <= 0 || d > MaxRefuse {
-		return fmt.Errorf("%w: hold of %s, want a positive duration of at most %s", ErrInvalidHold, d, MaxRefuse)
-	}
-	if res.IsEmpty() {
-		return fmt.Errorf("%w: nothing to hold", ErrInvalidHold)
-	}
-	if res.HasShared() {
-		return fmt.Errorf("%w: shared volumes stay available and cannot be held: %s", ErrInvalidHold, res.Shared())
-	}
-	if role, single := res.AllocationRole(); (single && role == "") || (!single && slices.Contains(res.AllocationRoles(), "")) {
-		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
-	}
-	return nil
-}
-
-// holdFor moves res (checked) from what fw uses on ag to a hold for it.
-// Nothing else changes: held resources count as they did in use.
-func (a *Allocator) holdFor(fw *cluster.Framework, ag *cluster.Agent, res resources.Resources, d time.Duration) {
-	ag.Allocated.Set(fw.ID, ag.Allocated.Get(fw.ID).Minus(res))
-	ag.More().Holds.Add(fw.ID, res.Clone(), a.opts.Clock().Add(d))
-	a.engine.WantsRun(ag)
 }

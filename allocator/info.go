@@ -7,7 +7,6 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/offer"
-	"github.com/allot-go/allot/reservation"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -68,40 +67,6 @@ type AttributeConstraint struct {
 	Value     string
 }
 
-func (info *FrameworkInfo) validate() error {
-	if len(info.Roles) == 0 {
-		return fmt.Errorf("%w: framework has no roles", ErrInvalidRole)
-	}
-	for _, role := range info.Roles {
-		if err := reservation.ValidateRole(role); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidRole, err)
-		}
-	}
-	for _, role := range info.SuppressedRoles {
-		if !slices.Contains(info.Roles, role) {
-			return fmt.Errorf("%w: suppressed role %q is not subscribed", ErrInvalidRole, role)
-		}
-	}
-	for role := range info.MinAllocatable {
-		if !slices.Contains(info.Roles, role) {
-			return fmt.Errorf("%w: minimum allocatable for unsubscribed role %q", ErrInvalidRole, role)
-		}
-	}
-	for role, cs := range info.Constraints {
-		if !slices.Contains(info.Roles, role) {
-			return fmt.Errorf("%w: constraints for unsubscribed role %q", ErrInvalidRole, role)
-		}
-		for _, g := range cs {
-			for _, c := range g {
-				if c.Op < OpExists || c.Op > OpNotEquals {
-					return fmt.Errorf("%w: unknown constraint operator %d", ErrInvalidRole, c.Op)
-				}
-			}
-		}
-	}
-	return nil
-}
-
 func (info FrameworkInfo) clone() FrameworkInfo {
 	info.Roles = slices.Clone(info.Roles)
 	info.SuppressedRoles = slices.Clone(info.SuppressedRoles)
@@ -150,18 +115,6 @@ func (info AgentInfo) clone() AgentInfo {
 	return info
 }
 
-func attributesEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // Filter is a framework's refusal of resources when it declines them or
 // gives them back: for Refuse, the allocator offers the framework nothing on
 // that agent in that role that the refused resources contain.
@@ -170,6 +123,14 @@ type Filter struct {
 	// negative value means DefaultRefuse; values above MaxRefuse are capped.
 	// A filter lasts at least one allocation interval.
 	Refuse time.Duration
+}
+
+// refuse is the filter's duration, nil without a filter.
+func (f *Filter) refuse() *time.Duration {
+	if f == nil {
+		return nil
+	}
+	return &f.Refuse
 }
 
 // Quota is a role's guarantee and limit. Guarantees are met before fair
@@ -219,6 +180,14 @@ const (
 	Accept = InverseAccepted
 	// Deprecated: use InverseDeclined.
 	Decline = InverseDeclined
+)
+
+// The answers are the inverse-offer records' values.
+const (
+	_ = uint(uint8(InverseAccepted) - cluster.InverseAccepted)
+	_ = uint(cluster.InverseAccepted - uint8(InverseAccepted))
+	_ = uint(uint8(InverseDeclined) - cluster.InverseDeclined)
+	_ = uint(cluster.InverseDeclined - uint8(InverseDeclined))
 )
 
 // String returns "ACCEPT" or "DECLINE".

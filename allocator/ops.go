@@ -1,8 +1,6 @@
 package allocator
 
 import (
-	"fmt"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -44,29 +42,11 @@ func (a *Allocator) UpdateAllocation(fwID, agentID string, offered resources.Res
 	return a.stepErr(Entry{Event: EventUpdateAllocation, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops})
 }
 
-// updateAllocationEvent is UpdateAllocation's handler (see events.go).
-func (a *Allocator) updateAllocationEvent(fwID, agentID string, offered resources.Resources, ops []offer.Operation) error {
-	_, err := a.ops.Update(fwID, agentID, offered, ops)
-	return err
-}
-
 // Accept is what a host does when a framework accepts an offer: it applies
 // the operations (UpdateAllocation) and gives back the unused rest of the
 // offered resources (RecoverResources) with the filter, if any.
 func (a *Allocator) Accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
 	return a.stepErr(Entry{Event: EventAccept, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
-}
-
-// accept is Accept's handler (see events.go).
-func (a *Allocator) accept(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) error {
-	accepted, err := a.ops.Update(fwID, agentID, offered, ops)
-	if err != nil {
-		return err
-	}
-	if accepted.Unused.IsEmpty() {
-		return nil
-	}
-	return a.recover(fwID, agentID, accepted.Unused, filter, false)
 }
 
 // AcceptEach is Accept as Mesos's master does it: each operation is
@@ -81,37 +61,6 @@ func (a *Allocator) accept(fwID, agentID string, offered resources.Resources, op
 func (a *Allocator) AcceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
 	_, each, err := a.step(Entry{Event: EventAcceptEach, Framework: fwID, Agent: agentID, Resources: offered, Operations: ops, Filter: filter})
 	return each, err
-}
-
-// acceptEach is AcceptEach's handler (see events.go).
-func (a *Allocator) acceptEach(fwID, agentID string, offered resources.Resources, ops []offer.Operation, filter *Filter) ([]error, error) {
-	if _, err := a.cs.Framework(fwID); err != nil {
-		return nil, err
-	}
-	ag, err := a.cs.Agent(agentID)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.ops.CheckOffered(fwID, ag, offered); err != nil {
-		return nil, err
-	}
-	results := make([]error, len(ops))
-	left := offered.Clone()
-	for i, op := range ops {
-		accepted, err := a.ops.Update(fwID, agentID, left, []offer.Operation{op})
-		if err != nil {
-			results[i] = err
-			continue
-		}
-		left = accepted.Unused
-	}
-	if !left.IsEmpty() {
-		if err := a.recover(fwID, agentID, left, filter, false); err != nil {
-			// left is held: every step kept what it did not use offered.
-			panic(fmt.Sprintf("allocator: AcceptEach: giving back the rest: %v", err))
-		}
-	}
-	return results, nil
 }
 
 // UpdateAvailable applies operator operations (reserve, unreserve, create,

@@ -102,8 +102,8 @@ type Options struct {
 	// let runs skip work (roles parked as capped, agents where nobody
 	// could take anything, roles whose pending tasks fit nothing on an
 	// agent, refusal indexes, filters known to cover an agent; see
-	// allocator/internal/run/cachefree.go): every run works everything out from the
-	// state, at Mesos's cost. It is for tests, which compare a cache-free
+	// allocator/internal/run/cachefree.go): every run works everything out
+	// from the state, at Mesos's cost. It is for tests, which compare a cache-free
 	// copy's runs with the allocator's own (allocatortest does); the
 	// offers and views are the same with or without it.
 	CacheFree bool
@@ -121,8 +121,8 @@ type Options struct {
 	// end frees is then held for the framework it was chosen for as long.
 	// Zero means ten allocation intervals.
 	ReclaimTimeout time.Duration
-	// MesosOfferOrder turns off the rotation after declines (see
-	// package declines): a framework that declined an agent's resources is then
+	// MesosOfferOrder turns off the rotation after declines (see package
+	// declines): a framework that declined an agent's resources is then
 	// offered them again as soon as no refusal filter covers them and it
 	// comes first in DRF order, as in Mesos, even when frameworks that
 	// could use them wait behind it. Off by default: a framework that

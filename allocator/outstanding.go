@@ -1,8 +1,6 @@
 package allocator
 
 import (
-	"fmt"
-
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -61,16 +59,4 @@ func (a *Allocator) OffersHolding(agentID string, res resources.Resources) ([]of
 // ErrUnknownOffer.
 func (a *Allocator) RescindOffer(offerID string) error {
 	return a.stepErr(Entry{Event: EventRescindOffer, Offer: offerID})
-}
-
-// rescindOffer is RescindOffer's handler (see events.go).
-func (a *Allocator) rescindOffer(offerID string) error {
-	for _, ag := range a.cs.AgentList {
-		for i := range ag.Outstanding {
-			if o := ag.Outstanding[i]; o.ID == offerID {
-				return a.recover(o.Framework, ag.ID, o.Res, nil, false)
-			}
-		}
-	}
-	return fmt.Errorf("%w: %q", ErrUnknownOffer, offerID)
 }

@@ -14,8 +14,9 @@ import (
 // is kept there only with free resources, and a role below it waits for
 // other roles' tasks to end by themselves. The choice is package
 // reclaim's (allocator/internal/reclaim, whose doc gives the rules); here
-// the run hands it the cluster and turns its choices into Preemptions,
-// and the end of a chosen task holds what it frees (holds.go).
+// the run (allocator/internal/run) hands it the cluster, this package
+// turns its choices into Preemptions, and the end of a chosen task holds
+// what it frees.
 
 // Reclaim says whether and why runs choose other roles' tasks to end.
 type Reclaim uint8

@@ -1,9 +1,6 @@
 package allocator
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/allot-go/allot/resources"
 )
 
@@ -23,31 +20,4 @@ func (a *Allocator) RecoverResources(fwID, agentID string, res resources.Resourc
 // offered.
 func (a *Allocator) RecoverAllocated(fwID, agentID string, res resources.Resources, filter *Filter) error {
 	return a.stepErr(Entry{Event: EventRecoverAllocated, Framework: fwID, Agent: agentID, Resources: res, Filter: filter})
-}
-
-// recover is the handler of RecoverResources and RecoverAllocated (see
-// events.go), and how other events give resources back.
-func (a *Allocator) recover(fwID, agentID string, res resources.Resources, filter *Filter, allocatedFirst bool) error {
-	fw, ag, err := a.cs.FrameworkOn(fwID, agentID)
-	if err != nil {
-		return err
-	}
-	if res.IsEmpty() {
-		return nil
-	}
-	// Nothing below keeps res or changes it in place: what the allocator
-	// keeps of it are new values.
-	if role, single := res.AllocationRole(); single && role == "" {
-		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
-	} else if !single && slices.Contains(res.AllocationRoles(), "") {
-		return fmt.Errorf("%w: %s has no allocation role", ErrInvalidResources, res)
-	}
-	if !ag.Offered.Get(fwID).Contains(res) && !ag.Allocated.Get(fwID).Contains(res) && !ag.OfferedOrUsed(fwID).Contains(res) {
-		return fmt.Errorf("%w: framework %q, agent %q: %s", ErrNotHeld, fwID, agentID, res)
-	}
-	a.books.UntrackAllocation(fw, ag, res, allocatedFirst)
-	if filter != nil {
-		a.dec.AddRefusal(fw, ag, res, filter.Refuse, a.opts.Clock())
-	}
-	return nil
 }

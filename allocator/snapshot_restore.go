@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
+	"github.com/allot-go/allot/allocator/internal/machine"
 	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
@@ -182,8 +183,7 @@ func (sn *snapState) checkFrameworks() error {
 			return err
 		}
 		fw := a.cs.Frameworks.Get(id)
-		info := publicInfo(fw.Info)
-		if err := info.validate(); err != nil {
+		if err := machine.ValidateInfo(fw.Info); err != nil {
 			return fmt.Errorf("framework %q: %v", id, err)
 		}
 		noFilter := func(_ string, list []refusals.Refusal) bool { return len(list) == 0 }
@@ -287,7 +287,7 @@ func (sn *snapState) attachHolds() error {
 		case sh.h.Until.IsZero():
 			return fmt.Errorf("agent %q: a hold for %q with no expiry", sh.agent, sh.h.Framework)
 		}
-		if err := checkHold(sh.h.Res, time.Second); err != nil {
+		if err := machine.CheckHold(sh.h.Res, time.Second); err != nil {
 			return fmt.Errorf("agent %q: a hold for %q: %w", sh.agent, sh.h.Framework, err)
 		}
 		h := sh.h
@@ -328,7 +328,7 @@ func (sn *snapState) rebuild() error {
 // headroom.
 func (a *Allocator) rebuildAgent(ag *cluster.Agent) error {
 	id := ag.ID
-	totalQ, err := quantitiesWithin(ag.Total, false, "a total")
+	totalQ, err := machine.QuantitiesWithin(ag.Total, false, "a total")
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", id, err)
 	}

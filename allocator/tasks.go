@@ -1,11 +1,8 @@
 package allocator
 
 import (
-	"fmt"
 	"slices"
 
-	"github.com/allot-go/allot/allocator/internal/cluster"
-	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/resources"
 )
 
@@ -29,45 +26,6 @@ type TaskView struct {
 // host should not give back a ledger task's resources both ways.
 func (a *Allocator) EndTask(fwID, taskID string) error {
 	return a.stepErr(Entry{Event: EventEndTask, Framework: fwID, Task: taskID})
-}
-
-// endTask is EndTask's handler (see events.go).
-func (a *Allocator) endTask(fwID, taskID string) error {
-	fw, t, err := a.cs.Task(fwID, taskID)
-	if err != nil {
-		return err
-	}
-	ag := a.cs.Agents.Get(t.Agent)
-	free := t.Owns.NonShared()
-	heirs := map[*cluster.Task]resources.Resources{}
-	for r := range t.Owns.Shared().All() {
-		heir := fw.SharedHeir(t, r)
-		to := free
-		if heir != nil {
-			to = heirs[heir]
-		}
-		for range t.Owns.Copies(r) {
-			_ = to.AddResource(r)
-		}
-		if heir != nil {
-			heirs[heir] = to
-		} else {
-			free = to
-		}
-	}
-	if !ag.Allocated.Get(fwID).Contains(free) {
-		return fmt.Errorf("%w: framework %q, task %q on agent %q: %s (given back already?)", ErrNotHeld, fwID, taskID, t.Agent, free)
-	}
-	for heir, owns := range heirs {
-		heir.Owns = heir.Owns.Plus(owns)
-	}
-	a.tasks.Forget(fw, t)
-	a.books.UntrackAllocation(fw, ag, free, true)
-	if p, chosen := a.reclaims.Choices[reclaim.TaskRef{Framework: fwID, Task: taskID}]; chosen {
-		delete(a.reclaims.Choices, reclaim.TaskRef{Framework: fwID, Task: taskID})
-		a.engine.HoldFreed(p, ag, free)
-	}
-	return nil
 }
 
 // Tasks returns the framework's launched tasks that have not ended, sorted

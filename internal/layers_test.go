@@ -129,6 +129,7 @@ var allocatorParts = map[string]int{
 	"declines": 3, "reclaim": 3, "quota": 3,
 	"explain": 4, "books": 4,
 	"operations": 5, "fingerprint": 4, "audit": 5, "run": 5,
+	"machine": 6,
 }
 
 func TestAllocatorPartsImportDownward(t *testing.T) {

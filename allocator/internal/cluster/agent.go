@@ -243,10 +243,19 @@ type NobodyEntry struct {
 	Passes *NobodyPasses
 }
 
+// InverseState is where a framework's inverse offer for the agent stands:
+// outstanding, and its last answer (zero: none yet).
 type InverseState struct {
 	Outstanding bool
-	Status      uint8 // an InverseOfferStatus
+	Status      uint8 // InverseAccepted or InverseDeclined
 }
+
+// The answers to an inverse offer: package allocator's
+// InverseOfferStatus values.
+const (
+	InverseAccepted uint8 = iota + 1
+	InverseDeclined
+)
 
 // InverseState returns the inverse-offer state of a framework on the agent,
 // making it on first use.

@@ -45,4 +45,15 @@ var (
 	// ErrInvalidOptions: options that cannot work (negative interval, a
 	// minimum allocatable entry that is not quantities).
 	ErrInvalidOptions = errors.New("allocator: invalid options")
+	// ErrInvalidDemand: a statement of demand with a shape of no resources
+	// (or of an amount that is not positive), a count below one or above
+	// MaxPendingCount, or more than MaxPending shapes.
+	ErrInvalidDemand = errors.New("allocator: invalid demand")
+)
+
+// MaxPending is the most shapes one statement of demand may hold, and
+// MaxPendingCount the most tasks of one shape.
+const (
+	MaxPending      = 1024
+	MaxPendingCount = 1<<31 - 1
 )

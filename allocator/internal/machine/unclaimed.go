@@ -1,4 +1,4 @@
-package allocator
+package machine
 
 import (
 	"maps"
@@ -20,11 +20,11 @@ import (
 
 // claim makes the usage the agents reported for fw (on the agents of
 // claims) its allocation: what is available does not change.
-func (a *Allocator) claim(fw *cluster.Framework, claims map[string]bool) {
+func (m *Machine) claim(fw *cluster.Framework, claims map[string]bool) {
 	for _, agentID := range slices.Sorted(maps.Keys(claims)) {
-		ag := a.cs.Agents.Get(agentID)
+		ag := m.cs.Agents.Get(agentID)
 		res := ag.Unclaimed()[fw.ID]
 		delete(ag.Unclaimed(), fw.ID)
-		a.books.TrackInUse(fw, ag, res)
+		m.books.TrackInUse(fw, ag, res)
 	}
 }
