@@ -108,11 +108,24 @@
 // the one that submits it. ReadGoogleParts and ReadGoogleFiles (a glob
 // pattern; files whose names end in .gz are read through gzip) read parts
 // in order as one trace, keeping from line to line only the runs under
-// way, a few words per task whose runs ended, and the tasks made. What is
-// left out is counted in GoogleStats: runs without an end in what was read,
-// runs that never ran, runs that request nothing, runs submitted before the
-// start, and ends without a SUBMIT before them (the run was submitted in an
-// earlier part). A timestamp that goes back for one task is an error.
+// way, a few words per task whose last run ended, and the tasks made. What
+// is left out is counted in GoogleStats: runs without an end in what was
+// read, runs that never ran, runs that request nothing, runs submitted
+// before the start, and ends without a SUBMIT before them (the run was
+// submitted in an earlier part). A timestamp that goes back for one task
+// is an error.
+//
+// A task whose last run ended is kept for GoogleOptions.Remember of the
+// trace's time (a day by default; for ever if negative) after its end,
+// measured to the latest timestamp read, and then forgotten: the words
+// kept are those of the tasks ended within a day, not of the 25 million
+// tasks of the trace. Exactness ends there: a record of a task forgotten
+// reads as one of a task never seen, so that a repeated end is counted
+// as an orphan, a timestamp that goes back is not noticed, and a SUBMIT
+// numbers its run as the task's first. Where the task's IDs then repeat,
+// its runs read are numbered anew in the order of their submissions
+// (GoogleStats.Renumbered), as they would have been, unless some of
+// them were submitted before GoogleOptions.Start.
 //
 // The machine-events table (timestamp, machine ID, event type 0 ADD, 1
 // REMOVE or 2 UPDATE, platform ID, CPUs, memory) gives the cluster:

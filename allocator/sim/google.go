@@ -41,6 +41,17 @@ type GoogleOptions struct {
 	// part from late in the trace runs its tasks from the run's start.
 	Start      time.Duration
 	FixedStart bool
+	// Remember is how long, in the trace's time, the reader keeps what
+	// it knows of a task whose last run ended (0 means
+	// DefaultGoogleRemember, a day; a negative value, for ever), so that
+	// its memory grows with the tasks that ended within Remember of the
+	// latest timestamp read, not with every task of a long trace. A
+	// record of a task forgotten is read as one of a task never seen:
+	// an end is counted as an orphan, not a duplicate; a timestamp that
+	// goes back is not noticed; a SUBMIT opens a run numbered as the
+	// task's first, and the runs of a task whose IDs then repeat are
+	// numbered anew (GoogleStats.Renumbered).
+	Remember time.Duration
 }
 
 // GoogleStats counts what ReadGoogle read and left out.
@@ -66,6 +77,11 @@ type GoogleStats struct {
 	Orphans, Strays                                     int
 	DuplicateSubmits, DuplicateSchedules, DuplicateEnds int
 	AfterTrace                                          int
+	// Renumbered counts the tasks given another ID because their task,
+	// submitted again once forgotten (see GoogleOptions.Remember), would
+	// have had two runs of one ID: its runs read are numbered anew in
+	// the order of their submissions.
+	Renumbered int
 }
 
 // GoogleUser makes a user name of the trace (a base64 hash, such as
@@ -138,6 +154,9 @@ func (o GoogleOptions) resolved() GoogleOptions {
 	if o.Memory == 0 {
 		o.Memory = DefaultGoogleMemory
 	}
+	if o.Remember == 0 {
+		o.Remember = DefaultGoogleRemember
+	}
 	if o.Tenant == nil {
 		o.Tenant = func(user string, _, _ int) (string, string) { u := GoogleUser(user); return u, u }
 	}
@@ -186,8 +205,9 @@ type googleTenantKey struct {
 }
 
 // googleReader turns events into tasks. Its memory is the open runs, a
-// few words per task whose runs ended, the tasks made and a tenant per
-// user: the lines themselves are not kept.
+// few words per task whose last run ended within GoogleOptions.Remember
+// (see google_forget.go), the tasks made and a tenant per user: the lines
+// themselves are not kept.
 type googleReader struct {
 	opts     GoogleOptions
 	runs     map[[2]uint64]*googleRun
@@ -196,8 +216,14 @@ type googleReader struct {
 	tasks    []Task
 	seqs     []int // of each task's SUBMIT
 	first    time.Duration
-	hasFirst bool // a timestamp before the trace's end was read: first is set
-	stats    GoogleStats
+	hasFirst bool          // a timestamp before the trace's end was read: first is set
+	latest   time.Duration // the latest timestamp read before the trace's end
+	// sweepAt is the size of ended at which the next sweep is made;
+	// forgotMade is set once a task forgotten had made a task, whose
+	// number a later run may take again.
+	sweepAt    int
+	forgotMade bool
+	stats      GoogleStats
 }
 
 func newGoogleReader(opts GoogleOptions) (*googleReader, error) {
@@ -207,7 +233,7 @@ func newGoogleReader(opts GoogleOptions) (*googleReader, error) {
 	}
 	return &googleReader{
 		opts: opts, runs: map[[2]uint64]*googleRun{}, ended: map[[2]uint64]googleEnded{},
-		tenants: map[googleTenantKey]googleTenant{},
+		tenants: map[googleTenantKey]googleTenant{}, sweepAt: minSweep,
 	}, nil
 }
 
@@ -235,6 +261,7 @@ func (g *googleReader) read(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, line, err)
 		}
+		g.sweep()
 	}
 }
 
@@ -251,9 +278,12 @@ func googleReadError(err error, last int) error {
 
 // event applies the event of a line to the runs under way.
 func (g *googleReader) event(e googleEvent) error {
+	if e.at != afterTrace {
+		g.latest = max(g.latest, e.at)
+	}
 	key := [2]uint64{e.job, e.index}
 	run, open := g.runs[key]
-	ended, known := g.ended[key]
+	ended, known := g.recall(key)
 	last := ended.last
 	if open {
 		last = run.last
@@ -413,6 +443,9 @@ func (g *googleReader) finish() []Task {
 	}
 	g.stats.Tasks = len(g.tasks)
 	sort.Sort(googleTasks{g.tasks, g.seqs}) // in place: a copy of every task would double the memory
+	if g.forgotMade {
+		g.renumber()
+	}
 	return g.tasks
 }
 

@@ -16,8 +16,8 @@ import (
 // a later one is a task, and a record repeated across parts is known as a
 // repeat. The parts are read one after the other, line by line; what is
 // kept between lines is the runs under way, a few words per task whose
-// runs ended, and the tasks made. An error names the part (from 1) and the
-// line.
+// last run ended within GoogleOptions.Remember, and the tasks made. An
+// error names the part (from 1) and the line.
 func ReadGoogleParts(parts []io.Reader, opts GoogleOptions) ([]Task, GoogleStats, error) {
 	g, err := newGoogleReader(opts)
 	if err != nil {

@@ -145,6 +145,11 @@ func FuzzReadGoogle(f *testing.F) {
 	f.Add(gline(0, 0, "", gSubmit, "0.5", "0.25") + gline(0, 10, "2", gSubmit) + gline(0, 20, "", gSchedule) + gline(0, 20, "0", gSchedule) +
 		gline(0, 25, "1", gUpdateRunning, "0.1", "") + gline(0, 50, "", gFinish) + gline(0, 50, "1", gFinish) + gline(0, 60, "", gSubmit, "0.5", "0.25") +
 		gline(1, 1_500_000, "", gSchedule) + gline(0, gAfter, "", gKill))
+	// Submitted again, and a repeated end, once forgotten (two days on).
+	f.Add(gline(0, 0, "", gSubmit, "0.5", "0.25") + gline(0, 10, "", gSchedule) + gline(0, 20, "", gFinish) +
+		gline(0, 200_000, "", gSubmit, "0.5", "0.25") + gline(0, 200_010, "", gSchedule) + gline(0, 200_020, "", gEvict) +
+		gline(0, 200_030, "", gSubmit, "0.5", "0.25") + gline(0, 200_040, "", gSchedule) + gline(0, 200_050, "", gFinish) +
+		gline(1, 400_000, "", gFinish) + gline(0, 400_000, "1", gFinish))
 	f.Add("")
 	f.Fuzz(func(t *testing.T, text string) {
 		tasks, stats, err := sim.ReadGoogle(strings.NewReader(text), sim.GoogleOptions{})
@@ -237,13 +242,7 @@ func TestReadGoogleRules(t *testing.T) {
 		return gline(0, 0, "", gSubmit, "0.5", "0.25") + gline(0, 10, "", gSchedule) + gline(0, 20, "", end) +
 			gline(0, 30, "", gSubmit, "0.5", "0.25") + gline(0, 40, "", gSchedule) + gline(0, 100, "", gFinish)
 	}
-	cases := []struct {
-		name  string
-		text  string
-		opts  sim.GoogleOptions
-		tasks []string
-		stats sim.GoogleStats
-	}{
+	cases := []googleRule{
 		{
 			name:  "DuplicateSubmitPending", // with missing info and no requests: the run stays
 			text:  gline(0, 0, "", gSubmit, "0.5", "0.25") + gline(0, 10, "2", gSubmit) + gline(0, 20, "", gSchedule) + gline(0, 50, "", gFinish),
@@ -365,14 +364,26 @@ func TestReadGoogleRules(t *testing.T) {
 		},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			tasks, stats, err := sim.ReadGoogle(strings.NewReader(tc.text), tc.opts)
-			require.NoError(t, err)
-			require.Equal(t, tc.tasks, gBrief(tasks))
-			tc.stats.Parts = 1
-			require.Equal(t, tc.stats, stats)
-		})
+		t.Run(tc.name, tc.check)
 	}
+}
+
+// googleRule is a case of a rule of the reader: records, options, and the
+// tasks (as gBrief writes them) and stats they give.
+type googleRule struct {
+	name  string
+	text  string
+	opts  sim.GoogleOptions
+	tasks []string
+	stats sim.GoogleStats
+}
+
+func (tc googleRule) check(t *testing.T) {
+	tasks, stats, err := sim.ReadGoogle(strings.NewReader(tc.text), tc.opts)
+	require.NoError(t, err)
+	require.Equal(t, tc.tasks, gBrief(tasks))
+	tc.stats.Parts = 1
+	require.Equal(t, tc.stats, stats)
 }
 
 // The tenant of a user, class and priority is asked for once.

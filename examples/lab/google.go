@@ -24,8 +24,9 @@ func readGoogle(w io.Writer, cfg config, work *sim.Workload) error {
 	}
 	fmt.Fprintf(w, "%s: %d lines, %d tasks; left out: %d unfinished, %d never ran, %d without request, %d ends without submit, %d before the start",
 		name, s.Lines, s.Tasks, s.Unfinished, s.NeverRan, s.NoRequest, s.Orphans, s.BeforeStart)
-	fmt.Fprintf(w, "; records ignored: %d duplicate submits, %d duplicate schedules, %d duplicate ends, %d without a run, %d after the trace; time zero at %s of the trace\n\n",
-		s.DuplicateSubmits, s.DuplicateSchedules, s.DuplicateEnds, s.Strays, s.AfterTrace, s.Start)
+	fmt.Fprintf(w, "; records ignored: %d duplicate submits, %d duplicate schedules, %d duplicate ends, %d without a run, %d after the trace",
+		s.DuplicateSubmits, s.DuplicateSchedules, s.DuplicateEnds, s.Strays, s.AfterTrace)
+	fmt.Fprintf(w, "; %d renumbered, submitted again over a day after their end; time zero at %s of the trace\n\n", s.Renumbered, s.Start)
 	work.Tasks = tasks
 	if cfg.machines == "" {
 		return nil

@@ -33,6 +33,22 @@ func writeGzip(t *testing.T, path, text string) {
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 }
 
+// A task submitted again two days after it finished is forgotten by then:
+// its runs are numbered anew, and the line before the table says how many.
+func TestGoogleRenumbered(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "part-00000-of-00001.csv")
+	run := func(at int64) string {
+		return taskEvent(0, at, 0, "0.25", "0.125") + taskEvent(0, at+10, 1) + taskEvent(0, at+40, 4)
+	}
+	const days = 2 * 24 * 60 * 60
+	require.NoError(t, os.WriteFile(path, []byte(run(0)+run(days)+run(days+100)), 0o644))
+	code, out, errOut := lab("-google", path, "-agents", "2x cpus:16;mem:65536", "-configs", "drf", "-interval", "1m")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, ": 9 lines, 3 tasks; ")
+	require.Contains(t, out, "; 2 renumbered, submitted again over a day after their end; ")
+	require.Equal(t, []string{"3"}, row(t, out, "tasks finished"))
+}
+
 // -google reads the parts a pattern names as one trace: a run submitted in
 // the first part and ended in the second is a task.
 func TestGoogleParts(t *testing.T) {
@@ -45,7 +61,8 @@ func TestGoogleParts(t *testing.T) {
 	code, out, errOut := lab("-google", pattern, "-agents", "2x cpus:16;mem:65536", "-configs", "drf")
 	require.Equal(t, exitOK, code, errOut)
 	require.True(t, strings.HasPrefix(out, pattern+" (2 parts): 8 lines, 2 tasks; left out: 0 unfinished, 0 never ran, 0 without request, 0 ends without submit, 0 before the start; "+
-		"records ignored: 1 duplicate submits, 0 duplicate schedules, 1 duplicate ends, 0 without a run, 0 after the trace; time zero at 0s of the trace\n\n"), out)
+		"records ignored: 1 duplicate submits, 0 duplicate schedules, 1 duplicate ends, 0 without a run, 0 after the trace; "+
+		"0 renumbered, submitted again over a day after their end; time zero at 0s of the trace\n\n"), out)
 	require.Equal(t, []string{"2"}, row(t, out, "tasks finished"))
 	require.Equal(t, []string{"51", "(done)"}, row(t, out, "intervals")) // the second, submitted at 20 s, runs 30 s
 

@@ -21,7 +21,7 @@ import (
 	"github.com/allot-go/allot/examples/internal/textcheck"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/output.txt and testdata/bursty.svg")
+var update = flag.Bool("update", false, "rewrite testdata/output.txt, testdata/bursty.svg and testdata/policies.svg")
 
 // The sim package's sample traces.
 const (
@@ -139,7 +139,8 @@ func TestGoogle(t *testing.T) {
 	code, out, errOut := lab("-google", sampleGoogle, "-configs", "drf,random", "-agents", "2x cpus:16;mem:65536")
 	require.Equal(t, exitOK, code, errOut)
 	require.True(t, strings.HasPrefix(out, sampleGoogle+": 30 lines, 6 tasks; left out: 2 unfinished, 1 never ran, 1 without request, 1 ends without submit, 0 before the start; "+
-		"records ignored: 0 duplicate submits, 0 duplicate schedules, 0 duplicate ends, 1 without a run, 1 after the trace; time zero at 0s of the trace\n\n"), out)
+		"records ignored: 0 duplicate submits, 0 duplicate schedules, 0 duplicate ends, 1 without a run, 1 after the trace; "+
+		"0 renumbered, submitted again over a day after their end; time zero at 0s of the trace\n\n"), out)
 	require.Equal(t, []string{"6", "6"}, row(t, out, "tasks finished"))
 
 	// Gzipped, as the trace is published.
@@ -311,8 +312,8 @@ func policiesTable(t *testing.T, out string) string {
 	return b.String()
 }
 
-// The README shows the command of the comparison and its figures as the
-// command prints them.
+// The README shows the command of the comparison, its figures as the
+// command prints them and its chart, as in testdata/policies.svg.
 func TestREADMEPolicies(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
@@ -327,7 +328,8 @@ func TestREADMEPolicies(t *testing.T) {
 	if !strings.Contains(string(readme), "\n"+command+"\n") {
 		t.Errorf("README.md lacks the command of the three policies on a line of its own: %s", command)
 	}
-	args := slices.Clone(policiesArgs)
+	svg := filepath.Join(t.TempDir(), "policies.svg")
+	args := append(slices.Clone(policiesArgs), "-svg", svg)
 	args[1] = sampleTrace // the command runs from the module's root
 	code, out, errOut := lab(args...)
 	require.Equal(t, exitOK, code, errOut)
@@ -335,4 +337,12 @@ func TestREADMEPolicies(t *testing.T) {
 	if !strings.Contains(string(readme), table) {
 		t.Errorf("README.md lacks the table of the three policies; it should hold:\n%s", table)
 	}
+
+	chart, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	golden(t, filepath.Join("testdata", "policies.svg"), string(chart))
+	// Utilisation: 2 resources x 3 configurations; shares: 3
+	// configurations x 3 roles; waits: 3 roles x 3 configurations.
+	require.Equal(t, 2*3+3*3+3*3, countElements(t, chart, "polyline"))
+	require.True(t, strings.Contains(string(readme), "](examples/lab/testdata/policies.svg)\n"), "README.md shows testdata/policies.svg")
 }
