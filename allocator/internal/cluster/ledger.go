@@ -37,11 +37,23 @@ func (lg *Ledger) DropOn(fw *Framework, agentID string) {
 	}
 }
 
-// Forget takes t out of fw's ledger.
+// Forget takes t out of fw's ledger. The ledger drops its ended tasks
+// once they are more than half of it, here as in Live: a host that never
+// reclaims (and so never asks for Live) keeps no more than twice its live
+// tasks.
 func (lg *Ledger) Forget(fw *Framework, t *Task) {
 	delete(fw.Tasks, t.ID)
 	t.Ended = true
 	lg.ended++
+	if lg.ended > len(lg.ledger)/2 {
+		lg.compact()
+	}
+}
+
+// compact drops the ended tasks from the ledger.
+func (lg *Ledger) compact() {
+	lg.ledger = slices.DeleteFunc(lg.ledger, func(t *Task) bool { return t.Ended })
+	lg.ended = 0
 }
 
 // Live returns the tasks of every framework, in launch order. It is kept as tasks are launched and compacted when more than
@@ -65,8 +77,7 @@ func (lg *Ledger) Live() []*Task {
 		lg.built, lg.ended = true, 0
 	}
 	if lg.ended > len(lg.ledger)/2 {
-		lg.ledger = slices.DeleteFunc(lg.ledger, func(t *Task) bool { return t.Ended })
-		lg.ended = 0
+		lg.compact()
 	}
 	return lg.ledger
 }
