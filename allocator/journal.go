@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/allot-go/allot/allocator/internal/cluster"
+	"github.com/allot-go/allot/allocator/internal/entryjson"
+	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 )
@@ -98,7 +99,7 @@ type Entry struct {
 // Errors of the journal, wrapped with detail; test with errors.Is.
 var (
 	// ErrInvalidEntry: an entry that does not decode, or names no event.
-	ErrInvalidEntry = errors.New("allocator: invalid journal entry")
+	ErrInvalidEntry = entryjson.ErrInvalidEntry
 	// ErrReplay: an entry the allocator does not take as it was taken when
 	// recorded (its event fails, or its run has another number): the
 	// journal is not the allocator's history from a fresh start, or from
@@ -146,79 +147,6 @@ func Replay(a *Allocator, journal io.Reader) error {
 	}
 }
 
-// ---- JSON ----
-
-// jsonEntry is an Entry as JSON: resources in the text format, read back
-// with "*" as the default role, so that they round-trip exactly.
-type jsonEntry struct {
-	Event          EventKind              `json:"event"`
-	At             *time.Time             `json:"at,omitempty"`
-	Framework      string                 `json:"framework,omitempty"`
-	Agent          string                 `json:"agent,omitempty"`
-	FrameworkInfo  *jsonFrameworkInfo     `json:"framework_info,omitempty"`
-	AgentInfo      *jsonAgentInfo         `json:"agent_info,omitempty"`
-	Active         bool                   `json:"active,omitempty"`
-	Resources      string                 `json:"resources,omitempty"`
-	Total          *string                `json:"total,omitempty"`
-	Used           map[string]string      `json:"used,omitempty"`
-	Roles          []string               `json:"roles,omitempty"`
-	Filter         *jsonFilter            `json:"filter,omitempty"`
-	Operations     []*offer.OperationJSON `json:"operations,omitempty"`
-	Weights        map[string]float64     `json:"weights,omitempty"`
-	Role           string                 `json:"role,omitempty"`
-	Guarantees     string                 `json:"guarantees,omitempty"`
-	Limits         string                 `json:"limits,omitempty"`
-	Unavailability *jsonUnavailable       `json:"unavailability,omitempty"`
-	Status         string                 `json:"status,omitempty"`
-	Hostnames      *[]string              `json:"hostnames,omitempty"`
-	Task           string                 `json:"task,omitempty"`
-	Offer          string                 `json:"offer,omitempty"`
-	Run            uint64                 `json:"run,omitempty"`
-	Hold           time.Duration          `json:"hold_ns,omitempty"`
-	Demand         []jsonPending          `json:"demand,omitempty"`
-}
-
-// jsonPending is a Pending: one task's resources as quantities text, and
-// the count.
-type jsonPending struct {
-	Resources string `json:"resources"`
-	Count     int    `json:"count"`
-}
-
-type jsonFilter struct {
-	Refuse time.Duration `json:"refuse_ns"`
-}
-
-type jsonUnavailable struct {
-	Start    time.Time     `json:"start"`
-	Duration time.Duration `json:"duration_ns,omitempty"`
-}
-
-type jsonFrameworkInfo struct {
-	Roles           []string                      `json:"roles"`
-	Principal       string                        `json:"principal,omitempty"`
-	Capabilities    []string                      `json:"capabilities,omitempty"`
-	SuppressedRoles []string                      `json:"suppressed_roles,omitempty"`
-	MinAllocatable  map[string][]string           `json:"min_allocatable,omitempty"`
-	Constraints     map[string][][]jsonConstraint `json:"constraints,omitempty"`
-}
-
-type jsonConstraint struct {
-	Attribute string `json:"attribute"`
-	Op        string `json:"op"`
-	Value     string `json:"value,omitempty"`
-}
-
-type jsonAgentInfo struct {
-	Hostname       string            `json:"hostname,omitempty"`
-	Attributes     map[string]string `json:"attributes,omitempty"`
-	Region         string            `json:"region,omitempty"`
-	Capabilities   []string          `json:"capabilities,omitempty"`
-	Unavailability *jsonUnavailable  `json:"unavailability,omitempty"`
-}
-
-var constraintOps = [...]string{OpExists: "EXISTS", OpNotExists: "NOT_EXISTS", OpEquals: "EQUALS", OpNotEquals: "NOT_EQUALS"}
-
 // MarshalJSON writes the entry as one JSON object with no newline in it:
 //
 //	{"event":"recover-resources","at":"2026-01-01T00:00:05Z","framework":"f1",
@@ -229,258 +157,53 @@ var constraintOps = [...]string{OpExists: "EXISTS", OpNotExists: "NOT_EXISTS", O
 // times in RFC 3339 with nanoseconds. Fields an event does not use are
 // left out.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	j := jsonEntry{
-		Event: e.Event, Framework: e.Framework, Agent: e.Agent, Active: e.Active,
-		Resources: text(e.Resources), Roles: e.Roles, Weights: e.Weights, Role: e.Role,
-		Guarantees: quantitiesText(e.Quota.Guarantees), Task: e.Task, Offer: e.Offer, Run: e.Run, Hold: e.Hold,
+	j := entryjson.Entry{
+		Event: string(e.Event), At: e.At, Framework: e.Framework, Agent: e.Agent, Active: e.Active,
+		Resources: e.Resources, Total: e.Total, Used: e.Used, Roles: e.Roles, Refuse: e.Filter.refuse(),
+		Operations: e.Operations, Weights: e.Weights, Role: e.Role, Quota: roles.Quota(e.Quota),
+		Unavailability: e.Unavailability, Status: uint8(e.Status), Hostnames: e.Hostnames,
+		HostnamesListed: e.Event == EventUpdateWhitelist && e.Hostnames != nil,
+		Task:            e.Task, Offer: e.Offer, Run: e.Run, Hold: e.Hold, Demand: pendingSpec(e.Demand),
 	}
-	if !e.At.IsZero() {
-		at := e.At
-		j.At = &at
+	if e.FrameworkInfo != nil {
+		info := e.FrameworkInfo.spec()
+		j.FrameworkInfo = &info
 	}
-	if !e.Quota.Limits.IsEmpty() {
-		j.Limits = e.Quota.Limits.String()
+	if e.AgentInfo != nil {
+		info := cluster.AgentInfo(*e.AgentInfo)
+		j.AgentInfo = &info
 	}
-	if info := e.FrameworkInfo; info != nil {
-		ji := &jsonFrameworkInfo{Roles: info.Roles, Principal: info.Principal, Capabilities: info.Capabilities.Names(), SuppressedRoles: info.SuppressedRoles}
-		if info.MinAllocatable != nil {
-			ji.MinAllocatable = map[string][]string{}
-			for role, list := range info.MinAllocatable {
-				texts := []string{}
-				for _, q := range list {
-					texts = append(texts, quantitiesText(q))
-				}
-				ji.MinAllocatable[role] = texts
-			}
-		}
-		if info.Constraints != nil {
-			ji.Constraints = map[string][][]jsonConstraint{}
-			for role, cs := range info.Constraints {
-				groups := [][]jsonConstraint{}
-				for _, g := range cs {
-					list := []jsonConstraint{}
-					for _, c := range g {
-						op := strconv.Itoa(int(c.Op))
-						if int(c.Op) < len(constraintOps) && constraintOps[c.Op] != "" {
-							op = constraintOps[c.Op]
-						}
-						list = append(list, jsonConstraint{Attribute: c.Attribute, Op: op, Value: c.Value})
-					}
-					groups = append(groups, list)
-				}
-				ji.Constraints[role] = groups
-			}
-		}
-		j.FrameworkInfo = ji
-	}
-	if info := e.AgentInfo; info != nil {
-		j.AgentInfo = &jsonAgentInfo{Hostname: info.Hostname, Attributes: info.Attributes, Region: info.Region, Capabilities: info.Capabilities.Names()}
-		if u := info.Unavailability; u != nil {
-			j.AgentInfo.Unavailability = &jsonUnavailable{u.Start, u.Duration}
-		}
-	}
-	if e.Total != nil {
-		t := text(*e.Total)
-		j.Total = &t
-	}
-	if e.Used != nil {
-		j.Used = map[string]string{}
-		for k, v := range e.Used {
-			j.Used[k] = text(v)
-		}
-	}
-	if e.Filter != nil {
-		j.Filter = &jsonFilter{e.Filter.Refuse}
-	}
-	for _, op := range e.Operations {
-		j.Operations = append(j.Operations, offer.OperationToJSON(op))
-	}
-	if u := e.Unavailability; u != nil {
-		j.Unavailability = &jsonUnavailable{u.Start, u.Duration}
-	}
-	if e.Status != 0 {
-		j.Status = e.Status.String()
-		if e.Status > InverseDeclined {
-			j.Status = strconv.Itoa(int(e.Status))
-		}
-	}
-	for _, p := range e.Demand {
-		j.Demand = append(j.Demand, jsonPending{Resources: quantitiesText(p.Resources), Count: p.Count})
-	}
-	if e.Event == EventUpdateWhitelist && e.Hostnames != nil {
-		h := e.Hostnames
-		j.Hostnames = &h
-	}
-	return json.Marshal(j)
+	return entryjson.Marshal(j)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. Bad input is an error
 // wrapping ErrInvalidEntry that names the field.
 func (e *Entry) UnmarshalJSON(data []byte) error {
-	var j jsonEntry
-	if err := json.Unmarshal(data, &j); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidEntry, err)
+	j, err := entryjson.Unmarshal(data)
+	if err != nil {
+		return err
 	}
 	out := Entry{
-		Event: j.Event, Framework: j.Framework, Agent: j.Agent, Active: j.Active,
-		Roles: j.Roles, Weights: j.Weights, Role: j.Role, Task: j.Task, Offer: j.Offer, Run: j.Run, Hold: j.Hold,
+		Event: EventKind(j.Event), At: j.At, Framework: j.Framework, Agent: j.Agent, Active: j.Active,
+		Resources: j.Resources, Total: j.Total, Used: j.Used, Roles: j.Roles,
+		Operations: j.Operations, Weights: j.Weights, Role: j.Role, Quota: Quota(j.Quota),
+		Unavailability: j.Unavailability, Status: InverseOfferStatus(j.Status), Hostnames: j.Hostnames,
+		Task: j.Task, Offer: j.Offer, Run: j.Run, Hold: j.Hold,
 	}
-	if j.At != nil {
-		out.At = *j.At
+	if j.Refuse != nil {
+		out.Filter = &Filter{Refuse: *j.Refuse}
 	}
-	var errs []error
-	field := func(name string, err error) {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
+	if j.FrameworkInfo != nil {
+		info := publicInfo(*j.FrameworkInfo)
+		out.FrameworkInfo = &info
 	}
-	var err error
-	out.Resources, err = parseText(j.Resources)
-	field("resources", err)
-	out.Quota.Guarantees, err = resources.ParseQuantities(j.Guarantees)
-	field("guarantees", err)
-	out.Quota.Limits, err = resources.ParseLimits(j.Limits)
-	field("limits", err)
-	if ji := j.FrameworkInfo; ji != nil {
-		info := &FrameworkInfo{Roles: ji.Roles, Principal: ji.Principal, SuppressedRoles: ji.SuppressedRoles}
-		info.Capabilities, err = parseCapabilities(ji.Capabilities)
-		field("framework capabilities", err)
-		if ji.MinAllocatable != nil {
-			info.MinAllocatable = map[string][]resources.Quantities{}
-			for role, texts := range ji.MinAllocatable {
-				list := []resources.Quantities{}
-				for _, t := range texts {
-					q, err := resources.ParseQuantities(t)
-					field("min_allocatable", err)
-					list = append(list, q)
-				}
-				info.MinAllocatable[role] = list
-			}
-		}
-		if ji.Constraints != nil {
-			info.Constraints = map[string]Constraints{}
-			for role, groups := range ji.Constraints {
-				cs := Constraints{}
-				for _, g := range groups {
-					group := ConstraintGroup{}
-					for _, c := range g {
-						op := ConstraintOp(0)
-						for k, name := range constraintOps {
-							if name != "" && name == c.Op {
-								op = ConstraintOp(k)
-							}
-						}
-						if op == 0 {
-							n, err := strconv.ParseUint(c.Op, 10, 8)
-							field("constraint op", err)
-							op = ConstraintOp(n)
-						}
-						group = append(group, AttributeConstraint{Attribute: c.Attribute, Op: op, Value: c.Value})
-					}
-					cs = append(cs, group)
-				}
-				info.Constraints[role] = cs
-			}
-		}
-		out.FrameworkInfo = info
+	if j.AgentInfo != nil {
+		info := AgentInfo(*j.AgentInfo)
+		out.AgentInfo = &info
 	}
-	if ji := j.AgentInfo; ji != nil {
-		info := &AgentInfo{Hostname: ji.Hostname, Attributes: ji.Attributes, Region: ji.Region}
-		info.Capabilities, err = parseCapabilities(ji.Capabilities)
-		field("agent capabilities", err)
-		if u := ji.Unavailability; u != nil {
-			info.Unavailability = &offer.Unavailability{Start: u.Start, Duration: u.Duration}
-		}
-		out.AgentInfo = info
-	}
-	if j.Total != nil {
-		t, err := parseText(*j.Total)
-		field("total", err)
-		out.Total = &t
-	}
-	if j.Used != nil {
-		out.Used = map[string]resources.Resources{}
-		for k, v := range j.Used {
-			r, err := parseText(v)
-			field("used", err)
-			out.Used[k] = r
-		}
-	}
-	if j.Filter != nil {
-		out.Filter = &Filter{Refuse: j.Filter.Refuse}
-	}
-	for i, jo := range j.Operations {
-		op, err := jo.Operation()
-		field(fmt.Sprintf("operation %d", i), err)
-		out.Operations = append(out.Operations, op)
-	}
-	if u := j.Unavailability; u != nil {
-		out.Unavailability = &offer.Unavailability{Start: u.Start, Duration: u.Duration}
-	}
-	for i, jp := range j.Demand {
-		q, err := resources.ParseQuantities(jp.Resources)
-		field(fmt.Sprintf("demand %d", i), err)
-		out.Demand = append(out.Demand, Pending{Resources: q, Count: jp.Count})
-	}
-	switch j.Status {
-	case "":
-	case "ACCEPT":
-		out.Status = InverseAccepted
-	case "DECLINE":
-		out.Status = InverseDeclined
-	default:
-		n, err := strconv.ParseUint(j.Status, 10, 8)
-		field("status", err)
-		out.Status = InverseOfferStatus(n)
-	}
-	if j.Hostnames != nil {
-		out.Hostnames = *j.Hostnames
-		if out.Hostnames == nil {
-			out.Hostnames = []string{}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidEntry, j.Event, err)
+	for _, p := range j.Demand {
+		out.Demand = append(out.Demand, Pending(p))
 	}
 	*e = out
 	return nil
-}
-
-func text(r resources.Resources) string {
-	if r.IsEmpty() {
-		return ""
-	}
-	return r.String()
-}
-
-func quantitiesText(q resources.Quantities) string {
-	if q.IsEmpty() {
-		return ""
-	}
-	return q.String()
-}
-
-func parseText(s string) (resources.Resources, error) {
-	if s == "" {
-		return resources.Resources{}, nil
-	}
-	return resources.Parse(s, "*")
-}
-
-func parseCapabilities(names []string) (offer.Capabilities, error) {
-	var c offer.Capabilities
-	for _, name := range names {
-		if bit, ok := offer.ParseCapability(name); ok {
-			c |= bit
-			continue
-		}
-		if hex, ok := strings.CutPrefix(name, "0x"); ok {
-			if n, err := strconv.ParseUint(hex, 16, 32); err == nil {
-				c |= offer.Capabilities(n)
-				continue
-			}
-		}
-		return 0, fmt.Errorf("unknown capability %q", name)
-	}
-	return c, nil
 }

@@ -26,14 +26,14 @@ var (
 	// ErrInvalidSnapshot: Restore was given bytes that are not a snapshot
 	// of this version: another format or version, cut short, damaged (the
 	// checksum says so), or a state that breaks an invariant.
-	ErrInvalidSnapshot = errors.New("allocator: invalid snapshot")
+	ErrInvalidSnapshot = codec.ErrInvalidSnapshot
 	// ErrSnapshotVersion: a snapshot of another version of the format; it
 	// also wraps ErrInvalidSnapshot.
 	ErrSnapshotVersion = errors.New("allocator: unsupported snapshot version")
 	// ErrSnapshotSorter: Snapshot found a sorter that does not implement
 	// sorter.Snapshotter, or Restore's sorter factories made a sorter of
 	// another type than the one saved.
-	ErrSnapshotSorter = errors.New("allocator: sorter cannot be saved or restored")
+	ErrSnapshotSorter = codec.ErrSnapshotSorter
 )
 
 // RestoreOptions are what Restore cannot read from a snapshot: the options

@@ -1,15 +1,12 @@
 package allocator
 
 import (
-	"fmt"
-
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
-	"github.com/allot-go/allot/sorter"
 )
 
 // snapState is what a walk of a whole snapshot works on: the allocator,
@@ -256,81 +253,16 @@ func (sn *snapState) agent(id string) *cluster.Agent {
 	return ag
 }
 
-// sorterFields walks the sorters: the role sorter, then the framework
-// sorter of each role with the salt it was made with. A reader's are
+// sorterFields walks the sorters (books.WalkSorters); a reader's are
 // made by the host's factories.
 func (sn *snapState) sorterFields(c *codec.Codec) {
 	a := sn.a
-	c.Part("role sorter", func() { trackedSorterFields(c, a.roleSorter, "role sorter", "") })
 	if !c.Reading() {
-		sn.sorters = map[string]*roles.TrackedSorter{}
-		for n := range a.roles.Nodes.All() {
-			path := n.Path
-			if n.FrameworkSorter != nil {
-				sn.sorters[path] = n.FrameworkSorter
-			}
-		}
+		sn.sorters = a.books.FrameworkSorters()
 	}
-	codec.WalkMap(c, &sn.sorters, "framework sorters", "framework sorter of role", func(role string, fs *roles.TrackedSorter) *roles.TrackedSorter {
-		c.Item("framework sorter of role", role, func() {
-			var salt uint64
-			if fs != nil {
-				salt = fs.Salt
-			}
-			c.Uvarint(&salt)
-			if fs == nil && c.Err() == nil {
-				fs = &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
-			}
-			if fs != nil {
-				trackedSorterFields(c, fs, "framework sorter of role", role)
-			}
-		})
-		return fs
+	a.books.WalkSorters(c, &sn.sorters, func(salt uint64) *roles.TrackedSorter {
+		return &roles.TrackedSorter{Sorter: a.opts.FrameworkSorter(a.sorterConfig(salt)), Salt: salt}
 	})
-}
-
-// sorterType names a sorter's type in a snapshot. A sorter.LazyDRF saves
-// and restores the DRF sorter's state, byte for byte, so it is named as
-// one: a snapshot of either restores into the other (the cache-free
-// copies of allocatortest use the DRF sorter where the allocator uses the
-// lazy one).
-func sorterType(s sorter.Sorter) string {
-	if _, lazy := s.(*sorter.LazyDRF); lazy {
-		return fmt.Sprintf("%T", (*sorter.DRF)(nil))
-	}
-	return fmt.Sprintf("%T", s)
-}
-
-// trackedSorterFields walks a sorter: the type of sorter it is, the totals
-// version it was last told, and its own state (sorter.Snapshotter). A
-// reader's sorter, made by the host's factory, must be of the saved type.
-// kind and id name it.
-func trackedSorterFields(c *codec.Codec, ts *roles.TrackedSorter, kind, id string) {
-	made := sorterType(ts.Sorter)
-	typ := made
-	c.String(&typ)
-	c.Uvarint(&ts.TotalsVersion)
-	if c.Err() != nil {
-		return
-	}
-	if typ != made {
-		c.Fail(fmt.Errorf("%w: saved a %s, the factory made a %s", ErrSnapshotSorter, typ, made))
-		return
-	}
-	sn, ok := ts.Sorter.(sorter.Snapshotter)
-	if !ok {
-		c.Fail(fmt.Errorf("%w: %T does not implement sorter.Snapshotter", ErrSnapshotSorter, ts.Sorter))
-		return
-	}
-	if err := c.Binary(sn, kind, id); err != nil {
-		if c.Reading() {
-			// The saved state does not read back: the snapshot is
-			// damaged, not the host's sorter.
-			c.Fail(fmt.Errorf("%w: %w", ErrInvalidSnapshot, err))
-			return
-		}
-		c.Fail(fmt.Errorf("%w: %T: %w", ErrSnapshotSorter, ts.Sorter, err))
-	}
 }
 
 // fairnessFields walks the options of the rotation after declines and of

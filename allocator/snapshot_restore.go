@@ -10,7 +10,6 @@ import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/machine"
-	"github.com/allot-go/allot/allocator/internal/reclaim"
 	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
@@ -116,8 +115,8 @@ func (sn *snapState) checkRunNumbers() error {
 }
 
 // checkReclaim checks reclaim's state read: the tasks' launch numbers are
-// unique and at most the last one handed out, the chosen tasks were saved
-// in order with a reason, and no role was chosen for in a run not made.
+// unique and at most the last one handed out, and reclaim's choices
+// (reclaim.State.CheckRestored).
 func (sn *snapState) checkReclaim() error {
 	a := sn.a
 	seqs := map[uint64]bool{}
@@ -131,27 +130,7 @@ func (sn *snapState) checkReclaim() error {
 			seqs[seq] = true
 		}
 	}
-	for ref, p := range a.reclaims.Choices {
-		if p.Reason != reclaim.ForGuarantee && p.Reason != reclaim.ForFairShare {
-			return fmt.Errorf("task %q of %q chosen to end for reason %d", ref.Task, ref.Framework, p.Reason)
-		}
-		if err := reservation.ValidateRole(p.ForRole); err != nil {
-			return fmt.Errorf("task %q of %q chosen to end for role %q: %v", ref.Task, ref.Framework, p.ForRole, err)
-		}
-		if p.HeldIn != p.ForRole && !reservation.IsStrictSubrole(p.HeldIn, p.ForRole) {
-			return fmt.Errorf("task %q of %q chosen to end for role %q, held in %q outside it", ref.Task, ref.Framework, p.ForRole, p.HeldIn)
-		}
-		if p.Group == 0 || p.Group > a.reclaims.Groups {
-			return fmt.Errorf("task %q of %q chosen to end in group %d (last %d)", ref.Task, ref.Framework, p.Group, a.reclaims.Groups)
-		}
-		if !p.Task.Contains(p.Room) {
-			return fmt.Errorf("task %q of %q chosen to make room %s for a task of %s", ref.Task, ref.Framework, p.Room, p.Task)
-		}
-	}
-	if role, ok := leastKey(a.reclaims.TookAt, func(_ string, run uint64) bool { return run == 0 || run > a.engine.Runs }); ok {
-		return fmt.Errorf("role %q chosen for in run %d (last run %d)", role, a.reclaims.TookAt[role], a.engine.Runs)
-	}
-	return nil
+	return a.reclaims.CheckRestored(a.engine.Runs)
 }
 
 // checkAgents checks the agents read: their ids, holdings and

@@ -128,7 +128,7 @@ var allocatorParts = map[string]int{
 	"cluster": 2, "observe": 2,
 	"declines": 3, "reclaim": 3, "quota": 3,
 	"explain": 4, "books": 4,
-	"operations": 5, "fingerprint": 4, "audit": 5, "run": 5,
+	"operations": 5, "fingerprint": 4, "audit": 5, "run": 5, "entryjson": 3,
 	"machine": 6,
 }
 
