@@ -21,7 +21,7 @@ import (
 //     quota or the role's frameworks change;
 //   - roles hidden for the rest of a run: "capped in this run", "its
 //     guarantees are met in this stage";
-//   - nobody entries (Allocator.nobody): "no framework of this role could
+//   - nobody entries (Engine.nobody): "no framework of this role could
 //     take anything on this agent", until the agent's available resources
 //     grow, its info changes, the role's frameworks change or a filter
 //     behind it expires;

@@ -188,7 +188,8 @@ func (e *Engine) fairFramework(fwID string) bool {
 // walkFrameworks walks the frameworks of role on ag in the sorter's order.
 // Frameworks whose refusal filters are known to cover everything on the
 // agent are stepped over without a visit when there are enough of them and
-// the sorter can (see filters.go); they are counted in RunStats.Refused.
+// the sorter can (package declines keeps the index); they are counted in
+// Stats.Refused.
 func (e *Engine) walkFrameworks(fs *roles.TrackedSorter, ag *cluster.Agent, role string, r *runState, visit func(string) bool) {
 	r.indexed = false
 	if idx := ag.Refusers(role, r.now); idx != nil && e.skipsWalks(fs) {
