@@ -113,15 +113,24 @@ func accountingVersions(t *testing.T, a *sorter.Accounting) {
 	if a.Version() != v {
 		t.Error("Activate of an active client changed Version")
 	}
-	for name, call := range map[string]func() error{
-		"Deactivate(ops)": func() error { return a.Deactivate("ops") },
-		"Unallocated":     func() error { return a.Unallocated("eng", "s1", resources.MustParse("gpus:1", "")) },
-		"UpdateWeight":    func() error { return a.UpdateWeight("ops", 3) },
-		"RemoveAgent(s2)": func() error { return a.RemoveAgent("s2") },
+	// Version goes up, never down, so that a version saved with an order
+	// tells whether anything changed since.
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"Deactivate(ops)", func() error { return a.Deactivate("ops") }},
+		{"Unallocated", func() error { return a.Unallocated("eng", "s1", resources.MustParse("gpus:1", "")) }},
+		{"UpdateWeight", func() error { return a.UpdateWeight("ops", 3) }},
+		{"RemoveAgent(s2)", func() error { return a.RemoveAgent("s2") }},
+		{"AddAgent(s2)", func() error { a.AddAgent("s2", resources.MustParseQuantities("cpus:4")); return nil }},
+		{"Add(tmp)", func() error { return a.Add("tmp") }},
+		{"Allocated", func() error { return a.Allocated("tmp", "s2", resources.MustParse("cpus:1", "")) }},
+		{"Remove(tmp)", func() error { return a.Remove("tmp") }},
 	} {
-		must(call())
-		if a.Version() == v {
-			t.Errorf("%s did not change Version", name)
+		must(c.call())
+		if a.Version() <= v {
+			t.Errorf("%s moved Version from %d to %d, want it up", c.name, v, a.Version())
 		}
 		v = a.Version()
 	}

@@ -145,6 +145,7 @@ func (e *Engine) offerHolds(r *runState, agents []*cluster.Agent) {
 		if len(ag.Holds()) == 0 {
 			continue
 		}
+		from := len(r.offers)
 		sweepHolds(ag, func(h cluster.Hold, keep func(cluster.Hold)) {
 			fw := e.cs.Frameworks.Get(h.Framework)
 			switch {
@@ -188,13 +189,20 @@ func (e *Engine) offerHolds(r *runState, agents []*cluster.Agent) {
 					}
 					e.heldToOffered(fw, ag, part)
 					e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, part.Frozen(), true, false)
-					// As any offer, it is counted off what the framework
-					// states it waits for: else reclaim would make room
-					// again for the task this hold was made for.
-					e.consumeDemand(fw, role, part, -1)
 				}
 			}
 		})
+		// As any offer, what the holds offer is counted off what the
+		// framework states it waits for: else reclaim would make room
+		// again for the task the holds were made for. It is counted once
+		// an offer, not once a hold: the holds of one framework and role
+		// on the agent make one offer, and a room its victims freed one
+		// by one is held in several holds that hold the task only
+		// together.
+		for i := from; i < len(r.offers); i++ {
+			o := &r.offers[i]
+			e.consumeDemand(e.cs.Frameworks.Get(o.Key.Framework), o.Key.Role, o.Res, -1)
+		}
 	}
 }
 
