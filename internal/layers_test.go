@@ -154,6 +154,12 @@ func TestAllocatorPartsImportDownward(t *testing.T) {
 		}
 		files, _ := filepath.Glob(filepath.Join(root, e.Name(), "*.go"))
 		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				// The rule is the library's: a part's external tests may
+				// build their worlds through the parts above it (run's
+				// tests apply events with machine).
+				continue
+			}
 			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 			if err != nil {
 				t.Fatal(err)
