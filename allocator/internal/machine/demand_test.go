@@ -23,6 +23,9 @@ func TestUpdateDemandRefusesBadInput(t *testing.T) {
 	for i := range many {
 		many[i] = pending("cpus:1", 1)
 	}
+	// Past the most a count may be (on 32-bit platforms int wraps it
+	// negative, refused all the same).
+	tooMany := int64(cluster.MaxPendingCount) + 1
 	for name, tc := range inOrder(map[string]struct {
 		fw, role string
 		pending  []cluster.Pending
@@ -34,7 +37,7 @@ func TestUpdateDemandRefusesBadInput(t *testing.T) {
 		"a shape of nothing":    {"f1", "r", []cluster.Pending{pending("cpus:1", 1), {Count: 1}}, cluster.ErrInvalidDemand},
 		"count zero":            {"f1", "r", []cluster.Pending{pending("cpus:1", 0)}, cluster.ErrInvalidDemand},
 		"count negative":        {"f1", "r", []cluster.Pending{pending("cpus:1", -1)}, cluster.ErrInvalidDemand},
-		"count too large":       {"f1", "r", []cluster.Pending{pending("cpus:1", cluster.MaxPendingCount+1)}, cluster.ErrInvalidDemand},
+		"count too large":       {"f1", "r", []cluster.Pending{pending("cpus:1", int(tooMany))}, cluster.ErrInvalidDemand},
 	}) {
 		t.Run(name, func(t *testing.T) {
 			w.t = t
