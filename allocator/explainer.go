@@ -113,7 +113,7 @@ func (e explaining) finish(b *groupBuilder, role string, node *roles.Node, subje
 			}
 		case ReasonQuotaLimit:
 			if node != nil {
-				g.QuotaRole, g.Limit, g.Consumed = e.a.bindingLimit(node)
+				g.QuotaRole, g.Limit, g.Consumed = e.a.bindingLimit(node, role, g.Agents)
 			}
 		case ReasonHeadroom:
 			g.Unmet = e.a.unmetGuarantees(role)
@@ -152,21 +152,40 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 }
 
 // bindingLimit returns the role among node and its ancestors whose limit
-// leaves least (the nearest one at its limit in some resource), its limit
-// and its consumption.
-func (a *Allocator) bindingLimit(node *roles.Node) (string, resources.Limits, resources.Quantities) {
+// binds for the agents of a quota-limit reason, its limit and its
+// consumption: the nearest whose limit alone, less what the role
+// consumes, cuts what an offer on one of those agents held of quota's part
+// below the minimum allocatable resources of its framework. A limit
+// reached in a resource none of the offers held (gpus:0 on agents without
+// GPUs) cuts nothing, and one that leaves enough does not bind, however
+// near it is. Failing that (limits that bind only together), the nearest
+// whose limit cuts something, then the nearest with a limit.
+func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
+	// cuts reports whether q's limit cuts some offer below its minimum
+	// (alone) or at all.
+	cuts := func(q *roles.Node, alone bool) bool {
+		room := q.Q().Limits.Subtract(q.Consumed())
+		for _, ar := range agents {
+			left := room.Cap(ar.Offer)
+			switch {
+			case left.Equal(ar.Offer):
+			case !alone || !a.allocatableQuantities(left, role, ar.Framework):
+				return true
+			}
+		}
+		return false
+	}
 	var pick *roles.Node
-	for q := range node.QuotaAncestry {
-		if q.Q().Limits.IsEmpty() {
-			continue
-		}
-		if pick == nil {
-			pick = q
-		}
-		consumed := q.Consumed()
-		for _, name := range q.Q().Limits.Names() {
-			if lim, _ := q.Q().Limits.Get(name); consumed.Scalar(name) >= lim {
-				return q.Path, q.Q().Limits.Clone(), consumed
+	for _, alone := range [2]bool{true, false} {
+		for q := range node.QuotaAncestry {
+			if q.Q().Limits.IsEmpty() {
+				continue
+			}
+			if pick == nil {
+				pick = q
+			}
+			if cuts(q, alone) {
+				return q.Path, q.Q().Limits.Clone(), q.Consumed()
 			}
 		}
 	}
@@ -174,6 +193,34 @@ func (a *Allocator) bindingLimit(node *roles.Node) (string, resources.Limits, re
 		return "", resources.Limits{}, resources.Quantities{}
 	}
 	return pick.Path, pick.Q().Limits.Clone(), pick.Consumed()
+}
+
+// allocatableQuantities reports whether q holds something and meets one
+// of the minimum allocatable alternatives of the framework in role (or
+// the options' when it gives none of its own).
+func (a *Allocator) allocatableQuantities(q resources.Quantities, role, fwID string) bool {
+	some := false
+	for _, v := range q.All() {
+		some = some || v > 0
+	}
+	if !some {
+		return false
+	}
+	mins := a.opts.MinAllocatable
+	if fw := a.cs.Frameworks.Get(fwID); fw != nil {
+		if own, ok := fw.Info.MinAllocatable[role]; ok {
+			mins = own
+		}
+	}
+	if len(mins) == 0 {
+		return true
+	}
+	for _, m := range mins {
+		if q.Contains(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees

@@ -529,6 +529,79 @@ advance 127 189 171 195
 allocate-all 189 222 98 222
 advance 140 251 2 188
 allocate-all 249 119 199 35`,
+	}, {
+		// a/b's guarantee leaves nothing spare, and b is capped by the
+		// headroom: a4 has only ports left for b, which no cut took. The
+		// reason there is the minimum allocatable resources, not the cap.
+		"a capped role on an agent with only ports left", "all events", `seed 7486
+add-agent 28 201 72 168
+add-framework 30 223 163 217
+quota 7 27 5 1
+allocate-all 137 233 47 11`,
+	}, {
+		// a/b is at its cpus limit through a/b/c/d's task, and a/b's own
+		// mem guarantee holds the last mem:1024 back: a/b/c/d is capped.
+		// Its limit keeps cpus, of which a0 has none left, and the mem a0
+		// has is within the limit: the headroom, not the limit, keeps it.
+		"a cap by a limit on an agent whose resources the limit leaves", "nested roles", `seed 12109
+add-framework 0 0 0 0
+add-framework 0 0 0 0
+add-framework 0 12 0 158
+add-agent 0 217 0 0
+allocate 0 0 0 0
+decline 0 1 0 0
+allocate-all 0 0 0 0
+quota 1 78 1 1
+accept 0 4 0 0
+update-demand 14 1 1 5
+allocate-all 0 0 0 0`,
+	}, {
+		// f0 declined a4 and is held back in b by the rotation; b is
+		// capped (c's guarantee holds what is free) before the walk comes
+		// back to f0, whose pass is settled to the cap with no figures of
+		// its own: Explain reads it as the cap on a4, with what a4 has.
+		"a held-back framework whose role was capped", "beyond Mesos", `seed 48419
+add-agent 250 238 69 65
+add-framework 200 125 117 248
+quota 53 226 29 244
+allocate 0 0 0 0
+decline 5 1 24 0
+allocate-all 0 0 0 0`,
+	}, {
+		// b is above its disk limit and its own guarantee holds the cpus
+		// and mem left: capped for the headroom over the cluster. a1 has
+		// only disk left, which the headroom does not hold and the limit
+		// does: there the limit is why.
+		"a cap for the headroom on an agent with only what the limit keeps", "one role, many frameworks", `seed 58155
+add-agent 77 113 113 124
+add-framework 11 243 255 194
+add-framework 164 235 97 146
+allocate-all 57 154 235 165
+accept 179 2 219 206
+quota 13 3 1 1
+allocate-all 0 0 0 0`,
+	}, {
+		// a/c's limit (cpus:2) cuts the offer on a1 but leaves enough;
+		// a/b/c's guarantee then holds the rest back as headroom. The
+		// headroom binds there, not the limit.
+		"a limit that cuts without binding, and the headroom that does", "all events", `seed 20364
+add-agent 0 0 0 0
+add-framework 0 123 0 0
+add-agent 0 70 0 245
+quota 129 0 20 1
+quota 2 3 0 1
+allocate-all 0 0 0 0`,
+	}, {
+		// a/b is at its gpus:0 limit, which the agent (no GPUs) never
+		// offered; a's cpus:1 limit is the one that binds and the one
+		// Explain names.
+		"the limit named is the one that binds, not the nearest reached", "nested roles", `seed 30580
+quota 1 0 191 1
+add-framework 1 0 0 0
+add-agent 0 245 0 0
+quota 0 1 1 1
+allocate-all 0 0 0 0
+allocate-all 0 0 0 0`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)

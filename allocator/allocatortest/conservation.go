@@ -20,19 +20,31 @@ import (
 //
 //   - a refusal filter: the framework had one on the agent in the role
 //     before the run;
-//   - a quota limit: the role or an ancestor has a limit;
+//   - a quota limit: the role or an ancestor has a limit, and the limits
+//     bind (conservation_quota.go): with the headroom, they leave too
+//     little of what is free for the minimum allocatable resources; they
+//     cut something of what the offer would have held (Explain's
+//     figure); and they alone leave too little, or the headroom alone
+//     would have left enough. The role Explain names as the one whose
+//     limit binds is the role or an ancestor with a limit, with the
+//     figures its view shows, whose limit alone binds so on one of the
+//     reason's agents;
 //   - headroom: some role's guarantee was unmet when the run started, or
-//     is after it. The run starts by giving back holds, those expired and
-//     those the framework can no longer take, which lowers consumption
-//     before any offer: a guarantee counts as unmet at the start when it
-//     is unmet with every hold the run ended counted as given back (a
-//     hold offered still counts as consumed, but the views cannot tell
-//     the two apart, so the bound is the lower one; nor can they tell a
-//     hold the run ended from one it made at its end for a room it
-//     chose, which then counts as ended too);
+//     is after it, and the headroom binds as limits do. The run starts
+//     by giving back holds, those expired and those the framework can no
+//     longer take, which lowers consumption before any offer: a
+//     guarantee counts as unmet at the start when it is unmet with every
+//     hold the run ended counted as given back (a hold offered still
+//     counts as consumed, but the views cannot tell the two apart, so
+//     the bound is the lower one; nor can they tell a hold the run ended
+//     from one it made at its end for a room it chose, which then counts
+//     as ended too);
 //   - the minimum allocatable resources: what is free holds none of the
-//     alternatives (checked when no quota is set anywhere and offers are
-//     not split, as cuts otherwise decide what the offer would hold);
+//     alternatives, nor does what was left when the run passed the
+//     framework over (Explain's figure), which holds what is free now. A
+//     run names it only where no limit and no headroom cut the offer, so
+//     this holds with quota too; not where offers are split
+//     (Options.OfferShare), whose cut leaves part of what is free;
 //   - a capability: the agent has GPUs or is in another region, or all
 //     that is free needs a capability the framework lacks;
 //   - offer constraints that exclude the agent;
@@ -56,7 +68,16 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 	var errs []error
 	agents := h.a.Agents()
 	roles := h.a.Roles()
-	cut := h.opts.Allocator.OfferShare > 0 || slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Quota.Guarantees.IsEmpty() || !r.Quota.Limits.IsEmpty() })
+	split := h.opts.Allocator.OfferShare > 0 && h.opts.Allocator.OfferShare < 1
+	quota := slices.ContainsFunc(roles, func(r allocator.RoleView) bool { return !r.Quota.Guarantees.IsEmpty() || !r.Quota.Limits.IsEmpty() })
+	var cuts *quotaCuts
+	if quota {
+		share := 0.0
+		if split {
+			share = h.opts.Allocator.OfferShare
+		}
+		cuts = newQuotaCuts(before, Views{Agents: agents, Roles: roles}, share)
+	}
 	unmetBefore := unmetAtStart(before.Roles, heldGone(before.Agents, agents, res.Preemptions))
 	offered := map[[3]string]bool{}
 	for _, o := range res.Offers {
@@ -76,6 +97,10 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 				continue
 			}
 			reasons := explainedReasons(x, role)
+			// The role a quota-limit reason names must bind on one of its
+			// agents (namedLimitBinds).
+			var named error
+			namedBinds := false
 			for _, v := range agents {
 				if !h.looked(v) || offered[[3]string{f.ID, role, v.ID}] {
 					continue
@@ -85,10 +110,24 @@ func (h *Harness) checkConservation(res allocator.Result, before Views) []error 
 					continue
 				}
 				found, ok := reasons[v.ID]
-				c := conservationCase{h: h, f: f, role: role, v: v, free: free, roles: roles, filters: before.Filters, cut: cut, unmetBefore: unmetBefore}
+				c := conservationCase{h: h, f: f, role: role, v: v, free: free, roles: roles, filters: before.Filters, before: before,
+					cut: quota || h.opts.Allocator.OfferShare > 0, split: split, quota: cuts, unmetBefore: unmetBefore}
+				where := fmt.Sprintf("agent %s has %s free for role %s after AllocateAll, and %s was offered none of it", v.ID, free, role, f.ID)
 				if err := c.check(found, ok); err != nil {
-					errs = append(errs, fmt.Errorf("agent %s has %s free for role %s after AllocateAll, and %s was offered none of it: %w", v.ID, free, role, f.ID, err))
+					errs = append(errs, fmt.Errorf("%s: %w", where, err))
+					continue
 				}
+				if found.reason != allocator.ReasonQuotaLimit || cuts == nil || namedBinds {
+					continue
+				}
+				if err := c.namedLimitBinds(found); err == nil {
+					namedBinds = true
+				} else if named == nil {
+					named = fmt.Errorf("%s: Explain says %s, and names the limit of %q, which binds on none of its agents with something free; here: %w", where, found.reason, found.group.QuotaRole, err)
+				}
+			}
+			if named != nil && !namedBinds {
+				errs = append(errs, named)
 			}
 		}
 	}
@@ -101,10 +140,12 @@ func (h *Harness) looked(v allocator.AgentView) bool {
 	return v.Active && !v.OverAllocated && (h.whitelist == nil || h.whitelist[h.agentInfo[v.ID].Hostname])
 }
 
-// explained is one agent's reason in an explanation.
+// explained is one agent's reason in an explanation, and the reason's
+// group (the figures Explain gives for all its agents).
 type explained struct {
 	reason allocator.Reason
 	ar     allocator.AgentReason
+	group  allocator.ReasonGroup
 }
 
 // explainedReasons returns, by agent, the reasons an explanation gives for
@@ -117,7 +158,7 @@ func explainedReasons(x allocator.Explanation, role string) map[string]explained
 		}
 		for _, g := range re.Reasons {
 			for _, ar := range g.Agents {
-				out[ar.Agent] = explained{g.Reason, ar}
+				out[ar.Agent] = explained{g.Reason, ar, g}
 			}
 		}
 	}
@@ -134,10 +175,16 @@ type conservationCase struct {
 	free    resources.Resources
 	roles   []allocator.RoleView
 	filters []allocator.FilterView
+	// before are the views before the run (its agents, roles, filters).
+	before Views
 	// cut: offers may be cut (quota, Options.OfferShare), which decides
-	// what they hold; unmetBefore: some guarantee may have been unmet at
-	// the run's start, once it had given back holds (unmetAtStart).
-	cut, unmetBefore bool
+	// what they hold; split: by the offer share, which Explain names no
+	// reason for; unmetBefore: some guarantee may have been unmet at the
+	// run's start, once it had given back holds (unmetAtStart).
+	cut, split, unmetBefore bool
+	// quota are the referee's figures about the run's cuts, nil when no
+	// role has quota.
+	quota *quotaCuts
 }
 
 // check returns why the reason Explain gave (found: it gave one) does not
@@ -147,20 +194,26 @@ func (c conservationCase) check(found explained, ok bool) error {
 		return fmt.Errorf("Explain names no reason for it")
 	}
 	holds := false
+	// binds says why a quota reason, or the minimum allocatable, does not
+	// hold although its condition does (conservation_quota.go).
+	var binds func(explained) error
 	switch found.reason {
 	case allocator.ReasonFiltered:
 		holds = slices.ContainsFunc(c.filters, func(fl allocator.FilterView) bool {
 			return fl.Framework == c.f.ID && fl.Role == c.role && fl.Agent == c.v.ID
 		})
 	case allocator.ReasonQuotaLimit:
-		holds = c.limited()
+		holds, binds = c.limited(), c.quotaLimitBinds
 	case allocator.ReasonHeadroom:
 		// The run held back headroom for the guarantees unmet when it
 		// started, after giving back holds (stage two does not lower it
 		// as it meets them, as in Mesos), or still unmet after it.
-		holds = c.unmetBefore || unmetGuarantees(c.roles)
+		holds, binds = c.unmetBefore || unmetGuarantees(c.roles), c.headroomBinds
 	case allocator.ReasonMinAllocatable:
-		holds = c.cut || !c.h.meetsMinimum(c.f.ID, c.role, c.usable())
+		// Explain names the minimum allocatable only where no limit or
+		// headroom cut the offer: it held all that was free but for a
+		// cut to the offer share.
+		holds, binds = c.split || !c.h.meetsMinimum(c.f.ID, c.role, c.usable()), c.minAllocatableHolds
 	case allocator.ReasonIncapable:
 		holds = c.incapable()
 	case allocator.ReasonConstraints:
@@ -171,6 +224,11 @@ func (c conservationCase) check(found explained, ok bool) error {
 	}
 	if !holds {
 		return fmt.Errorf("Explain says %s, which the views do not bear out", found.reason)
+	}
+	if binds != nil && (c.quota != nil || found.reason == allocator.ReasonMinAllocatable) {
+		if err := binds(found); err != nil {
+			return fmt.Errorf("Explain says %s (%s): %w", found.reason, found.ar.Offer, err)
+		}
 	}
 	return nil
 }
@@ -219,15 +277,28 @@ func (c conservationCase) noFit() bool {
 // usable is what is free that the framework can take: revocable resources
 // and refined reservations need a capability.
 func (c conservationCase) usable() resources.Resources {
+	return c.usableOf(c.free)
+}
+
+// usableOf is what of rs the framework can take.
+func (c conservationCase) usableOf(rs resources.Resources) resources.Resources {
 	caps := c.f.Capabilities
-	return c.free.Filter(func(r resources.Resource) bool {
+	return rs.Filter(func(r resources.Resource) bool {
 		return (caps.Has(offer.RevocableResources) || !r.Revocable) && (caps.Has(offer.ReservationRefinement) || !r.Reservations.IsRefined())
 	})
 }
 
 // meetsMinimum reports whether res holds one of the minimum allocatable
-// alternatives of the framework in the role.
+// alternatives of the framework in the role (anything, when there are
+// none; nothing is never allocatable).
 func (h *Harness) meetsMinimum(fw, role string, res resources.Resources) bool {
+	mins := h.minimum(fw, role)
+	return !res.IsEmpty() && (len(mins) == 0 || slices.ContainsFunc(mins, res.ContainsQuantities))
+}
+
+// minimum returns the minimum allocatable alternatives of the framework in
+// the role: its own there, else the options', else the default.
+func (h *Harness) minimum(fw, role string) []resources.Quantities {
 	mins, ok := h.fwInfo[fw].MinAllocatable[role]
 	if !ok {
 		mins = h.opts.Allocator.MinAllocatable
@@ -235,7 +306,7 @@ func (h *Harness) meetsMinimum(fw, role string, res resources.Resources) bool {
 			mins = allocator.DefaultMinAllocatable()
 		}
 	}
-	return len(mins) == 0 || slices.ContainsFunc(mins, res.ContainsQuantities)
+	return mins
 }
 
 // heldGone returns, by allocation role, the unreserved non-revocable

@@ -110,7 +110,13 @@
 //     names and the views bear out (a filter, a limit, headroom for a
 //     guarantee unmet at the run's start, the minimum allocatable
 //     resources, a capability, offer constraints, suppression, a
-//     statement of demand none of whose tasks fits).
+//     statement of demand none of whose tasks fits). A limit or the
+//     headroom must bind: worked out with the quota referee's own
+//     figures, it cut something of what the offer would have held, and
+//     it alone leaves too little of what is free for the minimum
+//     allocatable resources, or the offer without it would have been
+//     enough; and the role named as the one whose limit binds is one
+//     whose limit does.
 //
 // A SnapshotRestore event keeps the restored allocator as a twin too: for
 // the rest of the sequence it must make the same offers, render the same

@@ -393,15 +393,11 @@ type referee struct {
 // refereeQuota runs the referee's checks on a run; host, when not nil,
 // enables the checks that need to know who could take what.
 func refereeQuota(before Views, res allocator.Result, after Views, host *refereeHost) []error {
-	r := &referee{before: before, after: after, res: res, host: host, unsat: map[string]amounts{}}
-	roles := after.Roles
-	if roles == nil {
-		roles = before.Roles
-	}
-	if !r.readQuotas(roles) {
+	r, roles, ok := readReferee(before, after)
+	if !ok {
 		return nil
 	}
-	r.readAgents()
+	r.res, r.host = res, host
 	r.readOffers()
 	r.checkQuotaValues(roles)
 	r.checkConsumption()
@@ -416,6 +412,22 @@ func refereeQuota(before Views, res allocator.Result, after Views, host *referee
 		}
 	}
 	return r.errs
+}
+
+// readReferee reads the quotas (of the roles after the run, else before
+// it) and the consumption and free headroom before and after the run; it
+// reports whether some role has quota, and returns the roles it read.
+func readReferee(before, after Views) (*referee, []allocator.RoleView, bool) {
+	r := &referee{before: before, after: after, unsat: map[string]amounts{}}
+	roles := after.Roles
+	if roles == nil {
+		roles = before.Roles
+	}
+	if !r.readQuotas(roles) {
+		return nil, nil, false
+	}
+	r.readAgents()
+	return r, roles, true
 }
 
 // readQuotas reads the roles' quotas and builds the family of roles with

@@ -233,11 +233,18 @@ func (r *referee) limitReached(role, name string) bool {
 // limitRoom returns how much more of name the role's and its ancestors'
 // limits leave after the run, and false when none applies.
 func (r *referee) limitRoom(role, name string) (resources.Scalar, bool) {
+	return r.limitRoomIn(r.ownAfter, role, name, nil)
+}
+
+// limitRoomIn returns how much more of name the limits of role and its
+// ancestors (those of them keep accepts, all when keep is nil) leave with
+// the roles' own consumption own, and false when none applies.
+func (r *referee) limitRoomIn(own map[string]amounts, role, name string, keep func(string) bool) (resources.Scalar, bool) {
 	var room resources.Scalar
 	limited := false
 	for p := role; p != ""; p = parentRole(p) {
-		if lim, ok := r.limits[p][name]; ok {
-			left := lim - subtree(r.ownAfter, p)[name]
+		if lim, ok := r.limits[p][name]; ok && (keep == nil || keep(p)) {
+			left := lim - subtree(own, p)[name]
 			if !limited || left < room {
 				room, limited = left, true
 			}

@@ -20,7 +20,11 @@
 // keeps its reasons across runs. Frameworks stepped over through the
 // refusal index are not logged one by one: a visit says the index was
 // used, and the explainer finds their filters. Roles capped in a run, or
-// parked across runs, carry why on their role node (roles.Node.CappedBy).
+// parked across runs, carry why on their role node (roles.Node.CappedBy);
+// on one agent the cap is the reason only where it keeps something the
+// agent has from the role (only ports left there: the minimum allocatable
+// resources; every resource there at a limit: the limit; none: the
+// headroom).
 //
 // The invariants it owns: a pass's detail names quantities the log (or
 // the nobody entry that keeps it) holds; records name agents, frameworks

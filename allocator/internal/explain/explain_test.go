@@ -339,6 +339,90 @@ func TestACappedRolesOffer(t *testing.T) {
 	require.Equal(t, MinAllocatable, reason)
 }
 
+// TestACappedRolesReasonOnEachAgent: a cap is about the whole cluster;
+// on one agent it is the reason only where it keeps something the agent
+// has from the role. With no unreserved scalar left there, what is left
+// (ports) is below the minimum allocatable resources; where every resource
+// the agent has is at a limit, the limit keeps it; where none is, the
+// headroom does.
+func TestACappedRolesReasonOnEachAgent(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4;mem:1024;ports:[31000-31009]")
+	a2 := w.agent("a2", "mem:1024;ports:[31000-31009]")
+	a3 := w.agent("a3", "ports:[31000-31009]")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	node.SetQuota(roles.Quota{Limits: resources.MustParseLimits("cpus:2")})
+	w.tree.TrackAllocatedUnreserved("r", qty("cpus:2"), true)
+	w.begin()
+	node.CappedRun, node.CappedBy = 1, QuotaLimit
+
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, QuotaLimit, reason, "r is at its cpus limit, and a1 has cpus")
+	require.Equal(t, qty("cpus:4;mem:1024"), found.Offer)
+	_, reason, found = w.why(f1, "r", a2)
+	require.Equal(t, Headroom, reason, "a2 has only mem, which r's limit leaves it")
+	require.Equal(t, qty("mem:1024"), found.Offer)
+	_, reason, found = w.why(f1, "r", a3)
+	require.Equal(t, MinAllocatable, reason, "a3 has only ports left: no cut took anything there")
+	require.True(t, found.Offer.IsEmpty())
+
+	node.CappedBy = Headroom
+	_, reason, _ = w.why(f1, "r", a1)
+	require.Equal(t, Headroom, reason)
+	_, reason, _ = w.why(f1, "r", a3)
+	require.Equal(t, MinAllocatable, reason)
+
+	// At its mem limit, with cpus:2 of room: the cpus a4 has, more than
+	// the room, were cut to nothing by the headroom, not by the limit.
+	node.SetQuota(roles.Quota{Limits: resources.MustParseLimits("cpus:4;mem:512")})
+	w.tree.TrackAllocatedUnreserved("r", qty("mem:512"), true)
+	node.CappedBy = QuotaLimit
+	a4 := w.agent("a4", "cpus:4")
+	_, reason, _ = w.why(f1, "r", a4)
+	require.Equal(t, Headroom, reason, "a4 has only cpus, which r's limit leaves room for")
+	_, reason, _ = w.why(f1, "r", a1)
+	require.Equal(t, QuotaLimit, reason, "a1 has mem, at r's limit, and cpus: the cap's cause decides")
+	node.CappedBy = Headroom
+	_, reason, _ = w.why(f1, "r", a1)
+	require.Equal(t, Headroom, reason)
+
+	// A cap for the headroom, on an agent with only what r is at its
+	// limit of: the limit keeps all of it.
+	a5 := w.agent("a5", "mem:256")
+	_, reason, found = w.why(f1, "r", a5)
+	require.Equal(t, QuotaLimit, reason, "a5 has only mem, at r's limit")
+	require.Equal(t, qty("mem:256"), found.Offer)
+}
+
+// TestAHeldBackPassSettledToACap: a framework the rotation after declines
+// held back, whose role was capped before the walk came back to it, has a
+// pass settled to the cap with no quantities of its own: it reads as the
+// cap on that agent, with what the agent has.
+func TestAHeldBackPassSettledToACap(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4;mem:1024")
+	a2 := w.agent("a2", "ports:[31000-31009]")
+	f1 := w.framework("f1", "r")
+	node := w.tree.Get("r")
+	w.begin()
+	node.CappedRun, node.CappedBy = 1, Headroom
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, Headroom, resources.Quantities{})
+	w.log.Pass(f1, a2, node, cluster.StageFairShare, Headroom, resources.Quantities{})
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, Headroom, reason)
+	require.Equal(t, qty("cpus:4;mem:1024"), found.Offer)
+	_, reason, _ = w.why(f1, "r", a2)
+	require.Equal(t, MinAllocatable, reason)
+
+	// A pass of the walk keeps its own quantities.
+	w.begin()
+	w.log.Pass(f1, a1, node, cluster.StageFairShare, Headroom, qty("cpus:1"))
+	_, reason, found = w.why(f1, "r", a1)
+	require.Equal(t, Headroom, reason)
+	require.Equal(t, qty("cpus:1"), found.Offer)
+}
+
 // TestAPairUnchangedInTheGuaranteeStage: a pair the guarantee stage
 // skipped as unchanged keeps the passes of the walk that found nobody
 // could take anything there, with their quantities; a pair it walked

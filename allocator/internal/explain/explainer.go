@@ -141,13 +141,10 @@ func (e *Explainer) found(fw *cluster.Framework, node *roles.Node, ag *cluster.A
 	// A role capped in the run (or parked since an earlier one) was not
 	// looked at on agents that still had something for it, even where
 	// one of its frameworks was offered something before the cap.
-	if (node.CappedRun == e.l.Run || e.parked[node.Path]) && !ag.Available.AllocatableTo(node.Path).IsEmpty() {
-		if node.CappedBy == MinAllocatable {
-			ar.Offer = ag.Available.AllocatableTo(node.Path).Quantities()
-		} else {
-			ar.Offer = cluster.HeadroomOf(ag.Available)
+	if e.capped(node) {
+		if left := ag.Available.AllocatableTo(node.Path); !left.IsEmpty() {
+			return cappedOn(node, left, ar)
 		}
-		return node.CappedBy, ar
 	}
 	if e.offeredInRole(node, ag) {
 		// The walk of the role made an offer there.
@@ -160,6 +157,59 @@ func (e *Explainer) found(fw *cluster.Framework, node *roles.Node, ag *cluster.A
 		return e.fromVisit(fw, node, ag, e.l.visits[i], ar)
 	}
 	return e.elsewhere(fw, node, ag, ar)
+}
+
+// cappedOn is the reason a role capped in the run (or parked) was not
+// looked at on an agent where left is still free for it. The cap is about
+// the whole cluster: every unreserved scalar is kept from the role by its
+// limits or by the headroom held for others, and nothing else is free for
+// it (no reservation of its top-level subtree, nothing revocable or
+// shared). On one agent it is the reason only where it keeps something the
+// agent has from the role:
+//
+//   - with no unreserved scalar left there, nothing was cut: what is left
+//     (ports) is below the minimum allocatable resources, every
+//     alternative of which needs a scalar (or the role would not be
+//     capped);
+//   - where the role or an ancestor is at a limit in every resource the
+//     agent has, the limits keep all of it (whatever the headroom does);
+//   - where it is at a limit in none of them, each was kept by the
+//     headroom: a resource the limits left room for at the cap was cut to
+//     nothing by the headroom, and the limits' room then was at least what
+//     it is now;
+//   - otherwise both keep something, and the cap's cause over the whole
+//     cluster says which is why.
+func cappedOn(node *roles.Node, left resources.Resources, ar Found) (uint8, Found) {
+	quota := cluster.HeadroomOf(left)
+	if node.CappedBy == MinAllocatable || quota.IsEmpty() {
+		ar.Offer = left.Quantities()
+		return MinAllocatable, ar
+	}
+	ar.Offer = quota
+	limited := 0
+	for name := range quota.All() {
+		if atLimit(node, name) {
+			limited++
+		}
+	}
+	switch limited {
+	case quota.Len():
+		return QuotaLimit, ar
+	case 0:
+		return Headroom, ar
+	}
+	return node.CappedBy, ar
+}
+
+// atLimit reports whether the role at n or an ancestor consumes at least
+// its limit of name.
+func atLimit(n *roles.Node, name string) bool {
+	for p := range n.QuotaAncestry {
+		if lim, ok := p.Q().Limits.Get(name); ok && p.Consumed().Scalar(name) >= lim {
+			return true
+		}
+	}
+	return false
 }
 
 // sharpen replaces the reason found by one of higher precedence that held
@@ -202,9 +252,24 @@ func (e *Explainer) fromPass(fw *cluster.Framework, ag *cluster.Agent, p cluster
 			ar.Missing = e.missing(fw, ag)
 		}
 	case QuotaLimit, Headroom, MinAllocatable, NoFit:
+		if p.Detail == 0 && reason != NoFit && reason == p.Node.CappedBy && e.capped(p.Node) {
+			// A framework the rotation after declines held back on the
+			// agent, whose role was capped before the walk came back to
+			// it: the pass was settled to the cap, with no quantities of
+			// its own.
+			if left := ag.Available.AllocatableTo(p.Node.Path); !left.IsEmpty() {
+				return cappedOn(p.Node, left, ar)
+			}
+		}
 		ar.Offer = e.l.detailOf(p, kept).Clone()
 	}
 	return reason, ar
+}
+
+// capped reports whether the role was capped in the run, or parked since
+// an earlier one.
+func (e *Explainer) capped(node *roles.Node) bool {
+	return node.CappedRun == e.l.Run || e.parked[node.Path]
 }
 
 // fromVisit is the reason of a framework that a visit of its role on the

@@ -47,7 +47,7 @@ func CapOf(byLimit bool, requiredHeadroom resources.Quantities) Cause {
 // others, no reservation of its top-level subtree is unallocated, no agent
 // has revocable or shared resources, and every minimum allocatable
 // alternative (minAllocatable, or one of its frameworks' own) needs some
-// scalar. byLimit says whether a quota limit is why.
+// scalar. byLimit says whether a quota limit is why (limitBinds).
 func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadroom resources.Quantities, names []string, minAllocatable []resources.Quantities) (capped, byLimit bool) {
 	top := n
 	for top.Parent != tree.Root {
@@ -64,19 +64,12 @@ func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadr
 	// leave. (With no unmet guarantee anywhere, that is what is free.)
 	// (The spare headroom is worked out per name: this runs for every role
 	// the run looks at, and a vector would be a copy each time.)
-	const headroom = true
 	for _, name := range names {
-		left, limited := max(cs.FreeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0), headroom
-		for q := range n.QuotaAncestry {
-			if lim, ok := q.Q().Limits.Get(name); ok {
-				left2 := max(lim-q.Consumed().Scalar(name), 0)
-				if !limited || left2 < left {
-					left, limited = left2, true
-				}
-				byLimit = byLimit || left2 == 0
-			}
+		left := spareOf(cs, requiredHeadroom, name)
+		if room, ok := roomOf(n, name); ok && room < left {
+			left = room
 		}
-		if !limited || left > 0 {
+		if left > 0 {
 			return false, false
 		}
 	}
@@ -94,5 +87,53 @@ func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadr
 	}) {
 		return false, false
 	}
-	return true, byLimit
+	return true, limitBinds(cs, n, requiredHeadroom, minAllocatable)
+}
+
+// limitBinds reports whether a quota limit is why the capped role at n
+// can take nothing: its limits alone leave it less than every minimum
+// allocatable alternative (they are enough to keep it off), or the
+// headroom alone would leave it one (they are needed to). Where neither
+// holds, the limits keep only what the headroom held for others keeps as
+// well, or what no alternative needs: lifting them would give the role
+// nothing, and the cap is the headroom's (or, with none held, nothing free
+// is enough to offer). Both are worked out over the cluster's sums, as
+// the cap is.
+func limitBinds(cs *cluster.State, n *roles.Node, requiredHeadroom resources.Quantities, alternatives []resources.Quantities) bool {
+	limitsKeep, headroomKeeps := true, true
+	for _, alt := range alternatives {
+		byLimits, byHeadroom := false, false
+		for name, want := range alt.All() {
+			if spareOf(cs, requiredHeadroom, name) < want {
+				byHeadroom = true
+			}
+			if room, ok := roomOf(n, name); ok && room < want {
+				byLimits = true
+			}
+		}
+		limitsKeep = limitsKeep && byLimits
+		headroomKeeps = headroomKeeps && byHeadroom
+	}
+	return limitsKeep || !headroomKeeps
+}
+
+// spareOf is the free headroom of name beyond what others' unmet
+// guarantees need.
+func spareOf(cs *cluster.State, requiredHeadroom resources.Quantities, name string) resources.Scalar {
+	return max(cs.FreeHeadroom.Scalar(name)-requiredHeadroom.Scalar(name), 0)
+}
+
+// roomOf is how much more of name the limits of the role at n and its
+// ancestors leave it, and false when none limits name.
+func roomOf(n *roles.Node, name string) (resources.Scalar, bool) {
+	var room resources.Scalar
+	limited := false
+	for q := range n.QuotaAncestry {
+		if lim, ok := q.Q().Limits.Get(name); ok {
+			if left := max(lim-q.Consumed().Scalar(name), 0); !limited || left < room {
+				room, limited = left, true
+			}
+		}
+	}
+	return room, limited
 }

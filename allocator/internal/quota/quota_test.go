@@ -84,6 +84,46 @@ func TestCappedByHeadroom(t *testing.T) {
 	require.False(t, capped)
 }
 
+// A limit is why a role is capped where it is enough to keep the role off
+// (it leaves less than every minimum allocatable alternative) or needed to
+// (the headroom alone would leave one). A resource at a limit that the
+// headroom held for others' guarantees keeps as well, when other
+// resources the headroom alone keeps meet the minimum, is no cap by the
+// limit: lifting it would give the role nothing.
+func TestCappedByALimitThatBinds(t *testing.T) {
+	w := newWorld("cpus:4;mem:8", "cpus:2;mem:4")
+	w.limit("a", "cpus:1")
+	w.use("a", "cpus:1")
+	capped, byLimit := w.capped("a", "cpus:2;mem:4", "cpus:0.01", "mem:1")
+	require.True(t, capped)
+	require.False(t, byLimit, "cpus and mem are held for others whatever a's limit")
+	require.Equal(t, ByHeadroom, CapOf(byLimit, qty("cpus:2;mem:4")))
+
+	// Held for others as well, but every alternative needs cpus: the
+	// limit alone keeps a off, and is named first.
+	capped, byLimit = w.capped("a", "cpus:2;mem:4", "cpus:0.01")
+	require.True(t, capped)
+	require.True(t, byLimit)
+
+	// With cpus to spare beyond the headroom, a's limit keeps them.
+	capped, byLimit = w.capped("a", "cpus:1;mem:4", "cpus:0.01", "mem:1")
+	require.True(t, capped)
+	require.True(t, byLimit)
+
+	// A zero limit on the only thing free: why, if an alternative needs
+	// it; if none does, nothing free is enough to offer.
+	z := newWorld("cpus:4;gpus:1", "gpus:1")
+	z.limit("a", "gpus:0")
+	z.use("b", "cpus:4")
+	capped, byLimit = z.capped("a", "", "cpus:0.01", "gpus:1")
+	require.True(t, capped)
+	require.True(t, byLimit, "a's zero limit keeps the free gpu")
+	capped, byLimit = z.capped("a", "", "cpus:0.01")
+	require.True(t, capped)
+	require.False(t, byLimit, "the gpu alone is no offer: the limit keeps nothing that matters")
+	require.Equal(t, ByMinAllocatable, CapOf(byLimit, resources.Quantities{}))
+}
+
 func TestNothingFreeIsACapByMinAllocatable(t *testing.T) {
 	w := newWorld("cpus:4", "")
 	capped, byLimit := w.capped("a", "", "cpus:0.01")

@@ -72,6 +72,9 @@ func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, 
 	// towards the role's guarantees and what it holds of quota's part.
 	var guaranteedQ, gotQ resources.Quantities
 	cutByLimit, cutByHeadroom, cutByShare := false, false, false
+	// limitsOnly is the offer as the limits alone left it, kept when the
+	// headroom cut it further (to name the cut that binds).
+	var limitsOnly resources.Resources
 	limits, limited := resources.Limits{}, false
 	if r.quota {
 		limits, limited = e.roles.LimitHeadroom(node)
@@ -121,6 +124,9 @@ func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, 
 			}
 			capped := additional.Shrink(spare, cut)
 			cutByHeadroom = !capped.Equal(additional)
+			if cutByHeadroom && cutByLimit {
+				limitsOnly = rest.Plus(additional)
+			}
 			additional = capped
 		}
 		if split {
@@ -137,9 +143,11 @@ func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, 
 
 	if !e.allocatable(toOffer, role, fw) {
 		switch {
-		case cutByLimit:
+		case cutByLimit && (!cutByHeadroom || !e.allocatable(limitsOnly, role, fw)):
+			// The limits alone left too little; where they left enough
+			// and the headroom took the rest, the headroom binds.
 			return e.passOver(r, fw, ag, node, st, explain.QuotaLimit, uncut.Quantities())
-		case cutByHeadroom:
+		case cutByLimit || cutByHeadroom:
 			return e.passOver(r, fw, ag, node, st, explain.Headroom, uncut.Quantities())
 		}
 		if cutByShare {
