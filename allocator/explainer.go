@@ -153,44 +153,60 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 
 // bindingLimit returns the role among node and its ancestors whose limit
 // binds for the agents of a quota-limit reason, its limit and its
-// consumption: the nearest whose limit alone, less what the role
-// consumes, cuts what an offer on one of those agents held of quota's part
-// below the minimum allocatable resources of its framework. A limit
-// reached in a resource none of the offers held (gpus:0 on agents without
-// GPUs) cuts nothing, and one that leaves enough does not bind, however
-// near it is. Failing that (limits that bind only together), the nearest
-// whose limit cuts something, then the nearest with a limit.
+// consumption. A limit binds where, on one of those agents, it alone
+// (less what its role consumes) cuts what the offer held of quota's part
+// below the framework's minimum allocatable resources, or where the
+// other limits without it would have left enough (the reason says the
+// limits keep the framework off, whatever the headroom does); the nearest
+// such role
+// is named, one that binds alone first. A limit reached in a resource
+// none of the offers held (gpus:0 on agents without GPUs) cuts nothing,
+// and one that leaves enough does not bind, however near it is. Failing
+// both (figures that moved since the run), the nearest whose limit cuts
+// something, then the nearest with a limit.
 func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
-	// cuts reports whether q's limit cuts some offer below its minimum
-	// (alone) or at all.
-	cuts := func(q *roles.Node, alone bool) bool {
-		room := q.Q().Limits.Subtract(q.Consumed())
-		for _, ar := range agents {
-			left := room.Cap(ar.Offer)
-			switch {
-			case left.Equal(ar.Offer):
-			case !alone || !a.allocatableQuantities(left, role, ar.Framework):
-				return true
+	var limited []*roles.Node
+	for q := range node.QuotaAncestry {
+		if !q.Q().Limits.IsEmpty() {
+			limited = append(limited, q)
+		}
+	}
+	if len(limited) == 0 {
+		return "", resources.Limits{}, resources.Quantities{}
+	}
+	// cut is what the limits of the roles keep allows of each offer.
+	cut := func(keep func(*roles.Node) bool, offer resources.Quantities) resources.Quantities {
+		for _, q := range limited {
+			if keep(q) {
+				offer = q.Q().Limits.Subtract(q.Consumed()).Cap(offer)
 			}
 		}
-		return false
+		return offer
 	}
-	var pick *roles.Node
-	for _, alone := range [2]bool{true, false} {
-		for q := range node.QuotaAncestry {
-			if q.Q().Limits.IsEmpty() {
+	binds := func(pick *roles.Node) (alone, without, cuts bool) {
+		for _, ar := range agents {
+			left := cut(func(q *roles.Node) bool { return q == pick }, ar.Offer)
+			if left.Equal(ar.Offer) {
 				continue
 			}
-			if pick == nil {
-				pick = q
-			}
-			if cuts(q, alone) {
-				return q.Path, q.Q().Limits.Clone(), q.Consumed()
-			}
+			cuts = true
+			alone = alone || !a.allocatableQuantities(left, role, ar.Framework)
+			others := cut(func(q *roles.Node) bool { return q != pick }, ar.Offer)
+			without = without || a.allocatableQuantities(others, role, ar.Framework)
 		}
+		return alone, without, cuts
 	}
-	if pick == nil {
-		return "", resources.Limits{}, resources.Quantities{}
+	pick, rule := limited[0], 3
+	for _, q := range limited {
+		alone, without, cuts := binds(q)
+		switch {
+		case alone:
+			return q.Path, q.Q().Limits.Clone(), q.Consumed()
+		case without && rule > 1:
+			pick, rule = q, 1
+		case cuts && rule > 2:
+			pick, rule = q, 2
+		}
 	}
 	return pick.Path, pick.Q().Limits.Clone(), pick.Consumed()
 }

@@ -602,6 +602,20 @@ add-agent 0 245 0 0
 quota 0 1 1 1
 allocate-all 0 0 0 0
 allocate-all 0 0 0 0`,
+	}, {
+		// f1 in a/b/c is kept off a1 by two limits together: a's (over
+		// its cpus and disk) and a/b/c's (at its mem); each alone would
+		// leave enough. The role named is one whose limit the other
+		// limits without it would not have made up for.
+		"two limits that bind together", "beyond Mesos", `seed 35052
+add-agent 80 149 53 28
+add-agent 199 86 227 69
+add-framework 42 84 128 42
+add-framework 146 37 152 249
+quota 12 3 1 1
+quota 2 2 1 1
+allocate-all 0 0 0 0
+allocate-all 0 0 0 0`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)

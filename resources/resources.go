@@ -545,6 +545,17 @@ func (rs Resources) HasShared() bool {
 	return false
 }
 
+// HasRevocable reports whether rs holds a revocable resource, without
+// copying.
+func (rs Resources) HasRevocable() bool {
+	for i := range rs.entries {
+		if rs.entries[i].m.revocable {
+			return true
+		}
+	}
+	return false
+}
+
 // Shared returns the shared resources.
 func (rs Resources) Shared() Resources {
 	return rs.filter(func(e *entry) bool { return e.m.shared })

@@ -224,6 +224,15 @@ func TestFiltersAndViews(t *testing.T) {
 	if got := r.NonShared().Len(); got != 7 {
 		t.Errorf("NonShared has %d entries", got)
 	}
+	// Has* agree with the views, without copying.
+	for _, x := range []Resources{r, r.Revocable(), r.NonRevocable(), r.Shared(), r.NonShared(), {}} {
+		if got, want := x.HasRevocable(), !x.Revocable().IsEmpty(); got != want {
+			t.Errorf("%s: HasRevocable = %v, want %v", x, got, want)
+		}
+		if got, want := x.HasShared(), !x.Shared().IsEmpty(); got != want {
+			t.Errorf("%s: HasShared = %v, want %v", x, got, want)
+		}
+	}
 	// A shared volume counts once in quantities.
 	if got := r.Quantities().String(); got != "cpus:5; disk:115; mem:8" {
 		t.Errorf("Quantities = %s", got)

@@ -37,8 +37,9 @@ import (
 //
 // and for quota-limit, the role Explain names is the role or an ancestor
 // with a limit, its figures (limit, consumption) are those its view shows,
-// and its limit alone meets 2 and 3 too (against the other limits and the
-// headroom) on at least one of the agents of the reason: Explain names one
+// and its limit alone meets 2 and 3 too (against the other limits: the
+// reason says the limits together keep the framework off, the headroom
+// aside) on at least one of the agents of the reason: Explain names one
 // role for them all.
 //
 // The check sees the state after the run; the pass saw it at some point
@@ -294,7 +295,10 @@ func (c conservationCase) namedLimitBinds(found explained) error {
 		return fmt.Errorf("Explain gives role %s the limit %s and consumption %s, its view %s and %s", named, found.group.Limit, found.group.Consumed, v.Quota.Limits, v.Consumed)
 	}
 	only := func(p string) bool { return p == named }
-	others := cutSet{limit: func(p string) bool { return p != named }, headroom: true}
+	// The reason says the limits keep the framework off (the run names
+	// the headroom where the limits alone leave enough): the role named
+	// is one whose limit is needed among them, the headroom aside.
+	others := cutSet{limit: func(p string) bool { return p != named }}
 	return c.cutBinds("the limit of "+named, c.passBounds(found.ar.Offer), cutSet{limit: only}, others)
 }
 

@@ -23,7 +23,7 @@ func (t *Task) Reclaimable() resources.Quantities {
 func (t *Task) OnRevocable() bool {
 	if t.revocable == 0 {
 		t.revocable = 1
-		if !t.Uses.Revocable().IsEmpty() {
+		if t.Uses.HasRevocable() {
 			t.revocable = 2
 		}
 	}

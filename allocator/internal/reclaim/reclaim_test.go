@@ -773,3 +773,21 @@ func TestRoomLeavesPendingRoomsTheirLimit(t *testing.T) {
 	require.Equal(t, []string{"old/o1@a2"}, victims(chosen))
 	require.Equal(t, "mem:1024", chosen[0].Free.String())
 }
+
+// Among sets alike in size and excess, the one with more victims on
+// revocable resources (meant to be taken back first) comes before the
+// younger one and the first agent by id: "old" runs on a revocable cpu
+// and frees the same mem as "young" on a1.
+func TestRevocableVictimsFirst(t *testing.T) {
+	w := newWorld(t)
+	w.framework("spark", "batch")
+	w.framework("nginx", "web")
+	w.agent("a1", "cpus:1;mem:1024")
+	w.agent("a2", "cpus:1;mem:1024")
+	w.launchUses("spark", "old", "batch", "a2", "cpus{REV}:1;mem:1024", "mem:1024")
+	w.launch("spark", "young", "batch", "a1", "mem:1024")
+	w.quota("web", "mem:1024", "")
+	w.demand("nginx", "web", pend("mem:1024", 1))
+	chosen, _ := w.reclaim(Guarantees)
+	require.Equal(t, []string{"spark/old@a2"}, victims(chosen))
+}

@@ -31,41 +31,113 @@ type candidate struct {
 }
 
 // candidates are the live tasks whose end frees something that counts,
-// by agent, alike ones next to each other youngest first (withAlike),
-// and the agents that have some,
-// the one with the youngest candidate first.
+// found agent by agent. A run's first search sorts the ledger's live
+// tasks by agent (one pass, no candidate made); an agent's candidates are
+// made when a search first looks at it (of), alike ones next to each
+// other youngest first (withAlike). Most searches end at the first agents
+// they look at, so most of the ledger is never looked at closer.
 type candidates struct {
-	byAgent map[*cluster.Agent][]*candidate
-	agents  []*cluster.Agent
-	// youngest is each agent's youngest candidate's Seq.
-	youngest map[*cluster.Agent]uint64
-	// revocable says some candidate uses revocable resources.
+	// live holds each agent's live tasks, youngest first: those of the
+	// agent numbered n are live[from[n]:from[n+1]].
+	live []*cluster.Task
+	from []int32
+	// made and byNum are, by agent number, whether its candidates were
+	// made and what they are.
+	made  []bool
+	byNum [][]*candidate
+	// agents are those with live tasks, the one with the youngest first;
+	// youngest is, by agent number, the Seq of its youngest live task (no
+	// candidate there is younger).
+	agents   []*cluster.Agent
+	youngest []uint64
+	// revocable says some live task uses revocable resources.
 	revocable bool
 	// mostFree is, per name, the most any agent has free: a task that
 	// it does not contain fits on no agent.
 	mostFree resources.Quantities
+	// guarded caches, by role, whether it or an ancestor has a guarantee.
+	guarded map[*roles.Node]bool
 }
 
-// gather lists the candidates, once a run.
+// gather sorts the live tasks by agent, once a run.
 func (rc *reclaimer) gather() *candidates {
 	if rc.cands != nil {
 		return rc.cands
 	}
 	r := rc.r
-	cs := &candidates{byAgent: map[*cluster.Agent][]*candidate{}, youngest: map[*cluster.Agent]uint64{}}
+	var cs candidates
+	cs.guarded = map[*roles.Node]bool{}
+	agents := int32(0)
 	for _, ag := range r.Cluster.AgentList {
 		cs.mostFree.Max(ag.Headroom)
+		agents = max(agents, ag.Num+1)
 	}
-	guarded := map[*roles.Node]bool{}
 	tasks := r.Tasks()
-	slab := make([]candidate, 0, len(tasks)) // one allocation for all
-	var lastAgent *cluster.Agent
-	var lastNode *roles.Node
+	// on is each task's agent number, -1 for none: a counting sort by it.
+	on := make([]int32, len(tasks))
+	count := make([]int32, agents+1)
+	cs.youngest = make([]uint64, agents)
+	var last *cluster.Agent
 	for i := len(tasks) - 1; i >= 0; i-- {
 		t := tasks[i]
+		on[i] = -1
 		if t.Ended {
 			continue
 		}
+		// Tasks launched together are next to each other in the ledger:
+		// the agent of the one before is most often this one's.
+		if last == nil || last.ID != t.Agent {
+			last = r.Cluster.Agents.Get(t.Agent)
+		}
+		if last == nil || last.Num >= agents {
+			continue
+		}
+		n := last.Num
+		on[i] = n
+		if count[n+1] == 0 {
+			cs.agents = append(cs.agents, last) // youngest first: the ledger is read backwards
+			cs.youngest[n] = t.Seq
+		}
+		count[n+1]++
+		cs.revocable = cs.revocable || t.OnRevocable()
+	}
+	for n := 1; n <= int(agents); n++ {
+		count[n] += count[n-1]
+	}
+	cs.from = slices.Clone(count)
+	cs.live = make([]*cluster.Task, count[agents])
+	for i := len(tasks) - 1; i >= 0; i-- {
+		if n := on[i]; n >= 0 {
+			cs.live[count[n]] = tasks[i]
+			count[n]++
+		}
+	}
+	cs.made = make([]bool, agents)
+	cs.byNum = make([][]*candidate, agents)
+	rc.cands = &cs
+	return rc.cands
+}
+
+// of returns ag's candidates, made the first time a search asks: its
+// live tasks not chosen already whose end frees something that counts.
+func (rc *reclaimer) of(ag *cluster.Agent) []*candidate {
+	cs := rc.cands
+	n := ag.Num
+	if n < 0 || int(n) >= len(cs.made) {
+		return nil
+	}
+	if cs.made[n] {
+		return cs.byNum[n]
+	}
+	cs.made[n] = true
+	tasks := cs.live[cs.from[n]:cs.from[n+1]]
+	if len(tasks) == 0 {
+		return nil
+	}
+	slab := make([]candidate, 0, len(tasks)) // one allocation for the agent
+	var list []*candidate
+	var node *roles.Node
+	for _, t := range tasks {
 		if _, chosen := rc.st.Choices[TaskRef{t.Framework.ID, t.ID}]; chosen {
 			continue
 		}
@@ -73,37 +145,24 @@ func (rc *reclaimer) gather() *candidates {
 		if frees.IsEmpty() {
 			continue
 		}
-		// Tasks launched together are next to each other in the ledger:
-		// the agent and role of the one before are most often this one's.
-		if lastAgent == nil || lastAgent.ID != t.Agent {
-			lastAgent = r.Cluster.Agents.Get(t.Agent)
+		if node == nil || node.Path != t.Role {
+			node = rc.r.Roles.Get(t.Role)
 		}
-		if lastNode == nil || lastNode.Path != t.Role {
-			lastNode = r.Roles.Get(t.Role)
-		}
-		ag, n := lastAgent, lastNode
-		if ag == nil || n == nil {
+		if node == nil {
 			continue
 		}
-		g, known := guarded[n]
+		g, known := cs.guarded[node]
 		if !known {
-			for q := range n.QuotaAncestry {
+			for q := range node.QuotaAncestry {
 				g = g || !q.Q().Guarantees.IsEmpty()
 			}
-			guarded[n] = g
+			cs.guarded[node] = g
 		}
-		slab = append(slab, candidate{t: t, ag: ag, node: n, frees: frees, revocable: t.OnRevocable(), guarded: g})
-		c := &slab[len(slab)-1]
-		cs.revocable = cs.revocable || c.revocable
-		list, seen := cs.byAgent[ag]
-		if !seen {
-			cs.agents = append(cs.agents, ag) // youngest first: the ledger is read backwards
-			cs.youngest[ag] = t.Seq
-		}
-		cs.byAgent[ag] = withAlike(list, c)
+		slab = append(slab, candidate{t: t, ag: ag, node: node, frees: frees, revocable: t.OnRevocable(), guarded: g})
+		list = withAlike(list, &slab[len(slab)-1])
 	}
-	rc.cands = cs
-	return cs
+	cs.byNum[n] = list
+	return list
 }
 
 // withAlike adds c to list after the last candidate alike to it, or at
@@ -262,7 +321,7 @@ func (rc *reclaimer) placeOn(ag *cluster.Agent, q request, taker *roles.Node, ma
 		free = free.Min(holdable)
 	}
 	p := &place{ag: ag, missing: q.task.Minus(free)}
-	for _, c := range rc.cands.byAgent[ag] {
+	for _, c := range rc.of(ag) {
 		if !c.chosen && rc.mayTake(c, taker) && lacksAny(p.missing, c.frees) && (may == nil || may(c)) {
 			p.cands = append(p.cands, c)
 		}
@@ -408,12 +467,12 @@ func nextAgent(places []*place, i int, cs *candidates, next int) *cluster.Agent 
 // (whose youngest candidates are older), can be better than best: best
 // frees nothing beyond what was missing, has as many victims on
 // revocable resources as it can, and its youngest victim is younger than
-// any on ag.
+// any live task on ag.
 func (rc *reclaimer) unbeatable(best *group, cs *candidates, ag *cluster.Agent) bool {
 	if best.excess != 0 || (cs.revocable && revocableCount(best.victims) < len(best.victims)) {
 		return false
 	}
-	return cs.youngest[ag] < best.victims[0].t.Seq
+	return cs.youngest[ag.Num] < best.victims[0].t.Seq
 }
 
 // mayTake reports whether c's role is outside taker's subtree, whose

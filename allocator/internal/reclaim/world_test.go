@@ -49,6 +49,7 @@ func newWorld(t *testing.T) *world {
 func (w *world) agent(id, total string) *cluster.Agent {
 	ag := &cluster.Agent{ID: id, Active: true, Total: resources.MustParse(total, "*")}
 	ag.Headroom = qty(total)
+	w.cs.NumberAgent(ag)
 	w.cs.Agents.Put(ag)
 	i, _ := w.cs.AgentPlace(id)
 	w.cs.AgentList = slices.Insert(w.cs.AgentList, i, ag)
@@ -192,4 +193,20 @@ func fullCluster(t *testing.T, agents int) *world {
 		}
 	}
 	return w
+}
+
+// launchUses runs a task of fw in role on agent that uses the resources
+// uses (revocable ones, say), of which the quantities free come out of
+// what is free there.
+func (w *world) launchUses(fwID, taskID, role, agentID, uses, free string) *cluster.Task {
+	fw, ag := w.cs.Frameworks.Get(fwID), w.cs.Agents.Get(agentID)
+	res := resources.MustParse(uses, "*").Allocate(role)
+	require.True(w.t, ag.Headroom.Contains(qty(free)), "agent %s has %s free, not %s", agentID, ag.Headroom, free)
+	ag.Headroom.Subtract(qty(free))
+	w.seq++
+	t := &cluster.Task{ID: taskID, Agent: agentID, Role: role, Uses: res, Owns: res, Seq: w.seq, Framework: fw}
+	fw.Tasks[taskID] = t
+	w.tasks = append(w.tasks, t)
+	w.tree.TrackAllocatedUnreserved(role, qty(free), true)
+	return t
 }
