@@ -17,9 +17,12 @@ type agentState struct {
 	// announced is its maintenance window, from the announcement to the
 	// window's end.
 	announced *offer.Unavailability
-	// tasks are the tasks launched on it since it last lost its tasks;
-	// those still running there are its running tasks.
-	tasks []int
+	// tasks are the tasks launched on it since it last lost its tasks,
+	// cut now and then of those that ended (see placeOn); those still
+	// running there are its running tasks. cutAt is the length at which
+	// it is next cut.
+	tasks []*liveTask
+	cutAt int
 }
 
 func (s *agentState) up() bool { return !s.failed && !s.inWindow }
@@ -167,12 +170,11 @@ func (r *run) loseTasks(ag int, kill bool) error {
 	lost := s.tasks
 	s.tasks = nil
 	for k := len(lost) - 1; k >= 0; k-- { // backwards: pushed to the front, they keep their order
-		i := lost[k]
-		ts := &r.tasks[i]
+		ts := lost[k]
 		if ts.phase != running || ts.agent != ag {
 			continue
 		}
-		spec := &r.m.tasks[i]
+		spec := ts.spec
 		fw := r.fws[spec.fw]
 		if kill {
 			if err := r.a.EndTask(fw.spec.ID, spec.ID); err != nil {
@@ -181,7 +183,7 @@ func (r *run) loseTasks(ag int, kill bool) error {
 		}
 		fw.stopped(spec, r.m.agents[ag].id)
 		r.meter.lost(spec)
-		if err := r.enqueue(i, r.now, true); err != nil {
+		if err := r.enqueue(ts, r.now, true); err != nil {
 			return err
 		}
 	}
@@ -191,11 +193,11 @@ func (r *run) loseTasks(ag int, kill bool) error {
 // end is when a launched task ends.
 type end struct {
 	at      time.Duration
-	task    int
+	task    *liveTask
 	attempt int
 }
 
-// endQueue orders ends by time, then by task.
+// endQueue orders ends by time, then by task, in submission order.
 type endQueue []end
 
 func (q endQueue) Len() int { return len(q) }
@@ -203,7 +205,7 @@ func (q endQueue) Less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
-	return q[i].task < q[j].task
+	return q[i].task.ord < q[j].task.ord
 }
 func (q endQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *endQueue) Push(x any)   { *q = append(*q, x.(end)) }

@@ -78,6 +78,6 @@ func describe(m *model, opts RunOptions) string {
 		length = fmt.Sprintf("%d intervals", opts.Intervals)
 	}
 	return fmt.Sprintf("%d agents (%s); roles %s; %d frameworks; %d tasks; %d events; %s of %s; seed %d",
-		len(m.agents), m.total, strings.Join(roles, ", "), len(m.frameworks), len(m.tasks), len(m.events),
+		len(m.agents), m.total, strings.Join(roles, ", "), len(m.frameworks), len(m.tasks)+m.streamed, len(m.events),
 		length, opts.Interval, opts.Seed)
 }

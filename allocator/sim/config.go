@@ -107,6 +107,13 @@ type RunOptions struct {
 	// Sample's slices are reused for the next interval when it is not
 	// kept: copy what is to outlive the call.
 	OnSample func(config string, s Sample) error
+	// ExactWaits is how many waits of a role Result.Waits keeps, each
+	// exactly (0 means DefaultExactWaits; negative, every one): a role
+	// that launches more keeps a WaitHistogram of them instead, of
+	// relative error below 1/256, so that a run of a long trace need not
+	// hold a wait per task, and its Summary's percentiles are read from
+	// it.
+	ExactWaits int
 }
 
 // DefaultMaxIntervals bounds runs that go until the workload is done.
@@ -129,6 +136,9 @@ func (o RunOptions) resolved() (RunOptions, error) {
 	}
 	if o.MaxIntervals == 0 {
 		o.MaxIntervals = DefaultMaxIntervals
+	}
+	if o.ExactWaits == 0 {
+		o.ExactWaits = DefaultExactWaits
 	}
 	limit := o.Intervals
 	if limit == 0 {

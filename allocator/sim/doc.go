@@ -127,6 +127,15 @@
 // (GoogleStats.Renumbered), as they would have been, unless some of
 // them were submitted before GoogleOptions.Start.
 //
+// ReadGoogleFiles still returns every task of the trace, and a run holds
+// them all. StreamGoogleFiles gives the same tasks, in the same order, as
+// a Workload.Stream instead, which a run reads as its clock goes and whose
+// tasks it keeps only while they wait or run: it reads the parts once for
+// the stats and the time zero, keeping the tasks of runs under way for
+// more than 65,536 lines (a task is given at its submission, and its
+// length is known at its end), then once per run, holding the tasks made
+// until no task still to come can be submitted before them.
+//
 // The machine-events table (timestamp, machine ID, event type 0 ADD, 1
 // REMOVE or 2 UPDATE, platform ID, CPUs, memory) gives the cluster:
 // ReadGoogleMachines makes each machine up at time zero or added later an
@@ -200,7 +209,11 @@
 //
 // The Summary is made of running sums of every interval and of every
 // task's wait, not of the samples kept, so it is the same to the bit
-// whatever is kept. Result.Samples keeps every interval's Sample unless
+// whatever is kept. The waits of a role are kept one by one up to
+// RunOptions.ExactWaits (DefaultExactWaits, 65,536, by default: every run
+// of the README and the tests is exact), and past that counted in a
+// WaitHistogram, whose percentiles are lower by less than 1/256, so that
+// a run's memory does not grow with its tasks. Result.Samples keeps every interval's Sample unless
 // RunOptions says otherwise: SampleEvery keeps one interval in n, and
 // MaxSamples bounds them, halving them and doubling the stride whenever a
 // run would keep more, so that a long run holds at most that many, evenly

@@ -18,12 +18,12 @@ import (
 type simFramework struct {
 	spec   Framework
 	filter *allocator.Filter
-	// backlog[head:] are its pending tasks (indexes of run.m.tasks) in the
-	// order it places them.
-	backlog    []int
+	// backlog[head:] are its pending tasks in the order it places them.
+	backlog    []*liveTask
 	head       int
 	suppressed bool
-	byID       map[string]int
+	// byID are its tasks under way (pending or running), by ID.
+	byID map[string]*liveTask
 	// groups counts, for groups of tasks that want different machines,
 	// the tasks running on each agent (placement's Input.Running).
 	groups map[string]map[string]int
@@ -53,7 +53,7 @@ func (r *run) addFramework(f Framework) (*simFramework, error) {
 	if refuse == 0 {
 		refuse = allocator.DefaultRefuse
 	}
-	fw := &simFramework{spec: f, filter: &allocator.Filter{Refuse: refuse}, byID: map[string]int{}, suppressed: true}
+	fw := &simFramework{spec: f, filter: &allocator.Filter{Refuse: refuse}, byID: map[string]*liveTask{}, suppressed: true}
 	if err := r.a.AddFramework(f.ID, fw.info(true), nil, allocator.Active); err != nil {
 		return nil, fmt.Errorf("%w: framework %q: %w", ErrInvalidWorkload, f.ID, err)
 	}
@@ -70,16 +70,16 @@ func (fw *simFramework) info(suppressed bool) allocator.FrameworkInfo {
 	return info
 }
 
-// push adds task i to the backlog, at the back or at the front.
-func (fw *simFramework) push(i int, front bool) {
+// push adds task t to the backlog, at the back or at the front.
+func (fw *simFramework) push(t *liveTask, front bool) {
 	switch {
 	case !front:
-		fw.backlog = append(fw.backlog, i)
+		fw.backlog = append(fw.backlog, t)
 	case fw.head > 0:
 		fw.head--
-		fw.backlog[fw.head] = i
+		fw.backlog[fw.head] = t
 	default:
-		fw.backlog = slices.Insert(fw.backlog, 0, i)
+		fw.backlog = slices.Insert(fw.backlog, 0, t)
 	}
 }
 
@@ -262,12 +262,12 @@ func (r *run) window(fw *simFramework) (window []placement.Task, scanned int) {
 	}
 	r.round++
 	clear(fw.placedOn)
-	for pos, i := range fw.backlog[fw.head:] {
+	for pos, lt := range fw.backlog[fw.head:] {
 		if open == 0 {
 			break
 		}
-		t := &r.m.tasks[i]
-		c := r.classOf[i]
+		t := lt.spec
+		c := lt.class
 		if r.classRound[c] != r.round {
 			r.classRound[c], r.classNext[c] = r.round, 0
 		}
@@ -297,32 +297,6 @@ func (r *run) window(fw *simFramework) (window []placement.Task, scanned int) {
 	return fw.window, scanned
 }
 
-// setUpClasses numbers the tasks' classes for window, once per run.
-func (r *run) setUpClasses() {
-	type key struct {
-		fw          int
-		role, group string
-		resources   string
-	}
-	ids := map[key]int{}
-	r.classOf = make([]int, len(r.m.tasks))
-	for i := range r.m.tasks {
-		t := &r.m.tasks[i]
-		k := key{fw: t.fw, role: t.Role, resources: t.Resources.String()}
-		if t.DifferentMachines {
-			k.group = t.Group
-		}
-		id, ok := ids[k]
-		if !ok {
-			id = len(ids)
-			ids[k] = id
-		}
-		r.classOf[i] = id
-	}
-	r.classRound = make([]int, len(ids))
-	r.classNext = make([]int, len(ids))
-}
-
 // groupAgent is a group of tasks that want different machines, and an
 // agent.
 type groupAgent struct{ group, agent string }
@@ -341,14 +315,17 @@ func (fw *simFramework) spreadBlocked(t *taskSpec, agent string) bool {
 func (r *run) dropLaunched(fw *simFramework, n int) {
 	j := fw.head + n
 	for k := fw.head + n - 1; k >= fw.head; k-- {
-		if i := fw.backlog[k]; r.tasks[i].phase == pending {
+		if t := fw.backlog[k]; t.phase == pending {
 			j--
-			fw.backlog[j] = i
+			fw.backlog[j] = t
 		}
 	}
+	clear(fw.backlog[fw.head:j]) // let the launched tasks go with their end
 	fw.head = j
 	if fw.head > 1024 && fw.head > len(fw.backlog)/2 {
-		fw.backlog = append(fw.backlog[:0], fw.backlog[fw.head:]...)
+		n := copy(fw.backlog, fw.backlog[fw.head:])
+		clear(fw.backlog[n:])
+		fw.backlog = fw.backlog[:n]
 		fw.head = 0
 	}
 }

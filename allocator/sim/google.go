@@ -224,6 +224,9 @@ type googleReader struct {
 	sweepAt    int
 	forgotMade bool
 	stats      GoogleStats
+	// sink, when set, is told of the runs and takes the tasks made
+	// instead of tasks (see StreamGoogleFiles).
+	sink googleSink
 }
 
 func newGoogleReader(opts GoogleOptions) (*googleReader, error) {
@@ -262,6 +265,11 @@ func (g *googleReader) read(r io.Reader) error {
 			return fmt.Errorf("%w: line %d: %w", ErrInvalidTrace, line, err)
 		}
 		g.sweep()
+		if g.sink != nil {
+			if err := g.sink.line(); err != nil {
+				return err
+			}
+		}
 	}
 }
 
@@ -351,6 +359,9 @@ func (g *googleReader) submit(key [2]uint64, e googleEvent, made int) error {
 	run.take(e)
 	delete(g.ended, key)
 	g.runs[key] = run
+	if g.sink != nil {
+		g.sink.opened(key, run)
+	}
 	return nil
 }
 
@@ -390,6 +401,9 @@ func (run *googleRun) take(e googleEvent) {
 func (g *googleReader) close(key [2]uint64, run *googleRun, at time.Duration) {
 	delete(g.runs, key)
 	g.ended[key] = googleEnded{made: run.made, last: at}
+	if g.sink != nil {
+		g.sink.closed(run)
+	}
 }
 
 // end turns a run that ended at a time of the trace into a task, or
@@ -419,12 +433,17 @@ func (g *googleReader) end(key [2]uint64, run *googleRun, at time.Duration) {
 	if made > 1 {
 		id += "." + strconv.Itoa(made)
 	}
-	g.seqs = append(g.seqs, run.seq)
-	g.tasks = append(g.tasks, Task{
+	t := Task{
 		Framework: run.tenant.framework, Role: run.tenant.role, ID: id, Submit: run.submit,
 		Resources: q, Duration: max(at-run.scheduled, time.Microsecond),
 		Group: group, DifferentMachines: run.differentMachines,
-	})
+	}
+	if g.sink != nil {
+		g.sink.made(key, run, t)
+		return
+	}
+	g.seqs = append(g.seqs, run.seq)
+	g.tasks = append(g.tasks, t)
 }
 
 // finish counts the runs left open, moves the submissions to the run's

@@ -39,6 +39,9 @@ func (g *googleReader) forget(key [2]uint64, ended googleEnded) {
 	delete(g.ended, key)
 	if ended.made > 0 {
 		g.forgotMade = true // a run submitted again may take a number already given
+		if g.sink != nil {
+			g.sink.forgot(key)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -384,6 +385,27 @@ func (tc googleRule) check(t *testing.T) {
 	require.Equal(t, tc.tasks, gBrief(tasks))
 	tc.stats.Parts = 1
 	require.Equal(t, tc.stats, stats)
+	// The stream of the trace in a file gives the same.
+	path := filepath.Join(t.TempDir(), "part.csv")
+	require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o644))
+	streamed, streamStats := gStreamed(t, path, tc.opts)
+	require.Equal(t, tasks, streamed)
+	require.Equal(t, stats, streamStats)
+}
+
+// gStreamed reads the tasks and stats of StreamGoogleFiles.
+func gStreamed(t *testing.T, pattern string, opts sim.GoogleOptions) ([]sim.Task, sim.GoogleStats) {
+	t.Helper()
+	s, err := sim.StreamGoogleFiles(pattern, opts)
+	require.NoError(t, err)
+	stats, err := s.Stats()
+	require.NoError(t, err)
+	var tasks []sim.Task
+	for task, err := range s.Tasks() {
+		require.NoError(t, err)
+		tasks = append(tasks, task)
+	}
+	return tasks, stats
 }
 
 // The tenant of a user, class and priority is asked for once.

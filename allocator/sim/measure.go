@@ -53,7 +53,7 @@ type meter struct {
 	rolePending []int
 	running     int
 	finishedNow int
-	waits       [][]time.Duration
+	waits       []waitLog
 	counts      counts
 
 	// sums are what the Summary's means are made of, added up every
@@ -104,8 +104,11 @@ func newMeter(m *model, cfg Config, opts RunOptions) *meter {
 		config: cfg.Name, interval: opts.Interval, names: m.names, roles: m.roles,
 		excluded: resources.NewNameSet(cfg.Options.FairnessExcludedResources...),
 		total:    m.total.Clone(), roleUsed: make([]resources.Quantities, len(m.roles)),
-		rolePending: make([]int, len(m.roles)), waits: make([][]time.Duration, len(m.roles)),
+		rolePending: make([]int, len(m.roles)), waits: make([]waitLog, len(m.roles)),
 		stride: max(opts.SampleEvery, 1), maxSamples: opts.MaxSamples, onSample: opts.OnSample,
+	}
+	for i := range mt.waits {
+		mt.waits[i].limit = opts.ExactWaits
 	}
 	mt.sums.utilisation = make([]float64, len(m.names))
 	mt.sums.share = make([]float64, len(m.roles))
@@ -142,7 +145,7 @@ func (mt *meter) launched(t *taskSpec, wait time.Duration) {
 	mt.used.Add(t.Resources)
 	mt.roleUsed[t.role].Add(t.Resources)
 	mt.running++
-	mt.waits[t.role] = append(mt.waits[t.role], wait)
+	mt.waits[t.role].add(wait)
 	mt.counts.launched++
 }
 

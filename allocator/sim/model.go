@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -33,10 +34,14 @@ type model struct {
 	roleIndex  map[string]int
 	frameworks []Framework // sorted by ID, roles resolved
 	fwIndex    map[string]int
-	tasks      []taskSpec // sorted by Submit, stably
-	events     []Event    // sorted by At, stably
-	total      resources.Quantities
-	names      []string // the scalar resources of the cluster, sorted
+	tasks      []taskSpec // given and generated, sorted by Submit, stably
+	// stream is the workload's Stream, of streamed tasks, read at each
+	// run (see taskSource).
+	stream   func() iter.Seq2[Task, error]
+	streamed int
+	events   []Event // sorted by At, stably
+	total    resources.Quantities
+	names    []string // the scalar resources of the cluster, sorted
 }
 
 type agentSpec struct {
@@ -139,17 +144,38 @@ func (m *model) addAgent(g AgentGroup, i int, total resources.Resources) error {
 	return nil
 }
 
-// Expand returns the workload's tasks, given and generated from seed, in
-// order of submission (tasks submitted at the same time in the order they
-// were given, then generated): the tasks a run with that seed submits.
-// Write them with WriteCSV to keep a generated workload as a trace.
+// Expand returns the workload's tasks, given, generated from seed and
+// streamed, in order of submission (tasks submitted at the same time in
+// the order they were given, then generated, then streamed): the tasks a
+// run with that seed submits. Write them with WriteCSV to keep a
+// generated workload as a trace. It holds the whole stream.
 func (w Workload) Expand(seed uint64) ([]Task, error) {
 	tasks, err := allTasks(w, seed)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(tasks, func(a, b Task) int { return cmp.Compare(a.Submit, b.Submit) })
-	return tasks, nil
+	if w.Stream == nil {
+		return tasks, nil
+	}
+	out := make([]Task, 0, len(tasks))
+	var last time.Duration
+	n, k := 0, 0
+	for t, err := range w.Stream() {
+		if err != nil {
+			return nil, fmt.Errorf("task stream, after %d tasks: %w", n, err)
+		}
+		n++
+		if err := checkStreamed(t, n, last); err != nil {
+			return nil, err
+		}
+		last = t.Submit
+		for ; k < len(tasks) && tasks[k].Submit <= t.Submit; k++ {
+			out = append(out, tasks[k])
+		}
+		out = append(out, t)
+	}
+	return append(out, tasks[k:]...), nil
 }
 
 // allTasks returns the given tasks and the generated ones. Each generator
@@ -180,7 +206,16 @@ func (m *model) addTasks(w Workload, seed uint64) error {
 			return err
 		}
 	}
-	fws, err := resolveFrameworks(w.Frameworks, tasks)
+	all := tasks
+	if w.Stream != nil {
+		var names []Task
+		if m.streamed, names, err = scanStream(w.Stream); err != nil {
+			return err
+		}
+		m.stream = w.Stream
+		all = append(tasks[:len(tasks):len(tasks)], names...)
+	}
+	fws, err := resolveFrameworks(w.Frameworks, all)
 	if err != nil {
 		return err
 	}

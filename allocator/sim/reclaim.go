@@ -15,7 +15,7 @@ import (
 // launched again, is not taken for it.
 type chosen struct {
 	due       int
-	task      int
+	task      *liveTask
 	attempt   int
 	withdrawn bool
 }
@@ -39,10 +39,10 @@ func (r *run) takePreemptions(i int, res allocator.Result) {
 	due := i + min(r.cfg.PreemptDelay, math.MaxInt-i) // saturates: a delay past the run never comes
 	for _, p := range res.Preemptions {
 		task, ok := r.taskOf(p)
-		if !ok || r.tasks[task].phase != running {
+		if !ok || task.phase != running {
 			continue
 		}
-		attempt := r.tasks[task].attempt
+		attempt := task.attempt
 		if slices.ContainsFunc(r.chosen, func(c chosen) bool {
 			return c.task == task && c.attempt == attempt && !c.withdrawn
 		}) {
@@ -52,12 +52,12 @@ func (r *run) takePreemptions(i int, res allocator.Result) {
 	}
 }
 
-// taskOf returns the index of the task a choice names, and false for a
-// task the run does not know (which the allocator never names).
-func (r *run) taskOf(p allocator.Preemption) (int, bool) {
+// taskOf returns the task a choice names, and false for a task the run
+// does not know (which the allocator never names).
+func (r *run) taskOf(p allocator.Preemption) (*liveTask, bool) {
 	fw, ok := r.m.fwIndex[p.FrameworkID]
 	if !ok {
-		return 0, false
+		return nil, false
 	}
 	task, ok := r.fws[fw].byID[p.TaskID]
 	return task, ok
@@ -80,18 +80,18 @@ func (r *run) endChosen(i int) error {
 	// order they were chosen in.
 	for k := len(due) - 1; k >= 0; k-- {
 		c := due[k]
-		ts := &r.tasks[c.task]
+		ts := c.task
 		if c.withdrawn || ts.phase != running || ts.attempt != c.attempt {
 			continue // its need went, or it ended or was lost first
 		}
-		spec := &r.m.tasks[c.task]
+		spec := ts.spec
 		fw := r.fws[spec.fw]
 		if err := r.a.EndTask(fw.spec.ID, spec.ID); err != nil {
 			return fmt.Errorf("%w: end of preempted task %q: %w", ErrAllocator, spec.ID, err)
 		}
 		fw.stopped(spec, r.m.agents[ts.agent].id)
 		r.meter.preempted(spec)
-		if err := r.enqueue(c.task, r.now, true); err != nil {
+		if err := r.enqueue(ts, r.now, true); err != nil {
 			return err
 		}
 	}
@@ -99,24 +99,10 @@ func (r *run) endChosen(i int) error {
 	return nil
 }
 
-// setUpShapes numbers the tasks' shapes (framework, role and resources) for
-// Config.StateDemand, once per run, so that grouping a backlog costs no
-// allocation per task.
-func (r *run) setUpShapes() {
-	ids := map[string]int{}
-	r.shapeOf = make([]int, len(r.m.tasks))
-	for i := range r.m.tasks {
-		t := &r.m.tasks[i]
-		key := fmt.Sprintf("%d\x00%s\x00%s", t.fw, t.Role, t.Resources)
-		id, ok := ids[key]
-		if !ok {
-			id = len(r.shapeRole)
-			ids[key] = id
-			r.shapeRole = append(r.shapeRole, slices.Index(r.fws[t.fw].spec.Roles, t.Role))
-		}
-		r.shapeOf[i] = id
-	}
-	r.shapeSlot = make([]int, len(r.shapeRole))
+// setUpDemand makes the frameworks' scratch of the statement of demand
+// (Config.StateDemand); the tasks' shapes are numbered as they are
+// submitted (newLive).
+func (r *run) setUpDemand() {
 	for _, fw := range r.fws {
 		fw.demand = make([][]allocator.Pending, len(fw.spec.Roles))
 		fw.full = make([]bool, len(fw.spec.Roles))
@@ -138,8 +124,8 @@ func (r *run) stateDemand() error {
 		for k := range fw.demand {
 			fw.demand[k], fw.full[k] = fw.demand[k][:0], false
 		}
-		for _, i := range fw.backlog[fw.head:] {
-			s := r.shapeOf[i]
+		for _, t := range fw.backlog[fw.head:] {
+			s := t.shape
 			k := r.shapeRole[s]
 			if fw.full[k] {
 				continue
@@ -154,12 +140,12 @@ func (r *run) stateDemand() error {
 				fw.full[k] = true // what follows in the role is not the head any more
 				continue
 			}
-			fw.demand[k] = append(fw.demand[k], allocator.Pending{Resources: r.m.tasks[i].Resources, Count: 1})
+			fw.demand[k] = append(fw.demand[k], allocator.Pending{Resources: t.spec.Resources, Count: 1})
 			r.shapeSlot[s] = len(fw.demand[k])
 		}
 		// Clear the slots for the next statement.
-		for _, i := range fw.backlog[fw.head:] {
-			r.shapeSlot[r.shapeOf[i]] = 0
+		for _, t := range fw.backlog[fw.head:] {
+			r.shapeSlot[t.shape] = 0
 		}
 		for k, role := range fw.spec.Roles {
 			if err := r.a.UpdateDemand(fw.spec.ID, role, fw.demand[k]); err != nil {

@@ -39,10 +39,16 @@ type Result struct {
 	// MaxSamples made the run drop every other one.
 	SampleStride int
 	// Waits are, per role, the waits of every task launched (from its
-	// submission to its launch), ascending.
-	Waits   [][]time.Duration
-	Summary Summary
-	Stopped StopReason
+	// submission to its launch), ascending, for a role of at most
+	// RunOptions.ExactWaits launches; nil for a role of more, whose
+	// waits are in WaitHistograms instead, so that a long run's waits
+	// take bounded memory.
+	Waits [][]time.Duration
+	// WaitHistograms are, per role, the histogram of the waits of a role
+	// of more than RunOptions.ExactWaits launches, nil for the others.
+	WaitHistograms []*WaitHistogram
+	Summary        Summary
+	Stopped        StopReason
 }
 
 // Summary sums a run up.
@@ -72,7 +78,10 @@ type Summary struct {
 	RunTime RunTimeStats
 }
 
-// WaitStats are the waits of one role's launched tasks, by nearest rank.
+// WaitStats are the waits of one role's launched tasks, by nearest rank:
+// exact for a role of at most RunOptions.ExactWaits launches; for more,
+// the percentiles are read from a WaitHistogram (lower by less than 1/256
+// of the figure), and Tasks, Mean and Max are exact still.
 type WaitStats struct {
 	Tasks                    int
 	Mean, P50, P90, P99, Max time.Duration
@@ -98,12 +107,13 @@ func (r *Result) Resource(name string) (int, bool) {
 }
 
 // result sums the run up: the means from the running sums of every
-// interval and the waits from every task launched, whichever samples were
-// kept.
+// interval and the waits from every task launched (or their histogram),
+// whichever samples were kept.
 func (mt *meter) result(stop StopReason, unfinished int) *Result {
 	r := &Result{
 		Config: mt.config, Interval: mt.interval, Resources: mt.names,
-		Samples: mt.samples, SampleStride: mt.stride, Waits: mt.waits, Stopped: stop,
+		Samples: mt.samples, SampleStride: mt.stride, Stopped: stop,
+		Waits: make([][]time.Duration, len(mt.waits)), WaitHistograms: make([]*WaitHistogram, len(mt.waits)),
 	}
 	for _, role := range mt.roles {
 		r.Roles = append(r.Roles, role.Name)
@@ -128,9 +138,10 @@ func (mt *meter) result(stop StopReason, unfinished int) *Result {
 	if u.intervals > 0 {
 		s.RunTime.Mean = s.RunTime.Total / time.Duration(u.intervals)
 	}
-	for _, w := range r.Waits {
-		slices.Sort(w)
-		s.Waits = append(s.Waits, waitStats(w))
+	for i := range mt.waits {
+		l := &mt.waits[i]
+		s.Waits = append(s.Waits, l.stats()) // sorts the waits kept
+		r.Waits[i], r.WaitHistograms[i] = l.exact, l.hist
 	}
 	return r
 }

@@ -34,8 +34,7 @@ type run struct {
 	clock *allocator.ManualClock
 	now   time.Duration
 
-	tasks    []taskState
-	next     int // the next task of m.tasks to submit
+	src      *taskSource
 	fws      []*simFramework
 	agents   []agentState
 	ends     endQueue
@@ -45,18 +44,23 @@ type run struct {
 	// chosen are the tasks allocation runs chose to end, not ended yet,
 	// in order of due (see reclaim.go).
 	chosen []chosen
-	// shapeOf numbers each task's shape (framework, role, resources) for
+	// live counts the tasks under way (see liveTask), submittedTasks
+	// the tasks taken from the source.
+	live, submittedTasks int
+	// classes number the classes of the tasks under way for placement
+	// (see window); classRound and classNext are scratch of a
+	// framework's window, per class: the round a class was last met in,
+	// and the offer its search resumes at. round counts the windows
+	// made.
+	classes               interner[classKey]
+	classRound, classNext []int
+	round                 int
+	// shapes number the shapes of the tasks under way for
 	// Config.StateDemand; shapeRole is a shape's role, as an index of its
 	// framework's roles; shapeSlot is scratch: a shape's place in the
 	// statement being made, plus one.
-	shapeOf, shapeRole, shapeSlot []int
-	// classOf numbers each task's class for placement (framework, role,
-	// resources, and group when it wants different machines);
-	// classRound and classNext are scratch of a framework's window: the
-	// round a class was last met in, and the offer its search resumes
-	// at. round counts the windows made.
-	classOf, classRound, classNext []int
-	round                          int
+	shapes               interner[shapeKey]
+	shapeRole, shapeSlot []int
 
 	meter *meter
 	// idle counts the intervals in a row in which nothing was
@@ -64,28 +68,27 @@ type run struct {
 	idle int
 }
 
-// taskPhase is where a task is in its life.
-type taskPhase uint8
-
-const (
-	notSubmitted taskPhase = iota
-	pending
-	running
-	ended
-)
-
-// taskState is a task's life in the run. Attempt counts its launches, so
-// that the end of an attempt lost with its agent is not taken for the end
-// of the next.
-type taskState struct {
-	phase     taskPhase
-	submitted time.Duration
-	agent     int
-	attempt   int
-}
-
 // runModel runs a compiled workload.
 func runModel(m *model, cfg Config, opts RunOptions) (*Result, error) {
+	r, err := newRun(m, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.src.close()
+	stop, err := r.loop()
+	if err != nil {
+		return nil, fmt.Errorf("config %q at %s: %w", cfg.Name, r.now, err)
+	}
+	if err := r.meter.flush(); err != nil {
+		return nil, fmt.Errorf("config %q: samples: %w", cfg.Name, err)
+	}
+	return r.meter.result(stop, r.unfinished()), nil
+}
+
+// newRun makes a run ready for its first interval: the allocator with the
+// cluster, roles and frameworks, the events queued, and the source of the
+// tasks, which the caller closes.
+func newRun(m *model, cfg Config, opts RunOptions) (*run, error) {
 	r := &run{m: m, cfg: cfg, opts: opts, clock: allocator.NewManualClock(opts.Start)}
 	aopts, err := cfg.options(r.clock.Now, opts.Seed, opts.Interval)
 	if err != nil {
@@ -98,19 +101,12 @@ func runModel(m *model, cfg Config, opts RunOptions) (*Result, error) {
 	if err := r.setUp(); err != nil {
 		return nil, err
 	}
-	stop, err := r.loop()
-	if err != nil {
-		return nil, fmt.Errorf("config %q at %s: %w", cfg.Name, r.now, err)
-	}
-	if err := r.meter.flush(); err != nil {
-		return nil, fmt.Errorf("config %q: samples: %w", cfg.Name, err)
-	}
-	return r.meter.result(stop, r.unfinished()), nil
+	r.src = newTaskSource(m, m.stream)
+	return r, nil
 }
 
 // setUp adds the agents, roles and frameworks, and queues the events.
 func (r *run) setUp() error {
-	r.tasks = make([]taskState, len(r.m.tasks))
 	r.agents = make([]agentState, len(r.m.agents))
 	r.agentsIn = make(map[string]placement.Agent, len(r.m.agents))
 	for _, ag := range r.m.agents {
@@ -129,15 +125,11 @@ func (r *run) setUp() error {
 		}
 		r.fws = append(r.fws, fw)
 	}
-	for i, t := range r.m.tasks {
-		r.fws[t.fw].byID[t.ID] = i
-	}
-	r.setUpClasses()
 	for _, e := range r.m.events {
 		r.schedule(e.At, action{event: e})
 	}
 	if r.cfg.StateDemand {
-		r.setUpShapes()
+		r.setUpDemand()
 	}
 	return nil
 }
@@ -252,22 +244,29 @@ func (r *run) step(i int) error {
 
 // submitTasks hands the tasks submitted by now to their frameworks.
 func (r *run) submitTasks() error {
-	for ; r.next < len(r.m.tasks) && r.m.tasks[r.next].Submit <= r.now; r.next++ {
-		if err := r.enqueue(r.next, r.m.tasks[r.next].Submit, false); err != nil {
+	for {
+		spec, err := r.src.next()
+		if err != nil || spec == nil || spec.Submit > r.now {
+			return err
+		}
+		r.src.take(spec)
+		t, err := r.newLive(spec)
+		if err != nil {
+			return err
+		}
+		if err := r.enqueue(t, spec.Submit, false); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
-// enqueue puts task i in its framework's backlog, submitted at the given
+// enqueue puts task t in its framework's backlog, submitted at the given
 // time: at the back, or at the front for a task lost with its agent.
-func (r *run) enqueue(i int, submitted time.Duration, front bool) error {
-	spec := &r.m.tasks[i]
-	r.tasks[i].phase, r.tasks[i].submitted = pending, submitted
-	r.meter.submitted(spec)
-	fw := r.fws[spec.fw]
-	fw.push(i, front)
+func (r *run) enqueue(t *liveTask, submitted time.Duration, front bool) error {
+	t.phase, t.submitted = pending, submitted
+	r.meter.submitted(t.spec)
+	fw := r.fws[t.spec.fw]
+	fw.push(t, front)
 	return r.revive(fw)
 }
 
@@ -275,44 +274,35 @@ func (r *run) enqueue(i int, submitted time.Duration, front bool) error {
 func (r *run) endTasks() error {
 	for len(r.ends) > 0 && r.ends[0].at <= r.now {
 		e := heap.Pop(&r.ends).(end)
-		ts := &r.tasks[e.task]
+		ts := e.task
 		if ts.phase != running || ts.attempt != e.attempt {
 			continue // lost with its agent
 		}
-		spec := &r.m.tasks[e.task]
+		spec := ts.spec
 		fw := r.fws[spec.fw]
 		if err := r.a.EndTask(fw.spec.ID, spec.ID); err != nil {
 			return fmt.Errorf("%w: end of task %q: %w", ErrAllocator, spec.ID, err)
 		}
-		ts.phase = ended
 		fw.stopped(spec, r.m.agents[ts.agent].id)
 		r.meter.finished(spec)
+		r.forget(ts)
 	}
 	return nil
 }
 
-// launch records that task i was launched on agent ag.
-func (r *run) launch(i, ag int) {
-	spec := &r.m.tasks[i]
-	ts := &r.tasks[i]
+// launch records that task ts was launched on agent ag.
+func (r *run) launch(ts *liveTask, ag int) {
+	spec := ts.spec
 	ts.phase, ts.agent = running, ag
 	ts.attempt++
-	heap.Push(&r.ends, end{at: r.now + spec.Duration, task: i, attempt: ts.attempt}) // both at most maxTime: no overflow
-	r.agents[ag].tasks = append(r.agents[ag].tasks, i)
+	heap.Push(&r.ends, end{at: r.now + spec.Duration, task: ts, attempt: ts.attempt}) // both at most maxTime: no overflow
+	r.placeOn(ts, ag)
 	r.fws[spec.fw].started(spec, r.m.agents[ag].id)
 	r.meter.launched(spec, r.now-ts.submitted)
 }
 
 // unfinished counts the tasks submitted and not ended when the run stops.
-func (r *run) unfinished() int {
-	n := 0
-	for _, ts := range r.tasks[:r.next] {
-		if ts.phase != ended {
-			n++
-		}
-	}
-	return n
-}
+func (r *run) unfinished() int { return r.live }
 
 // done reports whether everything has been submitted, has run and ended,
 // and no event is left.
@@ -323,7 +313,7 @@ func (r *run) done() bool {
 // nothingToCome reports whether no submission or event is left and no
 // task is running: nothing can change the cluster any more.
 func (r *run) nothingToCome() bool {
-	return r.next == len(r.m.tasks) && len(r.actions) == 0 && r.meter.running == 0
+	return r.src.done() && len(r.actions) == 0 && r.meter.running == 0
 }
 
 // stallIntervals is how many intervals in a row in which nothing was

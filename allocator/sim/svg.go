@@ -179,9 +179,9 @@ func (c *Comparison) waitSection() section {
 	}
 	longest := 1.0
 	for _, r := range c.Results {
-		for _, waits := range r.Waits {
-			if n := len(waits); n > 0 {
-				longest = math.Max(longest, waits[n-1].Seconds())
+		for i := range r.Waits {
+			if n, byRank := roleWaits(r, i); n > 0 {
+				longest = math.Max(longest, byRank(n).Seconds())
 			}
 		}
 	}
@@ -189,15 +189,26 @@ func (c *Comparison) waitSection() section {
 	for i, role := range c.Results[0].Roles {
 		p := panel{title: "role " + role}
 		for k, r := range c.Results {
-			var waits []time.Duration
-			if i < len(r.Waits) {
-				waits = r.Waits[i]
-			}
-			p.lines = append(p.lines, series{legend[k], cdf(waits)})
+			p.lines = append(p.lines, series{legend[k], cdf(roleWaits(r, i))})
 		}
 		s.panels = append(s.panels, p)
 	}
 	return s
+}
+
+// roleWaits returns how many waits role i of r has and the wait of a rank
+// (from 1, ascending): from Result.Waits, or from its WaitHistogram for a
+// role of more waits than it keeps exactly.
+func roleWaits(r *Result, i int) (int, func(rank int) time.Duration) {
+	if i < len(r.WaitHistograms) && r.WaitHistograms[i] != nil {
+		h := r.WaitHistograms[i]
+		return h.Count(), h.rank
+	}
+	var waits []time.Duration
+	if i < len(r.Waits) {
+		waits = r.Waits[i]
+	}
+	return len(waits), func(rank int) time.Duration { return waits[rank-1] }
 }
 
 // at returns xs[i], or 0 when xs is too short: a Comparison put together
@@ -233,17 +244,17 @@ func bucketed(samples []Sample, get func(Sample) float64) [][2]float64 {
 	return pts
 }
 
-// cdf returns the distribution of sorted waits as a step line of at most
-// cdfPoints+1 points.
-func cdf(waits []time.Duration) [][2]float64 {
-	if len(waits) == 0 {
+// cdf returns the distribution of n waits, given the wait of each rank,
+// as a step line of at most cdfPoints+1 points.
+func cdf(n int, byRank func(rank int) time.Duration) [][2]float64 {
+	if n == 0 {
 		return nil
 	}
 	pts := [][2]float64{{0, 0}}
 	for k := 1; k <= cdfPoints; k++ {
 		q := float64(k) / cdfPoints
-		i := max(int(math.Ceil(q*float64(len(waits))))-1, 0)
-		pts = append(pts, [2]float64{waits[i].Seconds(), q})
+		i := max(int(math.Ceil(q*float64(n)))-1, 0)
+		pts = append(pts, [2]float64{byRank(i + 1).Seconds(), q})
 	}
 	return pts
 }

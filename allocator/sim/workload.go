@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"time"
 
 	"github.com/allot-go/allot/allocator"
@@ -21,7 +22,21 @@ type Workload struct {
 	// more from the run's seed. Both are submitted by their Submit time.
 	Tasks      []Task
 	Generators []Generator
-	Events     []Event
+	// Stream, when set, gives more tasks, in order of submission (a task
+	// submitted before the one before it is an error naming it), for a
+	// trace too long to hold: a run reads it as its clock goes, one task
+	// ahead of the last submitted, and keeps a task only while it waits
+	// or runs, so that its memory follows the tasks under way, not the
+	// trace's length (StreamGoogleFiles reads the Google trace so). It
+	// is a function, called for a new reading each time: once to check
+	// the tasks and learn the frameworks and roles they name before the
+	// runs, then once per run (Compare runs several); every reading must
+	// give the same tasks. Its tasks are merged with the others by
+	// Submit, after them at one time. Tasks are told apart by framework
+	// and ID among those under way only: the run does not remember the
+	// stream's tasks that ended.
+	Stream func() iter.Seq2[Task, error]
+	Events []Event
 }
 
 // AgentGroup is Count agents of one shape. Agent i (from 1) is named

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ const chartSamples = 4096
 // (none without -svg), so that a run of any length holds a bounded
 // number of them.
 func run(w io.Writer, cfg config) error {
-	work, opts, err := workload(w, cfg)
+	work, opts, late, err := workload(w, cfg)
 	if err != nil {
 		return err
 	}
@@ -47,6 +48,11 @@ func run(w io.Writer, cfg config) error {
 	if samples != nil {
 		if cerr := samples.Close(); err == nil {
 			err = cerr
+		}
+	}
+	if late != nil {
+		if werr := late.warn(w); err == nil {
+			err = werr
 		}
 	}
 	if err != nil {
@@ -77,8 +83,10 @@ func run(w io.Writer, cfg config) error {
 	return nil
 }
 
-// workload returns the workload and run options the command line asks for.
-func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
+// workload returns the workload and run options the command line asks
+// for, and for a stream of tasks the count of those submitted too late,
+// whose warning is written once the runs have read the stream.
+func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, *lateStream, error) {
 	opts := sim.RunOptions{Seed: cfg.seed, Interval: cfg.interval, Intervals: cfg.intervals}
 	if cfg.timed {
 		start := time.Now() // the command's clock: the sim package reads none
@@ -88,7 +96,7 @@ func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
 		if opts.Intervals == 0 {
 			opts.Intervals = sim.BurstyIntervals
 		}
-		return sim.BurstyAndSteady(), opts, nil
+		return sim.BurstyAndSteady(), opts, nil, nil
 	}
 	agents := []sim.AgentGroup(cfg.agents)
 	if len(agents) == 0 {
@@ -102,10 +110,20 @@ func workload(w io.Writer, cfg config) (sim.Workload, sim.RunOptions, error) {
 		work.Tasks, err = readTrace(cfg)
 	}
 	if err != nil {
-		return sim.Workload{}, opts, err
+		return sim.Workload{}, opts, nil, err
 	}
-	warnLate(w, work.Tasks, opts, cfg.google != "")
-	return work, opts, nil
+	if work.Stream == nil {
+		warnLate(w, work.Tasks, opts, false)
+		return work, opts, nil, nil
+	}
+	late := &lateStream{stream: work.Stream}
+	if last, ok := lastInterval(opts); ok {
+		late.last = last
+	} else {
+		late.last = time.Duration(math.MaxInt64) // none is late
+	}
+	work.Stream = late.tasks
+	return work, opts, late, nil
 }
 
 // readTrace reads the -trace file (gzipped if its name ends in .gz).
