@@ -134,3 +134,17 @@ func TestUnmetAtStartCountsHoldsGivenBack(t *testing.T) {
 	}
 	require.False(t, unmetAtStart(roles, nil), "nothing given back: the guarantee was met")
 }
+
+// Two runs that differ only in a choice withdrawn differ: the twins
+// compare what reclaim withdraws as they compare what it chooses.
+func TestSameRunComparesWithdrawals(t *testing.T) {
+	p := allocator.Preemption{FrameworkID: "f1", TaskID: "t1", AgentID: "a1", Role: "batch", For: "web", ForFramework: "w1", HeldIn: "web"}
+	want := allocator.Result{Withdrawn: []allocator.Preemption{p}}
+	require.NoError(t, sameRun(want, want))
+	err := sameRun(want, allocator.Result{})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "withdrawn: ")
+	other := p
+	other.ForFramework = "w2"
+	require.Error(t, sameRun(want, allocator.Result{Withdrawn: []allocator.Preemption{other}}))
+}

@@ -205,12 +205,14 @@ func explainText(what string, x allocator.Explanation, err error) string {
 	return what + ": " + x.Describe()
 }
 
-// sameRun reports how two runs differ in what they offer.
+// sameRun reports how two runs differ in what they offer, the tasks they
+// choose to end and the choices they withdraw.
 func sameRun(want, got allocator.Result) error {
 	if want.Stats.Run != got.Stats.Run {
 		return fmt.Errorf("run %d, want %d", got.Stats.Run, want.Stats.Run)
 	}
-	same := len(want.Offers) == len(got.Offers) && len(want.InverseOffers) == len(got.InverseOffers) && len(want.Preemptions) == len(got.Preemptions)
+	same := len(want.Offers) == len(got.Offers) && len(want.InverseOffers) == len(got.InverseOffers) &&
+		len(want.Preemptions) == len(got.Preemptions) && len(want.Withdrawn) == len(got.Withdrawn)
 	for i := 0; same && i < len(want.Offers); i++ {
 		w, g := want.Offers[i], got.Offers[i]
 		same = w.ID == g.ID && w.FrameworkID == g.FrameworkID && w.AgentID == g.AgentID && w.Role == g.Role && w.Resources.Equal(g.Resources)
@@ -223,13 +225,17 @@ func sameRun(want, got allocator.Result) error {
 	for i := 0; same && i < len(want.Preemptions); i++ {
 		same = want.Preemptions[i].String() == got.Preemptions[i].String() && want.Preemptions[i].ForFramework == got.Preemptions[i].ForFramework
 	}
+	for i := 0; same && i < len(want.Withdrawn); i++ {
+		same = want.Withdrawn[i].String() == got.Withdrawn[i].String() && want.Withdrawn[i].ForFramework == got.Withdrawn[i].ForFramework
+	}
 	if !same {
 		return errors.New("offers differ (- want, + got):\n" + diff(runText(want), runText(got)))
 	}
 	return nil
 }
 
-// runText renders a run's offers and inverse offers one per line.
+// runText renders a run's offers, inverse offers, preemptions and
+// withdrawals one per line.
 func runText(res allocator.Result) string {
 	var b strings.Builder
 	for _, o := range res.Offers {
@@ -240,6 +246,9 @@ func runText(res allocator.Result) string {
 	}
 	for _, p := range res.Preemptions {
 		fmt.Fprintf(&b, "%s, held for %s\n", p, p.ForFramework)
+	}
+	for _, p := range res.Withdrawn {
+		fmt.Fprintf(&b, "withdrawn: %s, held for %s\n", p, p.ForFramework)
 	}
 	return b.String()
 }

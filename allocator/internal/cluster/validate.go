@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"slices"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/resources"
@@ -50,14 +52,19 @@ func pickRoles(fw *Framework, roles []string) ([]string, error) {
 	return roles, nil
 }
 
-// ValidID checks an agent's, framework's or task's id: not empty, no
-// control characters.
+// ValidID checks an agent's, framework's or task's id: not empty, valid
+// UTF-8 (the journal writes ids as JSON strings, which would replace a
+// byte that is not with U+FFFD, and a replay would then name another id),
+// no control characters (C0, DEL or C1).
 func ValidID(kind, id string) error {
 	if id == "" {
 		return fmt.Errorf("%w: empty %s id", ErrInvalidID, kind)
 	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: %s id %q is not valid UTF-8", ErrInvalidID, kind, id)
+	}
 	for _, c := range id {
-		if c < 0x20 || c == 0x7f {
+		if unicode.IsControl(c) {
 			return fmt.Errorf("%w: %s id %q has control characters", ErrInvalidID, kind, id)
 		}
 	}

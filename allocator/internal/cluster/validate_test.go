@@ -117,9 +117,16 @@ func TestValidID(t *testing.T) {
 	err = ValidID("framework", "")
 	require.EqualError(t, err, "allocator: invalid id: empty framework id")
 
-	for _, id := range []string{"\x00", "a\x00", "a\tb", "\n", "a\r", "\x1f", "x\x1fy", "\x7f", "a\x7f", "\x7fa", "ok\x01"} {
+	for _, id := range []string{"\x00", "a\x00", "a\tb", "\n", "a\r", "\x1f", "x\x1fy", "\x7f", "a\x7f", "\x7fa", "ok\x01", "\u0080", "a\u0085", "\u009fz"} {
 		err := ValidID("task", id)
 		require.True(t, errors.Is(err, ErrInvalidID), "%q: %v", id, err)
 		require.Equal(t, "allocator: invalid id: task id "+strconv.Quote(id)+" has control characters", err.Error())
+	}
+	// A byte that is not UTF-8 would come back from the journal's JSON
+	// as U+FFFD: another id.
+	for _, id := range []string{"\xff", "a\xc3", "\xed\xa0\x80", "ok\x80"} {
+		err := ValidID("framework", id)
+		require.True(t, errors.Is(err, ErrInvalidID), "%q: %v", id, err)
+		require.Equal(t, "allocator: invalid id: framework id "+strconv.Quote(id)+" is not valid UTF-8", err.Error())
 	}
 }
