@@ -29,7 +29,16 @@ type fairAct struct {
 	Runs  []runRecord
 	// Ended counts the tasks ended for b.
 	Ended int
+	// Still counts the runs after the quiet one (stillRuns of them, b
+	// stating what it still waits for before each) in which nothing was
+	// chosen and nothing offered.
+	Still int
 }
+
+// stillRuns is how many runs the act goes on after its quiet one: a
+// cluster left alone under fair-share reclaim stays still, with b still
+// waiting for more than its share.
+const stillRuns = 100
 
 // playFairShare plays the act with fair-share reclaim.
 func playFairShare() (fairAct, error) {
@@ -53,6 +62,15 @@ func playFairShare() (fairAct, error) {
 	for _, r := range act.Runs {
 		act.Ended += len(r.Chosen)
 	}
+	after, err := play(c, s, fairRoles, stillRuns)
+	if err != nil {
+		return act, err
+	}
+	for _, r := range after {
+		if r.quiet() {
+			act.Still++
+		}
+	}
 	return act, nil
 }
 
@@ -75,6 +93,8 @@ func (act fairAct) print(w io.Writer) {
 	fmt.Fprintln(w, "after an end offers b what it freed, and a role offered something in a run")
 	fmt.Fprintf(w, "has nothing chosen for it. Then b's share equals a's (%s and %s):\n", shareText(last.Shares[1]), shareText(last.Shares[0]))
 	fmt.Fprintln(w, "one more task would take b above a, so nothing more is chosen.")
+	fmt.Fprintf(w, "Left alone for %d runs more, b stating what it still waits for before\n", stillRuns)
+	fmt.Fprintf(w, "each, the cluster stays still: %d of them chose nothing and offered nothing.\n", act.Still)
 	fmt.Fprintln(w, "\nShares after each run (run 0: before the first):")
 	printTable(w, []column{{"a", series(act.Start, act.Runs, 0)}, {"b", series(act.Start, act.Runs, 1)}})
 }

@@ -178,6 +178,9 @@ func TestFairShare(t *testing.T) {
 		t.Fatalf("a ran %d tasks; %d runs, %d ended; want 8, 9, 4", f.Tasks, len(f.Runs), f.Ended)
 	}
 	checkShares(t, "before", f.Start, 1, 0)
+	if f.Still != stillRuns {
+		t.Errorf("%d of the %d runs after convergence were quiet, want all: a cluster left alone stays still", f.Still, stillRuns)
+	}
 	for _, r := range f.Runs {
 		// b holds 2 CPUs more after every odd run, up to 8 of 16.
 		b := 2 * min((r.Run+1)/2, 4)
@@ -238,6 +241,7 @@ func TestOutput(t *testing.T) {
 		"the same 3 runs: 0 offers to nginx, 0 tasks chosen, and web's share stays 0.0000",
 		"4 of a's tasks were ended for b in 9 runs",
 		"Then b's share equals a's (0.5000 and 0.5000)",
+		"the cluster stays still: 100 of them chose nothing and offered nothing.",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the output lacks %q", want)

@@ -49,7 +49,7 @@ func (c *cluster) shares(roles []string) []float64 {
 func play(c *cluster, s *service, roles []string, runs int) ([]runRecord, error) {
 	var out []runRecord
 	for i := 1; runs == 0 || i <= runs; i++ {
-		if i > maxRuns {
+		if runs == 0 && i > maxRuns {
 			return out, fmt.Errorf("still busy after %d runs", maxRuns)
 		}
 		rec, err := playOnce(c, s, roles, i)
