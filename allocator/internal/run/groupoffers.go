@@ -95,7 +95,9 @@ func (e *Engine) groupOffers(records []explain.Offer) []offer.Offer {
 	out := make([]offer.Offer, 0, len(records))
 	ids := e.OfferIDs.NextN(len(records))
 	// Agents with no room for an outstanding offer get it from one
-	// allocation for the run, not one each (they keep the room across runs).
+	// allocation for the run, not one each (they keep the room across runs):
+	// room has one place for each of their offers, more than the first
+	// ones take.
 	fresh := 0
 	for i := range records {
 		if cap(records[i].Ag.Outstanding) == 0 {
@@ -109,7 +111,7 @@ func (e *Engine) groupOffers(records []explain.Offer) []offer.Offer {
 			ID: ids[i], FrameworkID: rec.Key.Framework, AgentID: rec.Key.Agent,
 			Role: rec.Key.Role, Resources: rec.Res,
 		})
-		if cap(rec.Ag.Outstanding) == 0 && len(room) > 0 {
+		if cap(rec.Ag.Outstanding) == 0 {
 			rec.Ag.Outstanding, room = room[:0:1], room[1:]
 		}
 		rec.Ag.Outstanding = append(rec.Ag.Outstanding, cluster.OutstandingOffer{ID: ids[i], Framework: rec.Key.Framework, Role: rec.Key.Role, Res: rec.Res})

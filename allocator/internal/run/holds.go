@@ -137,13 +137,13 @@ func (e *Engine) heldToOffered(fw *cluster.Framework, ag *cluster.Agent, res res
 // holds that expired before the run's instant.
 func (e *Engine) offerHolds(r *runState, agents []*cluster.Agent) {
 	for _, ag := range agents {
-		if len(ag.Holds()) > 0 && r.stage1 == nil {
+		if len(ag.Holds()) == 0 {
+			continue
+		}
+		if r.stage1 == nil {
 			// Offers from holds are recorded as stage one's are, so that
 			// a later offer to the same framework, role and agent joins.
 			r.stage1 = map[explain.OfferKey]int{}
-		}
-		if len(ag.Holds()) == 0 {
-			continue
 		}
 		from := len(r.offers)
 		sweepHolds(ag, func(h cluster.Hold, keep func(cluster.Hold)) {
@@ -188,7 +188,7 @@ func (e *Engine) offerHolds(r *runState, agents []*cluster.Agent) {
 						continue
 					}
 					e.heldToOffered(fw, ag, part)
-					e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, part.Frozen(), true, false)
+					e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, part.Frozen(), true)
 				}
 			}
 		})

@@ -108,3 +108,32 @@ func TestGroupOffersGivesFreshAgentsRoomAtOnce(t *testing.T) {
 		require.Len(t, ag.Outstanding, 1)
 	}
 }
+
+// consumeDemand counts an offer sized to a pending task as that one task,
+// even where what it holds would fit more of the statement; an offer not
+// sized counts as many tasks as fit in it, in the statement's order.
+func TestConsumeDemandCountsTheSizedTaskAlone(t *testing.T) {
+	e := New(Config{}, Parts{})
+	statement := func() *cluster.Framework {
+		return &cluster.Framework{ID: "f1", Demand: map[string][]cluster.Pending{"r": {
+			{Resources: resources.MustParseQuantities("cpus:1"), Count: 3},
+			{Resources: resources.MustParseQuantities("cpus:2"), Count: 1},
+		}}}
+	}
+	counts := func(fw *cluster.Framework) []int {
+		var out []int
+		for _, p := range fw.Demand["r"] {
+			out = append(out, p.Count)
+		}
+		return out
+	}
+	fw := statement()
+	e.consumeDemand(fw, "r", resources.MustParse("cpus:2", "*"), 0)
+	require.Equal(t, []int{2, 1}, counts(fw), "sized to the first task")
+	fw = statement()
+	e.consumeDemand(fw, "r", resources.MustParse("cpus:2", "*"), 1)
+	require.Equal(t, []int{3, 0}, counts(fw), "sized to the second task")
+	fw = statement()
+	e.consumeDemand(fw, "r", resources.MustParse("cpus:2", "*"), -1)
+	require.Equal(t, []int{1, 1}, counts(fw), "not sized: two of the first fit")
+}

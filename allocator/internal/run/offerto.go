@@ -212,7 +212,7 @@ func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, 
 	}
 
 	offeredRes := toOffer.Allocate(role).Frozen()
-	e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, offeredRes, st == stageGuarantees, st == stageFairShare && sizedFor >= 0)
+	e.record(r, ag, explain.OfferKey{Framework: fw.ID, Role: role, Agent: ag.ID}, offeredRes, st == stageGuarantees)
 	if ag.HasShared {
 		if shared := toOffer.Shared(); !shared.IsEmpty() {
 			if r.offeredShared == nil {
@@ -253,11 +253,12 @@ func (e *Engine) offerShareOf(ag *cluster.Agent) resources.Limits {
 
 // record adds an offer to the run. An offer to the same framework, role
 // and agent as one of stage one joins it (stage is the stage's offers, and
-// holds'), and so does one sized to a pending task (sized) with the
-// agent's earlier sized offers: those were made while the fair-share stage
-// was at the agent, so they are among the run's last offers, from
+// holds'), and so does an offer of the fair-share stage with the agent's
+// earlier offers of that stage (a framework is offered more there only
+// after an offer sized to a pending task): those were made while the
+// stage was at the agent, so they are among the run's last offers, from
 // r.agentOffers on.
-func (e *Engine) record(r *runState, ag *cluster.Agent, key explain.OfferKey, res resources.Resources, stage, sized bool) {
+func (e *Engine) record(r *runState, ag *cluster.Agent, key explain.OfferKey, res resources.Resources, stage bool) {
 	join := func(i int) {
 		merged := r.offers[i].Res.Clone()
 		merged.Add(res)
@@ -272,7 +273,7 @@ func (e *Engine) record(r *runState, ag *cluster.Agent, key explain.OfferKey, re
 			r.stage1[key] = len(r.offers)
 		}
 	}
-	if sized || !stage {
+	if !stage {
 		for i := r.agentOffers; i < len(r.offers); i++ {
 			if r.offers[i].Key == key {
 				join(i)

@@ -239,3 +239,22 @@ func TestStageOneKeepsTheHeadroomASubRoleNeeds(t *testing.T) {
 	r := w.run(true)
 	require.Equal(t, []string{"fp p a1 cpus:5"}, offers(r.Offers))
 }
+
+// Where a limit and the headroom both cut an offer below the minimum, the
+// reason is the cut that binds: the headroom where what the limit alone
+// leaves (cpus:2) is enough, the limit where it is not (cpus:0.5).
+func TestTheCutThatBindsIsTheReason(t *testing.T) {
+	for _, c := range []struct {
+		limit, reason string
+	}{{"cpus:2", "headroom"}, {"cpus:0.5", "quota-limit"}} {
+		w := newWorld(t, run.Config{MinAllocatable: []resources.Quantities{qty("cpus:1")}})
+		w.agent("a1", "cpus:4;mem:1024")
+		w.quota("g", "cpus:4", "")
+		w.quota("o", "", c.limit)
+		w.framework("fo", "o")
+		r := w.run(true)
+		require.Empty(t, r.Offers, c.limit)
+		require.Equal(t, []string{"fo o a1 fair " + c.reason}, w.passes(), c.limit)
+		require.Equal(t, c.reason+":1", skips(r.Stats), c.limit)
+	}
+}

@@ -19,13 +19,14 @@ import (
 // skipped for what its frameworks wait for, or the agent was taken first;
 // its pass is dropped, and Explain finds those from the visits and offers.
 func (e *Engine) settleHeldBack(r *runState, ag *cluster.Agent, first, second int) {
-	passes := e.explain.Passes
-	for i := first; i < second && i < len(passes); i++ {
-		p := &passes[i]
+	// (The log only grows within a run: second is within it.)
+	walked, later := e.explain.Passes[first:second], e.explain.Passes[second:]
+	for i := range walked {
+		p := &walked[i]
 		if p.Reason != explain.Declined || p.Agent != ag {
 			continue
 		}
-		if e.offeredHere(r, p.Framework, p.Node.Path) || slices.ContainsFunc(passes[second:], func(q cluster.PassRecord) bool {
+		if e.offeredHere(r, p.Framework, p.Node.Path) || slices.ContainsFunc(later, func(q cluster.PassRecord) bool {
 			return q.Agent == ag && q.Framework == p.Framework && q.Node == p.Node
 		}) {
 			continue

@@ -31,8 +31,8 @@ func TestRotationDropsThePassOfAFrameworkNotReached(t *testing.T) {
 	require.Empty(t, w.dec.RoundMembers(w.cs.Agents.Get("a1")), "the round ended")
 }
 
-// A framework held back whose role was capped before the second walk
-// reached it has the cap as its reason.
+// A framework the walk meets once its role is at its limit is passed over
+// for the limit, held back by a round or not.
 func TestRotationGivesTheCapAsTheReason(t *testing.T) {
 	w := newWorld(t, run.Config{})
 	w.agent("a1", "cpus:4")
@@ -64,4 +64,26 @@ func TestRotationKeepsALaterPass(t *testing.T) {
 	r := w.run(true)
 	require.Equal(t, []string{"f2 b a1 cpus:3"}, offers(r.Offers))
 	require.Equal(t, []string{"f1 a a1 fair declined", "f1 a a1 fair min-allocatable", "f1 a a1 fair min-allocatable"}, w.passes())
+}
+
+// A framework held back for the agent's round whose role another of its
+// frameworks then took to its limit is not reached by the second walk
+// (the role is capped): its pass gives the cap as the reason, not the
+// round.
+func TestRotationGivesTheCapOfTheRunAsTheReason(t *testing.T) {
+	w := newWorld(t, run.Config{})
+	w.agent("a2", "cpus:1;mem:1024")
+	w.framework("f5", "r")
+	require.Equal(t, []string{"f5 r a2 cpus:1; mem:1024"}, w.allocateAll())
+	w.agent("a1", "cpus:4;mem:4096")
+	w.framework("f1", "r")
+	w.decline(w.run(true).Offers, 0)
+	require.Equal(t, []string{"f1"}, w.dec.RoundMembers(w.cs.Agents.Get("a1")))
+	// f1, with nothing, comes before f5 in r's walk of a1: held back, then
+	// f5 takes r to its limit.
+	w.quota("r", "", "cpus:3")
+	r := w.run(true)
+	require.Equal(t, []string{"f5 r a1 cpus:2; mem:4096"}, offers(r.Offers))
+	require.Equal(t, "quota-limit:2 declined:1", skips(r.Stats), "the run's counts are not corrected")
+	require.Equal(t, []string{"f1 r a1 fair quota-limit"}, w.passes())
 }

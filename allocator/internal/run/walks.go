@@ -174,14 +174,13 @@ func (e *Engine) fairRole(role string) bool {
 func (e *Engine) fairFramework(fwID string) bool {
 	c := &e.cur
 	out, _ := e.offerTo(c.r, c.ag, e.cs.Frameworks.Get(fwID), c.role, c.node, c.fs, stageFairShare, resources.Quantities{})
+	c.madeOffer = c.madeOffer || out == offered
 	if out == exhausted || (out == offered && (c.ag.Available.IsEmpty() || c.r.sized)) {
 		// Nothing left for the next framework: stop here rather than
 		// visit it to find out.
-		c.madeOffer = c.madeOffer || out == offered
 		c.complete = false
 		return false
 	}
-	c.madeOffer = c.madeOffer || out == offered
 	return true
 }
 
