@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/explain"
+	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
@@ -152,91 +153,26 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 }
 
 // bindingLimit returns the role among node and its ancestors whose limit
-// binds for the agents of a quota-limit reason, its limit and its
-// consumption. A limit binds where, on one of those agents, it alone
-// (less what its role consumes) cuts what the offer held of quota's part
-// below the framework's minimum allocatable resources, or where the
-// other limits without it would have left enough (the reason says the
-// limits keep the framework off, whatever the headroom does); the nearest
-// such role
-// is named, one that binds alone first. A limit reached in a resource
-// none of the offers held (gpus:0 on agents without GPUs) cuts nothing,
-// and one that leaves enough does not bind, however near it is. Failing
-// both (figures that moved since the run), the nearest whose limit cuts
-// something, then the nearest with a limit.
+// binds for the agents of a quota-limit reason (quota.BindingLimit), its
+// limit and its consumption.
 func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
-	var limited []*roles.Node
-	for q := range node.QuotaAncestry {
-		if !q.Q().Limits.IsEmpty() {
-			limited = append(limited, q)
-		}
+	offers := make([]resources.Quantities, len(agents))
+	for i, ar := range agents {
+		offers[i] = ar.Offer
 	}
-	if len(limited) == 0 {
+	q := quota.BindingLimit(node, offers, func(i int, left resources.Quantities) bool {
+		mins := a.opts.MinAllocatable
+		if fw := a.cs.Frameworks.Get(agents[i].Framework); fw != nil {
+			if own, ok := fw.Info.MinAllocatable[role]; ok {
+				mins = own
+			}
+		}
+		return quota.MeetsMinimum(left, mins)
+	})
+	if q == nil {
 		return "", resources.Limits{}, resources.Quantities{}
 	}
-	// cut is what the limits of the roles keep allows of each offer.
-	cut := func(keep func(*roles.Node) bool, offer resources.Quantities) resources.Quantities {
-		for _, q := range limited {
-			if keep(q) {
-				offer = q.Q().Limits.Subtract(q.Consumed()).Cap(offer)
-			}
-		}
-		return offer
-	}
-	binds := func(pick *roles.Node) (alone, without, cuts bool) {
-		for _, ar := range agents {
-			left := cut(func(q *roles.Node) bool { return q == pick }, ar.Offer)
-			if left.Equal(ar.Offer) {
-				continue
-			}
-			cuts = true
-			alone = alone || !a.allocatableQuantities(left, role, ar.Framework)
-			others := cut(func(q *roles.Node) bool { return q != pick }, ar.Offer)
-			without = without || a.allocatableQuantities(others, role, ar.Framework)
-		}
-		return alone, without, cuts
-	}
-	pick, rule := limited[0], 3
-	for _, q := range limited {
-		alone, without, cuts := binds(q)
-		switch {
-		case alone:
-			return q.Path, q.Q().Limits.Clone(), q.Consumed()
-		case without && rule > 1:
-			pick, rule = q, 1
-		case cuts && rule > 2:
-			pick, rule = q, 2
-		}
-	}
-	return pick.Path, pick.Q().Limits.Clone(), pick.Consumed()
-}
-
-// allocatableQuantities reports whether q holds something and meets one
-// of the minimum allocatable alternatives of the framework in role (or
-// the options' when it gives none of its own).
-func (a *Allocator) allocatableQuantities(q resources.Quantities, role, fwID string) bool {
-	some := false
-	for _, v := range q.All() {
-		some = some || v > 0
-	}
-	if !some {
-		return false
-	}
-	mins := a.opts.MinAllocatable
-	if fw := a.cs.Frameworks.Get(fwID); fw != nil {
-		if own, ok := fw.Info.MinAllocatable[role]; ok {
-			mins = own
-		}
-	}
-	if len(mins) == 0 {
-		return true
-	}
-	for _, m := range mins {
-		if q.Contains(m) {
-			return true
-		}
-	}
-	return false
+	return q.Path, q.Q().Limits.Clone(), q.Consumed()
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees

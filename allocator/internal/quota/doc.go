@@ -11,7 +11,9 @@
 // reservation) and from its runs (Park at the start of a run, Reconsider
 // after the offers that meet guarantees, Add for the roles capped during
 // the run). CappedNow is the test itself, a pure function of the cluster,
-// the role tree and the run's required headroom.
+// the role tree and the run's required headroom. BindingLimit says, for
+// Explain, which role's limit binds where a run passed a framework over
+// for the limits.
 //
 // The invariants it owns:
 //
