@@ -72,16 +72,7 @@ func (w *world) framework(id string, roleList ...string) *cluster.Framework {
 // launch runs a task of fw in role on agent, using quantities q of what
 // is free there.
 func (w *world) launch(fwID, taskID, role, agentID, q string) *cluster.Task {
-	fw, ag := w.cs.Frameworks.Get(fwID), w.cs.Agents.Get(agentID)
-	res := resources.MustParse(q, "*").Allocate(role)
-	require.True(w.t, ag.Headroom.Contains(qty(q)), "agent %s has %s free, not %s", agentID, ag.Headroom, q)
-	ag.Headroom.Subtract(qty(q))
-	w.seq++
-	t := &cluster.Task{ID: taskID, Agent: agentID, Role: role, Uses: res, Owns: res, Seq: w.seq, Framework: fw}
-	fw.Tasks[taskID] = t
-	w.tasks = append(w.tasks, t)
-	w.tree.TrackAllocatedUnreserved(role, qty(q), true)
-	return t
+	return w.launchUses(fwID, taskID, role, agentID, q, q)
 }
 
 // end ends a task: what it used is free again.
