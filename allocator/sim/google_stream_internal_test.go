@@ -143,3 +143,39 @@ func TestStreamGoogleOutOfOrder(t *testing.T) {
 		require.Equal(t, want, got, "window %d", window)
 	}
 }
+
+// Whatever the records, the stream gives what ReadGoogleFiles gives (the
+// same tasks in the same order, the same stats) with any window, or an
+// error where it gives one; never a panic.
+func FuzzStreamGoogle(f *testing.F) {
+	if data, err := os.ReadFile("testdata/google_task_events.csv"); err == nil {
+		lines := strings.SplitAfter(string(data), "\n")
+		f.Add(strings.Join(lines[:min(len(lines), 40)], ""), uint8(3))
+	}
+	f.Add("0,,1,0,,0,u,0,0,0.5,0.5,0,0\n5,,1,0,,1,u,0,0,,,,\n9,,1,0,,4,u,0,0,,,,\n", uint8(0))
+	f.Add("0,,1,0,,0,u,0,0,1,1,1,1\n0,,1,0,,1,u,0,0,,,,\n0,,1,0,,3,u,0,0,,,,\n0,,1,0,,0,u,0,0,,,,\n", uint8(1))
+	f.Add("9,,1,0,,0,u,0,0,1,1,1,1\n3,,2,0,,0,u,0,0,1,1,1,1\n12,,2,0,,1,u,0,0,,,,\n20,,2,0,,4,u,0,0,,,,\n", uint8(2))
+	f.Fuzz(func(t *testing.T, text string, window uint8) {
+		path := filepath.Join(t.TempDir(), "part-00000-of-00001.csv")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		want, wantStats, wantErr := ReadGoogleFiles(path, GoogleOptions{})
+		s, err := StreamGoogleFiles(path, GoogleOptions{})
+		require.NoError(t, err)
+		s.window = int(window % 16)
+		stats, err := s.Stats()
+		if wantErr != nil {
+			require.Error(t, err, "ReadGoogleFiles: %v", wantErr)
+			require.ErrorIs(t, err, ErrInvalidTrace)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, wantStats, stats)
+		var got []Task
+		for task, err := range s.Tasks() {
+			require.NoError(t, err)
+			got = append(got, task)
+		}
+		require.Equal(t, len(want), len(got))
+		require.Equal(t, want, got)
+	})
+}
