@@ -154,21 +154,32 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 
 // bindingLimit returns the role among node and its ancestors whose limit
 // binds for the agents of a quota-limit reason (quota.BindingLimit), its
-// limit and its consumption.
+// limit and its consumption: first on the agents that still have
+// something free for the role (what a user asks about), then on all.
 func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
-	offers := make([]resources.Quantities, len(agents))
+	var offers, freeNow []resources.Quantities
+	var onAll, onFree []int // offer i's agent in agents
 	for i, ar := range agents {
-		offers[i] = ar.Offer
-	}
-	q := quota.BindingLimit(node, offers, func(i int, left resources.Quantities) bool {
-		mins := a.opts.MinAllocatable
-		if fw := a.cs.Frameworks.Get(agents[i].Framework); fw != nil {
-			if own, ok := fw.Info.MinAllocatable[role]; ok {
-				mins = own
-			}
+		offers, onAll = append(offers, ar.Offer), append(onAll, i)
+		if ag := a.cs.Agents.Get(ar.Agent); ag != nil && !ag.Available.NonShared().AllocatableTo(role).IsEmpty() {
+			freeNow, onFree = append(freeNow, ar.Offer), append(onFree, i)
 		}
-		return quota.MeetsMinimum(left, mins)
-	})
+	}
+	enough := func(of []int) func(int, resources.Quantities) bool {
+		return func(i int, left resources.Quantities) bool {
+			mins := a.opts.MinAllocatable
+			if fw := a.cs.Frameworks.Get(agents[of[i]].Framework); fw != nil {
+				if own, ok := fw.Info.MinAllocatable[role]; ok {
+					mins = own
+				}
+			}
+			return quota.MeetsMinimum(left, mins)
+		}
+	}
+	q, binds := quota.BindingLimit(node, freeNow, enough(onFree))
+	if !binds {
+		q, _ = quota.BindingLimit(node, offers, enough(onAll))
+	}
 	if q == nil {
 		return "", resources.Limits{}, resources.Quantities{}
 	}

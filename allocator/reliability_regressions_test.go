@@ -616,6 +616,30 @@ quota 12 3 1 1
 quota 2 2 1 1
 allocate-all 0 0 0 0
 allocate-all 0 0 0 0`,
+	}, {
+		// f0 in a/b is passed over for the limits on a0, where a/b's cpus
+		// limit binds, and on a3, where only mem is left and a's mem limit
+		// binds. Explain names one role for both: the one that binds where
+		// something is still free (a3), a.
+		"the limit named binds where something is still free", "default role", `seed 24188
+add-agent 233 73 24 167
+add-agent 252 167 192 32
+add-framework 45 135 219 108
+add-framework 112 91 71 97
+add-agent 102 87 37 144
+remove-framework 167 37 243 73
+allocate-all 7 246 124 190
+add-agent 39 157 44 141
+quota 62 60 99 101
+allocate-all 2 5 66 169
+decline 131 47 60 68
+quota 49 119 209 162
+add-framework 46 189 109 232
+allocate 185 241 98 22
+decline 133 76 242 216
+add-agent 86 90 195 151
+decline 76 138 87 26
+allocate-all 83 162 71 155`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := allocatortest.ParseSequence(c.events)

@@ -7,9 +7,9 @@ import (
 
 // BindingLimit returns the role among n and its ancestors whose quota
 // limit binds for offers passed over for a limit (what each would have
-// held of the quota part), nil when none of them has a limit. enough
-// reports whether what a limit leaves of offer i meets its framework's
-// minimum allocatable resources.
+// held of the quota part), nil when none of them has a limit, and whether
+// it binds (false: a fallback below). enough reports whether what a limit
+// leaves of offer i meets its framework's minimum allocatable resources.
 //
 // A limit binds where, on one of those offers, it alone (less what its
 // role consumes) leaves too little, or where the other limits without it
@@ -20,7 +20,7 @@ import (
 // leaves enough does not bind, however near it is. Failing both (figures
 // that moved since the run), the nearest whose limit cuts something, then
 // the nearest with a limit.
-func BindingLimit(n *roles.Node, offers []resources.Quantities, enough func(i int, left resources.Quantities) bool) *roles.Node {
+func BindingLimit(n *roles.Node, offers []resources.Quantities, enough func(i int, left resources.Quantities) bool) (*roles.Node, bool) {
 	var limited []*roles.Node
 	for q := range n.QuotaAncestry {
 		if !q.Q().Limits.IsEmpty() {
@@ -28,7 +28,7 @@ func BindingLimit(n *roles.Node, offers []resources.Quantities, enough func(i in
 		}
 	}
 	if len(limited) == 0 {
-		return nil
+		return nil, false
 	}
 	// cut is what the limits of the roles keep allows of an offer.
 	cut := func(keep func(*roles.Node) bool, offer resources.Quantities) resources.Quantities {
@@ -56,14 +56,14 @@ func BindingLimit(n *roles.Node, offers []resources.Quantities, enough func(i in
 		alone, without, cuts := binds(q)
 		switch {
 		case alone:
-			return q
+			return q, true
 		case without && rule > 1:
 			pick, rule = q, 1
 		case cuts && rule > 2:
 			pick, rule = q, 2
 		}
 	}
-	return pick
+	return pick, rule == 1
 }
 
 // MeetsMinimum reports whether q holds something and contains one of the

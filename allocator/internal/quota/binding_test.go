@@ -23,10 +23,14 @@ func bindingPath(w *world, role string, enough func(int, resources.Quantities) b
 	for _, o := range offers {
 		qs = append(qs, qty(o))
 	}
-	if n := BindingLimit(w.tree.Ensure(role), qs, enough); n != nil {
-		return n.Path
+	n, binds := BindingLimit(w.tree.Ensure(role), qs, enough)
+	if n == nil {
+		return ""
 	}
-	return ""
+	if !binds {
+		return n.Path + " (fallback)"
+	}
+	return n.Path
 }
 
 // The limit named is one that binds, not the nearest one reached: t/b is
@@ -75,8 +79,8 @@ func TestBindingLimitFallbacks(t *testing.T) {
 	// Any two names are enough: each limit alone leaves two, any two
 	// leave one.
 	twoOfThree := minimum("cpus:1;mem:1", "mem:1;disk:1", "cpus:1;disk:1")
-	require.Equal(t, "x/y/z", bindingPath(w, "x/y/z/w", twoOfThree, "cpus:4;mem:4;disk:4"))
-	require.Equal(t, "x/y/z/w", bindingPath(w, "x/y/z/w", twoOfThree, "ssd:4"))
+	require.Equal(t, "x/y/z (fallback)", bindingPath(w, "x/y/z/w", twoOfThree, "cpus:4;mem:4;disk:4"))
+	require.Equal(t, "x/y/z/w (fallback)", bindingPath(w, "x/y/z/w", twoOfThree, "ssd:4"))
 }
 
 // An offer meets the minimum with something in it and one alternative
