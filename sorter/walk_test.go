@@ -242,6 +242,18 @@ func TestBitset(t *testing.T) {
 	}
 }
 
+// 0 is a member like any other (the first client's number): Set, Has and
+// Clear take it, and a negative number is never a member.
+func TestBitsetZero(t *testing.T) {
+	var b Bitset
+	require.True(t, b.Set(0))
+	require.True(t, b.Has(0))
+	require.False(t, b.Clear(-1))
+	require.True(t, b.Clear(0), "0 was a member")
+	require.False(t, b.Has(0))
+	require.Zero(t, b.Count())
+}
+
 func TestBitsetAll(t *testing.T) {
 	var b Bitset
 	require.Empty(t, slices.Collect(b.All()))

@@ -123,8 +123,11 @@ func TestWalkExceptChoosesItsWay(t *testing.T) {
 		// the skipped ones one cpu each unless skippedFirst.
 		skipped      []int
 		skippedFirst bool
-		nested       bool
-		byNumber     bool
+		// ahead, without skippedFirst, is how many of the skipped (the
+		// lowest numbers) hold nothing either: their names put them first.
+		ahead    int
+		nested   bool
+		byNumber bool
 	}{
 		// 2k < active: few skipped, the walk steps over them.
 		{name: "fewer than half skipped", clients: 40, skipped: span(0, 19), skippedFirst: true},
@@ -142,32 +145,48 @@ func TestWalkExceptChoosesItsWay(t *testing.T) {
 		// One more than directBelow left, coming after every skipped
 		// client: the walk gives up and takes them by number.
 		{name: "more than directBelow left, after the skipped", clients: 33 + 40, skipped: span(0, 40), skippedFirst: true, byNumber: true},
+		// The walk's budget: it steps over one skipped client fewer than
+		// exceptBudget and visits the others, but gives up at the
+		// exceptBudget-th.
+		{name: "more than directBelow left, after fewer than exceptBudget skipped", clients: 33 + 40, skipped: span(0, 40), ahead: exceptBudget - 1},
+		{name: "more than directBelow left, after exceptBudget skipped", clients: 33 + 40, skipped: span(0, 40), ahead: exceptBudget, byNumber: true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			clients := clientNames(tc.clients)
-			if tc.nested {
-				clients[tc.clients-1] = "n/x"
-			}
-			d := flatDRF(t, clients...)
-			var skip Bitset
-			for _, i := range tc.skipped {
-				skip.Set(i)
-			}
-			// Place the skipped clients first or last in the order.
-			for i, c := range clients {
-				if skip.Has(i) != tc.skippedFirst {
-					require.NoError(t, d.Allocated(c, "pool", resources.MustParse("cpus:1", "*")))
+		// The order is read from the tree when something changed since
+		// the last Sort, and from Sort's result when nothing did: the
+		// way is the same either way.
+		for _, sorted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, sorted %v", tc.name, sorted), func(t *testing.T) {
+				clients := clientNames(tc.clients)
+				if tc.nested {
+					clients[tc.clients-1] = "n/x"
 				}
-			}
-			var want []string
-			for _, c := range walkAll(d) {
-				if i, _ := d.Index(c); !skip.Has(i) {
-					want = append(want, c)
+				d := flatDRF(t, clients...)
+				var skip Bitset
+				for _, i := range tc.skipped {
+					skip.Set(i)
 				}
-			}
-			require.Equal(t, want, walkExceptAll(d, skip))
-			require.Equal(t, tc.byNumber, byNumber(d))
-		})
+				// Place the skipped clients first or last in the order.
+				for i, c := range clients {
+					if skip.Has(i) && i-tc.skipped[0] < tc.ahead {
+						continue
+					}
+					if skip.Has(i) != tc.skippedFirst {
+						require.NoError(t, d.Allocated(c, "pool", resources.MustParse("cpus:1", "*")))
+					}
+				}
+				if sorted {
+					d.Sort()
+				}
+				var want []string
+				for _, c := range walkAll(d) {
+					if i, _ := d.Index(c); !skip.Has(i) {
+						want = append(want, c)
+					}
+				}
+				require.Equal(t, want, walkExceptAll(d, skip))
+				require.Equal(t, tc.byNumber, byNumber(d))
+			})
+		}
 	}
 }
 

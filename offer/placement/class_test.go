@@ -3,6 +3,7 @@ package placement
 import (
 	"testing"
 
+	"github.com/allot-go/allot/offer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,6 +118,43 @@ func TestCustomRulesTellClassesApart(t *testing.T) {
 			res, err := Place(in)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, where(in, res), res.String())
+		})
+	}
+}
+
+// Tasks alike but for their role, their ports resource or their number of
+// ports are not alike: each goes where its own needs fit. The two tasks
+// come one after the other, where a task is compared with the classes just
+// met field by field.
+func TestTasksDifferingInWhatTheyAskForAreNotAlike(t *testing.T) {
+	withPorts := func(resource string, count int) func(*Task) {
+		return func(t *Task) { t.Ports = Ports{Resource: resource, Count: count} }
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second func(*Task)
+		offers        []offer.Offer
+		want          string
+	}{
+		{"roles", func(t *Task) { t.Role = "web" }, func(t *Task) { t.Role = "api" },
+			[]offer.Offer{offerOn(1, "api", small), offerOn(2, "web", small)},
+			"t1@a2 u1@a1"},
+		{"ports resources", withPorts("", 1), withPorts("udp", 1),
+			sized("cpus:4;udp:[5000-5004]", "cpus:4;ports:[31000-31004]"),
+			"t1@a2 u1@a1"},
+		{"numbers of ports", withPorts("", 1), withPorts("", 5),
+			sized("cpus:4;ports:[31000-31002]", "cpus:4;ports:[31000-31004]"),
+			"t1@a1 u1@a2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{
+				Tasks:  append(tasks(1, "t", "g", "cpus:1", tc.first), tasks(1, "u", "g", "cpus:1", tc.second)...),
+				Offers: tc.offers,
+			}
+			res, err := Place(in)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, where(in, res), res.String())
+			require.Empty(t, checkResult(in, res))
 		})
 	}
 }

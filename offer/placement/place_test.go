@@ -259,6 +259,15 @@ func TestPlaceResources(t *testing.T) {
 		{"never another role's reservation", "cpus:1;cpus(other):4", "web",
 			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:1")},
 			"cpus(allocated: web):1", ""},
+		// Revocable resources are taken after all others, even when
+		// reserved for the role; unreserved revocable ones are the
+		// role's to take like any unreserved resource.
+		{"revocable last", "cpus{REV}:4;cpus(web){REV}:1;cpus:1", "web",
+			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:2")},
+			"cpus(allocated: web):1; cpus(allocated: web)(web){REV}:1", ""},
+		{"only revocable", "cpus{REV}:4", "web",
+			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:2")},
+			"cpus(allocated: web){REV}:2", ""},
 		{"ports: reserved first, lowest first, given numbers too", "cpus:4;ports:[31000-31009];ports(web):[32000-32001]", "web",
 			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:1"), Ports: Ports{Count: 3, Numbers: []uint64{31005}}},
 			"cpus(allocated: web):1; ports(allocated: web)(web):[32000-32001]; ports(allocated: web):[31000-31000, 31005-31005]", ""},
@@ -268,6 +277,11 @@ func TestPlaceResources(t *testing.T) {
 		{"a MOUNT disk whole", "cpus:4;disk(reservations: [(DYNAMIC,web,ops)])[MOUNT:/mnt/ssd]:300;disk:100", "web",
 			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:1;disk:400")},
 			"cpus(allocated: web):1; disk(allocated: web)(reservations: [(DYNAMIC,web,ops)])[MOUNT:/mnt/ssd]:300; disk(allocated: web):100", ""},
+		// A disk taken whole or not at all fits a task that needs just
+		// what it holds.
+		{"a MOUNT disk of just the need", "cpus:4;disk(reservations: [(DYNAMIC,web,ops)])[MOUNT:/mnt/ssd]:300", "web",
+			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:1;disk:300")},
+			"cpus(allocated: web):1; disk(allocated: web)(reservations: [(DYNAMIC,web,ops)])[MOUNT:/mnt/ssd]:300", ""},
 		{"not part of a MOUNT disk", "cpus:4;disk(reservations: [(DYNAMIC,web,ops)])[MOUNT:/mnt/ssd]:300;disk:100", "web",
 			Task{ID: "t", Resources: resources.MustParseQuantities("cpus:1;disk:200")},
 			"", "  o1 on a1: does not fit: disk: wants 200, 400 left on disks taken whole or not at all"},

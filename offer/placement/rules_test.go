@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/resources"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,6 +47,21 @@ func TestTaskTakesTheLastFreePorts(t *testing.T) {
 	require.Equal(t, "t1@a1 t2@-", where(in, res))
 	require.Equal(t, "ports(allocated: web):[31000-31002]", res.Assignments[0].Resources.Get("ports").String())
 	require.Equal(t, "o2 on a2: does not fit: ports: wants 3, 2 free", res.Unassigned[0].Reasons[1].String())
+}
+
+// A task may ask for several given host ports: it gets each of them, and
+// an offer where one of them is taken refuses it.
+func TestTaskTakesSeveralGivenPorts(t *testing.T) {
+	in := Input{
+		Tasks:  tasks(2, "t", "", "cpus:1", func(t *Task) { t.Ports = Ports{Numbers: []uint64{31003, 31001}} }),
+		Offers: sized("cpus:4;ports:[31000-31004]", "cpus:4;ports:[31000-31002]"),
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	require.Equal(t, "t1@a1 t2@-", where(in, res))
+	require.Equal(t, "ports(allocated: web):[31001-31001, 31003-31003]", res.Assignments[0].Resources.Get("ports").String())
+	require.Equal(t, `o1 on a1: does not fit: ports: port 31001 is not free
+o2 on a2: does not fit: ports: port 31003 is not free`, reasons(res.Unassigned[0]))
 }
 
 // Spread on a second attribute, which is not the one the search
@@ -138,4 +154,121 @@ func TestCandidateOfferedOfAnotherResource(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []float64{150}, offered)
 	require.Equal(t, []float64{150}, left)
+}
+
+// Each task launches with the very resources it took: two disks of other
+// mount points, or the same resource of two providers, are not
+// interchangeable even when tasks take the same amounts of them.
+func TestTasksGetTheResourcesTheyTook(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		offer string
+		need  string
+		want  []string
+	}{
+		{"disks of other mount points", "cpus:4;disk[MOUNT:/mnt/a]:100;disk[MOUNT:/mnt/b]:100", "cpus:1;disk:100", []string{
+			"cpus(allocated: web):1; disk(allocated: web)[MOUNT:/mnt/a]:100",
+			"cpus(allocated: web):1; disk(allocated: web)[MOUNT:/mnt/b]:100",
+		}},
+		// Tasks that ask for the providers' resources alone: a task's
+		// resources come from one provider.
+		{"resources of other providers", "cpus:4;mem(provider: rp1):64;mem(provider: rp2):64", "mem:64", []string{
+			"mem(allocated: web)(provider: rp1):64",
+			"mem(allocated: web)(provider: rp2):64",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Tasks: tasks(2, "t", "", tc.need), Offers: sized(tc.offer)}
+			res, err := Place(in)
+			require.NoError(t, err)
+			require.Equal(t, "t1@a1 t2@a1", where(in, res), res.String())
+			var got []string
+			for _, a := range res.Assignments {
+				got = append(got, a.Resources.String())
+			}
+			require.Equal(t, tc.want, got)
+			require.Empty(t, checkResult(in, res))
+		})
+	}
+}
+
+// Tasks may ask for ports of two ranges resources: each offer's ranges
+// of each resource are its own, counted and taken apart from the other
+// resource's and from other offers'.
+func TestTwoPortsResources(t *testing.T) {
+	in := Input{
+		Tasks: append(
+			tasks(3, "t", "", "cpus:1", func(t *Task) { t.Ports = Ports{Count: 2} }),
+			tasks(3, "u", "", "cpus:1", func(t *Task) { t.Ports = Ports{Resource: "udp", Count: 3} })...),
+		Offers: sized(
+			"cpus:4;ports:[31000-31001];udp:[5000-5002]",
+			"cpus:4;ports:[32000-32002];udp:[6000-6001]",
+			"cpus:4;ports:[33000-33001];udp:[7000-7003]"),
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	require.Equal(t, "t1@a1 t2@a2 t3@a3 u1@a1 u2@a3 u3@-", where(in, res), res.String())
+	var got []string
+	for _, a := range res.Assignments {
+		got = append(got, a.Resources.String())
+	}
+	require.Equal(t, []string{
+		"cpus(allocated: web):1; ports(allocated: web):[31000-31001]",
+		"cpus(allocated: web):1; ports(allocated: web):[32000-32001]",
+		"cpus(allocated: web):1; ports(allocated: web):[33000-33001]",
+		"cpus(allocated: web):1; udp(allocated: web):[5000-5002]",
+		"cpus(allocated: web):1; udp(allocated: web):[7000-7002]",
+	}, got)
+	require.Equal(t, `o1 on a1: does not fit: udp: wants 3, 0 free
+o2 on a2: does not fit: udp: wants 3, 2 free
+o3 on a3: does not fit: udp: wants 3, 1 free`, reasons(res.Unassigned[0]))
+	require.Empty(t, checkResult(in, res))
+}
+
+// BinPack measures a resource against the agent's total when the total
+// names it, and against the offer when it does not: here mem, which the
+// total lacks, is measured against each offer, and 1024 of 2048 is fuller
+// than 1024 of 4096.
+func TestBinPackOfAResourceTheTotalLacks(t *testing.T) {
+	in := Input{
+		Tasks:   tasks(1, "t", "", "cpus:1;mem:1024"),
+		Offers:  sized("cpus:4;mem:4096", "cpus:4;mem:2048"),
+		Agents:  map[string]Agent{"a1": {Total: resources.MustParseQuantities("cpus:8")}, "a2": {Total: resources.MustParseQuantities("cpus:8")}},
+		Rankers: []Ranker{BinPack("mem")},
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	require.Equal(t, "t1@a2", where(in, res))
+	require.Equal(t, []float64{0.5}, scores(res))
+}
+
+// GoodEnough takes the best offer seen up to the first that scores good
+// enough, in agent id then offer id order, for each task anew: an offer
+// further in that order is not seen, even on the agent whose offer the
+// task before took, and whose scores that placement changed. Here t1
+// stops at o1 (binpack 2/4, favour 0: 0.25); for t2, o1 scores 0.5 and is
+// taken, though o2 of the same agent would score 0.75.
+func TestGoodEnoughDoesNotLookPastTheOfferItStopsAt(t *testing.T) {
+	favourO2 := Score("favour o2", func(_ Task, c Candidate) float64 {
+		if c.OfferID() == "o2" {
+			return 1
+		}
+		return 0
+	})
+	o2 := offerOn(1, "web", "cpus:4")
+	o2.ID = "o2"
+	in := Input{
+		Tasks:      tasks(2, "t", "", "cpus:2"),
+		Offers:     []offer.Offer{offerOn(1, "web", "cpus:4"), o2},
+		Rankers:    []Ranker{BinPack("cpus"), favourO2},
+		GoodEnough: 0.25,
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	var got []string
+	for _, a := range res.Assignments {
+		got = append(got, a.TaskID+"@"+a.OfferID)
+	}
+	require.Equal(t, []string{"t1@o1", "t2@o1"}, got)
+	require.Equal(t, []float64{0.25, 0.5}, scores(res))
 }

@@ -75,6 +75,9 @@ func TestValidation(t *testing.T) {
 		{"task asking for nothing", func(in *Input) { in.Tasks[0].Resources = resources.Quantities{} }, ErrInvalidTask, "asks for nothing"},
 		{"negative port count", func(in *Input) { in.Tasks[0].Ports.Count = -1 }, ErrInvalidTask, "-1 ports"},
 		{"a port twice", func(in *Input) { in.Tasks[0].Ports.Numbers = []uint64{80, 443, 80} }, ErrInvalidTask, "port 80 twice"},
+		// A number asked for twice is found wherever it sorts, not only
+		// as the lowest.
+		{"a port twice, not the lowest", func(in *Input) { in.Tasks[0].Ports.Numbers = []uint64{443, 80, 8080, 443} }, ErrInvalidTask, "port 443 twice"},
 		{"a bad ports resource", func(in *Input) { in.Tasks[0].Ports = Ports{Resource: "po;rts", Count: 1} }, ErrInvalidTask, "invalid name"},
 		{"ports of a scalar", func(in *Input) { in.Tasks[0].Ports = Ports{Resource: "mem", Count: 1} }, ErrInvalidTask, "both as a scalar and as ports"},
 		{"ports of a resource offers hold as a scalar", func(in *Input) {
