@@ -65,7 +65,7 @@ func (st *State) Reclaim(r *Run) (chosen, withdrawn []Chosen) {
 		room: map[*roles.Node]resources.Quantities{}, taken: map[*roles.Node]resources.Quantities{},
 		inFlight: map[demandKey]int{}, forRole: map[string]bool{},
 		runTaken: map[*roles.Node]resources.Quantities{}, runGained: map[*roles.Node]resources.Quantities{},
-		worst: map[*roles.Node]resources.Quantities{}, slack: map[*roles.Node]resources.Quantities{}, under: map[*roles.Node]int{},
+		worst: map[*roles.Node]resources.Quantities{}, slack: map[*roles.Node]resources.Quantities{},
 		shares: map[*roles.Node]float64{}, waiting: map[*roles.Node]bool{}, freeUsed: map[*cluster.Agent]resources.Quantities{},
 		holdable: map[holdKey]resources.Quantities{}, soon: map[*cluster.Agent]resources.Quantities{}}
 	for role, run := range st.TookAt {
@@ -99,11 +99,10 @@ type reclaimer struct {
 	// victims end in (addWorst): a new room is checked against the
 	// role's limits with it.
 	worst map[*roles.Node]resources.Quantities
-	// slack is, by role with limits, the least that a pending group held
-	// in its subtree adds to it once all its victims end below worst;
-	// under counts those groups.
+	// slack is, by role with limits that has pending groups held in its
+	// subtree, the least that one of them adds to it once all its victims
+	// end below worst.
 	slack map[*roles.Node]resources.Quantities
-	under map[*roles.Node]int
 	// inFlight counts the pending groups by the pending task they are
 	// for; forRole says a role has groups pending for it (as the role
 	// they were chosen for, or one between it and the role they are
@@ -308,7 +307,7 @@ func (rc *reclaimer) count(c *Choice, refs []TaskRef) {
 // victims and their rooms): a victim inside it gives back at least the
 // room its end holds. Once all its victims end, a group adds that less
 // what its victims inside free beyond their rooms: the least of that
-// over the groups is kept (slack), with how many groups count (under).
+// over the groups is kept (slack).
 func (rc *reclaimer) addWorst(held *roles.Node, free resources.Quantities, victims []*candidate, rooms []resources.Quantities) {
 	for n := range held.QuotaAncestry {
 		if n.Q().Limits.IsEmpty() {
@@ -325,12 +324,10 @@ func (rc *reclaimer) addWorst(held *roles.Node, free resources.Quantities, victi
 			}
 		}
 		rc.worst[n] = w
-		if rc.under[n] == 0 {
-			rc.slack[n] = slack
-		} else {
-			rc.slack[n] = rc.slack[n].Min(slack)
+		if least, ok := rc.slack[n]; ok {
+			slack = least.Min(slack)
 		}
-		rc.under[n]++
+		rc.slack[n] = slack
 	}
 }
 
@@ -494,8 +491,10 @@ func (rc *reclaimer) forFairShares() {
 		}
 		for _, q := range reqs {
 			may := func(c *candidate) bool {
-				// A victim whose role one such task would take below
-				// another role is never fair (fairMove): left out early.
+				// Only roles above the taker give, and none being given
+				// room; a victim whose role one such task would take
+				// below another role is never fair (fairMove): left out
+				// early.
 				return rc.shareNow(c.node) > before && !rc.forRole[c.node.Path] && !rc.tookRecently(c.node.Path) &&
 					!rc.crosses(c.node, rc.share(c.node, resources.Quantities{}, c.frees))
 			}
@@ -506,7 +505,7 @@ func (rc *reclaimer) forFairShares() {
 					freed.Add(c.frees)
 				}
 				gain := q.task.Plus(freed.Minus(missing).Min(more))
-				return rc.fairMove(set, before, rc.share(n, gain, resources.Quantities{}))
+				return rc.fairMove(set, rc.share(n, gain, resources.Quantities{}))
 			}
 			g, fits, soon := rc.search(q, n, ForFairShare, may, fair)
 			if fits || soon {
@@ -520,18 +519,16 @@ func (rc *reclaimer) forFairShares() {
 	}
 }
 
-// fairMove reports whether the taker, at share before and after the move,
-// may take set: each victim role is above the taker now, is not being
-// given room itself, and stays at or above the taker after the move, and,
-// if it waits for tasks, at or above every other role at or below it now.
-// A victim taken below a role it was above would take from that role in
-// its turn: from a role that took from it earlier, it would take the room
-// back.
-func (rc *reclaimer) fairMove(set []*candidate, before, after float64) bool {
+// fairMove reports whether the taker, at share after the move, may take
+// set, whose victims' roles are above the taker now and are not being
+// given room themselves (the candidates forFairShares lets a search
+// take): each victim role stays at or above the taker after the move,
+// and, if it waits for tasks, at or above every other role at or below
+// it now. A victim taken below a role it was above would take from that
+// role in its turn: from a role that took from it earlier, it would take
+// the room back.
+func (rc *reclaimer) fairMove(set []*candidate, after float64) bool {
 	for i, c := range set {
-		if rc.forRole[c.node.Path] || rc.tookRecently(c.node.Path) || rc.shareNow(c.node) <= before {
-			return false
-		}
 		if slices.ContainsFunc(set[:i], func(x *candidate) bool { return x.node == c.node }) {
 			continue // its role was looked at with the first of its victims
 		}

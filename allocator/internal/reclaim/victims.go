@@ -120,12 +120,10 @@ func (rc *reclaimer) gather() *candidates {
 
 // of returns ag's candidates, made the first time a search asks: its
 // live tasks not chosen already whose end frees something that counts.
+// ag is one of cs.agents, numbered within cs.made.
 func (rc *reclaimer) of(ag *cluster.Agent) []*candidate {
 	cs := rc.cands
 	n := ag.Num
-	if n < 0 || int(n) >= len(cs.made) {
-		return nil
-	}
 	if cs.made[n] {
 		return cs.byNum[n]
 	}
@@ -191,16 +189,13 @@ type group struct {
 // the younger victims (compared youngest first); ties keep the first
 // found (agents in id order).
 func (g *group) better(o *group) bool {
-	if len(g.victims) != len(o.victims) {
-		return len(g.victims) < len(o.victims)
-	}
-	if g.excess != o.excess {
-		return g.excess < o.excess
-	}
-	if rg, ro := revocableCount(g.victims), revocableCount(o.victims); rg != ro {
-		return rg > ro
-	}
-	return slices.CompareFunc(g.victims, o.victims, func(x, y *candidate) int { return -cmp.Compare(x.t.Seq, y.t.Seq) }) < 0
+	order := cmp.Or(
+		cmp.Compare(len(g.victims), len(o.victims)),
+		cmp.Compare(g.excess, o.excess),
+		cmp.Compare(revocableCount(o.victims), revocableCount(g.victims)),
+		slices.CompareFunc(g.victims, o.victims, func(x, y *candidate) int { return cmp.Compare(y.t.Seq, x.t.Seq) }),
+	)
+	return order < 0
 }
 
 func revocableCount(set []*candidate) int {
@@ -409,7 +404,8 @@ func (rc *reclaimer) othersFit(set []*candidate, missing, task resources.Quantit
 		rem.Subtract(rooms[i])
 	}
 	for _, n := range limited {
-		if rc.under[n] == 0 {
+		slack, pending := rc.slack[n]
+		if !pending {
 			continue
 		}
 		add := task.Minus(missing)
@@ -424,7 +420,7 @@ func (rc *reclaimer) othersFit(set []*candidate, missing, task resources.Quantit
 		after := n.Consumed()
 		after.Add(rc.worst[n])
 		after.Add(add)
-		after.Subtract(rc.slack[n])
+		after.Subtract(slack)
 		lim := n.Q().Limits
 		if !lim.Contains(after) && after.Minus(lim.Cap(after)).Overlaps(add) {
 			return false
@@ -579,8 +575,9 @@ func (rc *reclaimer) greedy(ag *cluster.Agent, missing resources.Quantities, nee
 					cover += more
 				}
 			}
-			if cover <= 0 || (pick >= 0 && (cover < bestCover || (cover == bestCover && excess >= bestExcess))) {
-				continue
+			if cover <= 0 || (pick >= 0 && (cover < bestCover || cover == bestCover && (excess > bestExcess ||
+				excess == bestExcess && c.t.Seq < cands[pick].t.Seq))) {
+				continue // ties go to the youngest, whatever the alike order
 			}
 			if !ok(append(set, c), missing) {
 				continue

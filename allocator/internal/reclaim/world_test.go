@@ -131,13 +131,10 @@ func (w *world) share(n *roles.Node, plus, minus resources.Quantities) float64 {
 func (w *world) reclaim(mode Mode, offered ...string) (chosen, withdrawn []Chosen) {
 	w.run++
 	w.now = w.now.Add(time.Second)
-	var live []*cluster.Task
-	for _, t := range w.tasks {
-		if !t.Ended {
-			live = append(live, t)
-		}
-	}
-	r := &Run{ID: w.run, Now: w.now, Timeout: 10 * time.Second, Mode: mode, Cluster: w.cs, Roles: w.tree, Tasks: func() []*cluster.Task { return live },
+	// The ledger holds the tasks that ended too, until it is compacted
+	// (cluster.Ledger.Live): reclaim passes them over.
+	ledger := slices.Clone(w.tasks)
+	r := &Run{ID: w.run, Now: w.now, Timeout: 10 * time.Second, Mode: mode, Cluster: w.cs, Roles: w.tree, Tasks: func() []*cluster.Task { return ledger },
 		Offered: map[string]bool{},
 		Usable: func(fw *cluster.Framework, role string, ag *cluster.Agent) bool {
 			return ag.Active && !w.unusable[[2]string{fw.ID, ag.ID}]
