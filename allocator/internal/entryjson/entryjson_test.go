@@ -3,6 +3,7 @@ package entryjson
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -68,6 +69,8 @@ func TestRoundTrip(t *testing.T) {
 	require.True(t, out.Total.Equal(*in.Total))
 	require.True(t, out.Quota.Limits.Equal(in.Quota.Limits))
 	require.Equal(t, in.Demand[0].Count, out.Demand[0].Count)
+	require.Equal(t, "cpus:1", out.FrameworkInfo.MinAllocatable["web"][0].String(), "a framework's minimum comes back")
+	require.True(t, out.Used["f2"].Equal(in.Used["f2"]), "what an agent's frameworks use comes back")
 	require.Contains(t, string(data), `"op":"EXISTS"`)
 	require.Contains(t, string(data), `"op":"9"`)
 	require.Contains(t, string(data), `"status":"7"`)
@@ -80,6 +83,25 @@ func TestRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, status, out.Status)
 	}
+}
+
+// A listed whitelist comes back with its names; a constraint operator
+// just past the named ones is written by its number.
+func TestWhitelistAndOperatorsPastTheNames(t *testing.T) {
+	in := Entry{Event: "update-whitelist", Hostnames: []string{"h1", "h2"}, HostnamesListed: true}
+	data, err := Marshal(in)
+	require.NoError(t, err)
+	out, err := Unmarshal(data)
+	require.NoError(t, err)
+	require.True(t, out.HostnamesListed)
+	require.Equal(t, in.Hostnames, out.Hostnames)
+
+	past := uint8(len(constraintOps))
+	in = Entry{Event: "add-framework", FrameworkInfo: &cluster.FrameworkInfo{Roles: []string{"r"},
+		Constraints: map[string]cluster.Constraints{"r": {{{Attribute: "zone", Op: past}}}}}}
+	data, err = Marshal(in)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"op":"`+strconv.Itoa(int(past))+`"`)
 }
 
 // What an event does not use is left out, and a whitelist is written
