@@ -88,6 +88,10 @@ func TestCheckFindsEachCorruption(t *testing.T) {
 			l := w.b.Cluster.AgentList
 			l[0], l[1] = l[1], l[0]
 		}, "listed"},
+		"an agent listed twice": {func(w *world) {
+			l := w.b.Cluster.AgentList
+			w.b.Cluster.AgentList = append([]*cluster.Agent{l[0]}, l...)
+		}, "is not listed at its place"},
 		"a pending agent that is not the agent": {func(w *world) {
 			w.pending.Put(&cluster.Agent{ID: "a1"})
 		}, "waits for a run"},
@@ -110,4 +114,17 @@ func TestCheckFindsEachCorruption(t *testing.T) {
 			require.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// A framework holding resources in two roles is consistent: each role's
+// framework sorter is charged with what the framework holds in that role
+// alone, and the check compares each with that part.
+func TestCheckTakesEachRolesPart(t *testing.T) {
+	w := newWorld(t)
+	w.fw.Roles.MarkOnly(tables.Subscribed, []string{"r", "s"})
+	w.b.TrackUnderRole(w.fw, "s")
+	w.b.TrackAllocation(w.fw, w.ag, resources.MustParse("cpus:1;mem:512", "*").Allocate("s"), true)
+	require.NoError(t, w.check())
+	_ = w.b.FrameworkSorter("s").Sorter.(sorter.Charger).Charge("f1", resources.MustParseQuantities("cpus:1"), true)
+	require.ErrorContains(t, w.check(), "f1")
 }
