@@ -22,18 +22,7 @@ func TestFairShareNoRoomForAShapeStatedZeroTimes(t *testing.T) {
 // nobody, whatever its share: as in TestFairShareCrossesNoRole, t takes
 // two of a's tasks when a states none of cpus:1;mem:1024.
 func TestFairShareStatedZeroTasksWaitsForNone(t *testing.T) {
-	w := newWorld(t)
-	w.framework("mfw", "m")
-	w.framework("afw", "a")
-	w.framework("tfw", "t")
-	w.agent("a1", "cpus:9;mem:9216")
-	for i := 1; i <= 4; i++ {
-		w.launch("mfw", fmt.Sprintf("m%d", i), "m", "a1", "cpus:1;mem:1024")
-	}
-	for i := 1; i <= 5; i++ {
-		w.launch("afw", fmt.Sprintf("x%d", i), "a", "a1", "cpus:1;mem:1024")
-	}
-	w.demand("tfw", "t", pend("cpus:2;mem:2048", 1))
+	w := threeRoles(t)
 	w.demand("afw", "a", pend("cpus:1;mem:1024", 0))
 	chosen, _ := w.reclaim(FairShare)
 	require.Equal(t, []string{"afw/x5@a1", "afw/x4@a1"}, victims(chosen))

@@ -643,18 +643,7 @@ func TestVictimsExcessServesTheNextTask(t *testing.T) {
 // each leave a at 4/9 and m at 3/9: those go. Were a to wait for
 // nothing, it would take from nobody: two of a's go.
 func TestFairShareCrossesNoRole(t *testing.T) {
-	w := newWorld(t)
-	w.framework("mfw", "m")
-	w.framework("afw", "a")
-	w.framework("tfw", "t")
-	w.agent("a1", "cpus:9;mem:9216")
-	for i := 1; i <= 4; i++ {
-		w.launch("mfw", fmt.Sprintf("m%d", i), "m", "a1", "cpus:1;mem:1024")
-	}
-	for i := 1; i <= 5; i++ {
-		w.launch("afw", fmt.Sprintf("x%d", i), "a", "a1", "cpus:1;mem:1024")
-	}
-	w.demand("tfw", "t", pend("cpus:2;mem:2048", 1))
+	w := threeRoles(t)
 	w.demand("afw", "a", pend("cpus:1;mem:1024", 1))
 	chosen, _ := w.reclaim(FairShare)
 	require.Equal(t, []string{"afw/x5@a1", "mfw/m4@a1"}, victims(chosen))

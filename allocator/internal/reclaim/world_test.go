@@ -198,3 +198,22 @@ func (w *world) launchUses(fwID, taskID, role, agentID, uses, free string) *clus
 	w.tree.TrackAllocatedUnreserved(role, qty(free), true)
 	return t
 }
+
+// threeRoles is one agent of cpus:9;mem:9216 running, of cpus:1;mem:1024
+// each, four tasks of m (m1-m4) and five of a (x1-x5), oldest first, and
+// role t, with nothing, waiting for a task of cpus:2;mem:2048.
+func threeRoles(t *testing.T) *world {
+	w := newWorld(t)
+	w.framework("mfw", "m")
+	w.framework("afw", "a")
+	w.framework("tfw", "t")
+	w.agent("a1", "cpus:9;mem:9216")
+	for i := 1; i <= 4; i++ {
+		w.launch("mfw", fmt.Sprintf("m%d", i), "m", "a1", "cpus:1;mem:1024")
+	}
+	for i := 1; i <= 5; i++ {
+		w.launch("afw", fmt.Sprintf("x%d", i), "a", "a1", "cpus:1;mem:1024")
+	}
+	w.demand("tfw", "t", pend("cpus:2;mem:2048", 1))
+	return w
+}
