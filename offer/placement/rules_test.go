@@ -272,3 +272,24 @@ func TestGoodEnoughDoesNotLookPastTheOfferItStopsAt(t *testing.T) {
 	require.Equal(t, []string{"t1@o1", "t2@o1"}, got)
 	require.Equal(t, []float64{0.25, 0.5}, scores(res))
 }
+
+// Scores equal on paper compare equal when the class is split into parts
+// by its Spread attribute: the part's spread share and the slot's own
+// share are added before rounding. Here a1 (no zone, two thirds of its
+// cpus in use) and a2 (zone a holding two of the group's tasks, a third of
+// its cpus in use) both score (2/3 + 0)/2 = (1/3 + 1/3)/2 = 1/3, so the
+// tie goes to the lower agent id. Rounding the two shares apart gave a2
+// 0.333333334 and the task.
+func TestPartitionedScoresTieOnPaper(t *testing.T) {
+	in := Input{
+		Tasks:   tasks(1, "t", "g", "cpus:1", func(t *Task) { t.Preferences = []Ranker{Spread("zone")} }),
+		Offers:  sized("cpus:1.5", "cpus:3"),
+		Agents:  map[string]Agent{"a2": {Attributes: Attributes{"zone": "a"}}},
+		Running: []Running{{Group: "g", AgentID: "a2"}, {Group: "g", AgentID: "a2"}},
+		Rankers: []Ranker{BinPack("cpus")},
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	require.Equal(t, "t1@a1", where(in, res))
+	require.Equal(t, []float64{0.333333333}, scores(res))
+}

@@ -162,19 +162,33 @@ func (p *placer) admits(c *class, f *cfilter, si int32) bool {
 	return false
 }
 
-// score is the score of class c on slot si: the weighted mean of its
-// rankers, as the sum of a local part (quantized) and the part of the
-// Spread rankers on the class's partition attribute (quantized apart).
+// score is the score of class c on slot si: the weighted mean of all its
+// rankers, quantized once. The sum is split in two only so that the search
+// can keep a part's slots in one heap: the local part and the part of the
+// Spread rankers on the class's partition attribute, which is the same for
+// every slot of a part. Quantizing the two apart would round scores equal
+// on paper apart.
 func (p *placer) score(c *class, si int32) int64 {
-	return min(p.localScore(c, si)+c.valueScore(p.partOf(c, si)), scoreScale)
+	if c.wsum == 0 {
+		return 0
+	}
+	return quantize((p.localSum(c, si) + c.partSum(p.partOf(c, si))) / c.wsum)
 }
 
-// localScore is the part of the score that changes only when the slot's
-// agent gets a task, or a count in c.deps grows.
+// localScore is the quantized weighted mean of the rankers that are not
+// on the partition attribute. It orders the slots of a part: the part's
+// share of the score is the same for all of them.
 func (p *placer) localScore(c *class, si int32) int64 {
 	if c.wsum == 0 {
 		return 0
 	}
+	return quantize(p.localSum(c, si) / c.wsum)
+}
+
+// localSum is the weighted sum of the rankers that are not on the
+// partition attribute. It changes only when the slot's agent gets a task,
+// or a count in c.deps grows.
+func (p *placer) localSum(c *class, si int32) float64 {
 	s := &p.slots[si]
 	sum := 0.0
 	for i := range c.rankers {
@@ -207,7 +221,7 @@ func (p *placer) localScore(c *class, si int32) int64 {
 		}
 		sum += r.src.weight * x
 	}
-	return quantize(sum / c.wsum)
+	return sum
 }
 
 // partOf returns the part of slot si in class c: 1 + the value id of its
@@ -220,24 +234,14 @@ func (p *placer) partOf(c *class, si int32) int {
 	return int(c.part.table.valueOf[p.slots[si].agent]) + 1
 }
 
-// valueScore is the part of the score that the Spread rankers on the
-// partition attribute give to the slots of part pi.
-func (c *class) valueScore(pi int) int64 {
-	if c.part == nil || pi == 0 || c.partW == 0 {
+// partSum is the weighted sum of the Spread rankers on the partition
+// attribute for the slots of part pi: 1/(1+n) each, n being the group's
+// tasks on the part's value, and 0 for slots without the attribute.
+func (c *class) partSum(pi int) float64 {
+	if pi == 0 {
 		return 0
 	}
-	n := c.part.counts[pi-1]
-	if v := &c.values[pi]; v.count != n || !v.known {
-		*v = valueCache{n, quantize(c.partW / float64(1+n) / c.wsum), true}
-	}
-	return c.values[pi].score
-}
-
-// valueCache is the value score of a part for a count.
-type valueCache struct {
-	count int32
-	score int64
-	known bool
+	return c.partW / float64(1+c.part.counts[pi-1])
 }
 
 func clamp01(x float64) float64 {
@@ -295,8 +299,11 @@ func (p *placer) run() {
 // older entries of the agent are dropped when they come up. A placement
 // also raises its group's counts for the agent's attribute values. On the
 // partition attribute, that lowers the spread score of a whole part at
-// once, which keeps the order within the part: the part's score is added
-// to its top when parts are compared. On another attribute it only lowers
+// once, which keeps the order within the part: a part's top is scored
+// whole, its local sum and the part's, when parts are compared. (Within a
+// part, two slots whose local scores differ by less than a quantum may
+// round to one score once the part's share is added; the search then
+// keeps the one with the higher local score, not the lower slot.) On another attribute it only lowers
 // scores (Spread) or turns slots away (MaxPerValue): an entry stale that
 // way is an upper bound of its true score, and is rescored when it comes
 // up. So the best of the parts' exact tops is the best slot.
@@ -325,7 +332,9 @@ func (p *placer) pick(c *class) (int32, int64) {
 			if !ok {
 				continue
 			}
-			e.score = min(e.score+c.valueScore(pi), scoreScale)
+			if pi > 0 {
+				e.score = p.score(c, e.slot)
+			}
 			if !found || e.before(best) {
 				best, found = e, true
 			}

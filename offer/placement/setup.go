@@ -140,7 +140,6 @@ type class struct {
 	part    *groupAttr
 	partW   float64
 	partMax int32
-	values  []valueCache // by part
 	scanned int32
 	synced  int
 	pending int

@@ -299,7 +299,6 @@ func (c *class) partition() {
 			}
 			c.part = r.ga
 			c.nparts = len(r.ga.table.byID) + 1
-			c.values = make([]valueCache, c.nparts)
 		}
 		if r.ga == c.part {
 			r.inPart = true
