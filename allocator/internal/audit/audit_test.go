@@ -24,6 +24,9 @@ type world struct {
 	pending cluster.AgentTable
 	ag      *cluster.Agent
 	fw      *cluster.Framework
+	// cacheFree is the allocator's option of that name, as the check is
+	// told of it.
+	cacheFree bool
 }
 
 func newWorld(t *testing.T) *world {
@@ -53,7 +56,8 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) check() error {
 	return Check(Parts{Cluster: w.b.Cluster, Roles: w.b.Roles, RoleSorter: w.b.RoleSorter, SorterRoles: w.b.SorterRoles,
-		Pending: &w.pending, Declines: w.b.Declines, Parking: w.parking, MinAllocatable: []resources.Quantities{resources.MustParseQuantities("cpus:0.01")}})
+		Pending: &w.pending, Declines: w.b.Declines, Parking: w.parking, MinAllocatable: []resources.Quantities{resources.MustParseQuantities("cpus:0.01")},
+		CacheFree: w.cacheFree})
 }
 
 // TestCheckFindsEachCorruption: a check that recomputes the bookkeeping
