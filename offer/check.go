@@ -75,14 +75,25 @@ func checkResource(r resources.Resource) error {
 	return nil
 }
 
-// checkResources applies checkResource to every resource and checks that
-// they all come from one resource provider (or none).
-func checkResources(rs resources.Resources) error {
-	provider, first := "", true
+// checkEach applies checkResource to every resource.
+func checkEach(rs resources.Resources) error {
 	for r := range rs.All() {
 		if err := checkResource(r); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkResources applies checkResource to every resource and checks that
+// they all come from one resource provider (or none), as every operation
+// but LAUNCH must.
+func checkResources(rs resources.Resources) error {
+	if err := checkEach(rs); err != nil {
+		return err
+	}
+	provider, first := "", true
+	for r := range rs.All() {
 		if first {
 			provider, first = r.ProviderID, false
 		} else if r.ProviderID != provider {
@@ -105,11 +116,13 @@ func checkLaunch(l Launch) error {
 			return fmt.Errorf("%w: task id %q used twice", ErrInvalidTask, t.ID)
 		}
 		seen[t.ID] = true
-		if err := checkResources(t.Resources); err != nil {
+		// A task, unlike the other operations, may use the resources of
+		// several providers: a provider's volume with the agent's cpus.
+		if err := checkEach(t.Resources); err != nil {
 			return fmt.Errorf("task %q: %w", t.ID, err)
 		}
 	}
-	if err := checkResources(l.Executor); err != nil {
+	if err := checkEach(l.Executor); err != nil {
 		return fmt.Errorf("executor: %w", err)
 	}
 	return nil

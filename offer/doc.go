@@ -103,8 +103,9 @@
 // ApplyAll, and first of all by Validate:
 //
 //   - every resource valid (resources.Resource.Validate), gpus whole, no
-//     empty disk metadata, one resource provider per operation
-//     (ErrInvalidResources, ErrMultipleProviders); no empty operation
+//     empty disk metadata, one resource provider per operation but LAUNCH
+//     (ErrInvalidResources, ErrMultipleProviders; a task may use a
+//     provider's resources with the agent's, as in Mesos); no empty operation
 //     (ErrEmpty); tasks with distinct, non-empty ids (ErrInvalidTask);
 //   - refined reservations only for strict sub-roles (ErrRefinementNotStrict);
 //   - dynamic reservations only: static reservations are never unreserved,

@@ -125,13 +125,17 @@
 // When a class spreads over an attribute with few values (under 64, such
 // as zones), one placement changes the spread score of every offer of a
 // zone at once, and rescoring them one by one would cost as many offers as
-// the zone holds. Such a class keeps one heap per value instead: the
-// spread part of the score, the same for the whole heap, is added to its
-// top when heaps are compared, and a MaxPerValue limit on that attribute
-// closes the whole heap. A pick costs O(log offers + values).
+// the zone holds. Such a class keeps one heap per value instead, ordered by
+// the rest of the score: the spread part, the same for the whole heap, is
+// added to its top's sum when heaps are compared, and a MaxPerValue limit
+// on that attribute closes the whole heap. A pick costs O(log offers +
+// values).
 //
-// Scores are rounded to 1e-9 before they are compared, so offers equal on
-// paper tie, and the tie goes to the agent id.
+// Scores are rounded to 1e-9 once, from the whole weighted sum, before they
+// are compared, so offers equal on paper tie, and the tie goes to the agent
+// id. (Within one heap of a spread class, two offers whose other rankers
+// differ by less than 1e-9 keep that order even where adding the spread
+// part rounds them to one score.)
 //
 // The cost of a call is O(classes × offers) for the first visits, plus
 // O(tasks × (log offers + values + agents changed since the class last

@@ -293,3 +293,18 @@ func TestPartitionedScoresTieOnPaper(t *testing.T) {
 	require.Equal(t, "t1@a1", where(in, res))
 	require.Equal(t, []float64{0.333333333}, scores(res))
 }
+
+// A task may take resources of a resource provider with the agent's own:
+// here its mem can only come from provider rp1, and the LAUNCH that holds
+// both is one package offer accepts, as Mesos accepts such a task.
+func TestTaskTakesAProvidersResourcesWithTheAgents(t *testing.T) {
+	in := Input{
+		Tasks:  tasks(1, "t", "", "cpus:1;mem:64"),
+		Offers: sized("cpus:4;mem(provider: rp1):64"),
+	}
+	res, err := Place(in)
+	require.NoError(t, err)
+	require.Equal(t, "t1@a1", where(in, res))
+	require.Equal(t, "cpus(allocated: web):1; mem(allocated: web)(provider: rp1):64", res.Assignments[0].Resources.String())
+	require.Empty(t, checkResult(in, res))
+}
