@@ -34,14 +34,21 @@ func (x *agentIndex) hash(name string) uint64 {
 	return maphash.String(x.seed, name) | usedBit
 }
 
+// mask turns a hash into a slot number: the table is a power of two long.
+func (x *agentIndex) mask() uint64 { return uint64(len(x.slots) - 1) }
+
+// probeNext is the slot probed after slot i. Lookups, insertions and removals
+// share it: they must probe in the same order.
+func probeNext(i, mask uint64) uint64 { return (i + 1) & mask }
+
 // get returns the agent called name, or nil.
 func (x *agentIndex) get(name string) *agent {
 	if x.n == 0 {
 		return nil
 	}
 	h := x.hash(name)
-	mask := uint64(len(x.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	mask := x.mask()
+	for i := h & mask; ; i = probeNext(i, mask) {
 		s := &x.slots[i]
 		if s.hash == 0 {
 			return nil
@@ -54,7 +61,7 @@ func (x *agentIndex) get(name string) *agent {
 
 // put adds a, whose name must not be in the index yet.
 func (x *agentIndex) put(a *agent) {
-	if 5*(x.n+1) > 4*len(x.slots) {
+	if x.n+1 > len(x.slots)*4/5 {
 		x.grow()
 	}
 	x.place(agentSlot{x.hash(a.name), a})
@@ -63,10 +70,10 @@ func (x *agentIndex) put(a *agent) {
 
 // place puts s in the first free slot from its hash on.
 func (x *agentIndex) place(s agentSlot) {
-	mask := uint64(len(x.slots) - 1)
+	mask := x.mask()
 	i := s.hash & mask
 	for x.slots[i].hash != 0 {
-		i = (i + 1) & mask
+		i = probeNext(i, mask)
 	}
 	x.slots[i] = s
 }
@@ -87,15 +94,15 @@ func (x *agentIndex) grow() {
 // remove removes a, which must be in the index.
 func (x *agentIndex) remove(a *agent) {
 	h := x.hash(a.name)
-	mask := uint64(len(x.slots) - 1)
+	mask := x.mask()
 	i := h & mask
 	for x.slots[i].a != a {
-		i = (i + 1) & mask
+		i = probeNext(i, mask)
 	}
 	// Shift back each following slot that may live at i: one whose home
 	// slot is not cyclically within (i, j]. The run then has no hole that
 	// would stop a later lookup short.
-	for j := (i + 1) & mask; ; j = (j + 1) & mask {
+	for j := probeNext(i, mask); ; j = probeNext(j, mask) {
 		s := x.slots[j]
 		if s.hash == 0 {
 			break

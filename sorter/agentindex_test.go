@@ -51,3 +51,20 @@ func TestAgentIndexMatchesMap(t *testing.T) {
 		t.Fatalf("empty index: get = %v", got)
 	}
 }
+
+// The index doubles when a put would leave it more than four fifths full,
+// from eight slots: probe runs stay short, and the table no larger than
+// that needs.
+func TestAgentIndexGrowsPastFourFifths(t *testing.T) {
+	var x agentIndex
+	for n := 1; n <= 200; n++ {
+		x.put(&agent{name: "agent" + strconv.Itoa(n)})
+		want := 8
+		for 5*n > 4*want {
+			want *= 2
+		}
+		if len(x.slots) != want {
+			t.Fatalf("%d agents: %d slots, want %d", n, len(x.slots), want)
+		}
+	}
+}

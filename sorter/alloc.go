@@ -43,7 +43,7 @@ type holding struct {
 
 // merged folds the chunks into res and returns it.
 func (h *holding) merged() resources.Resources {
-	if len(h.more) > 0 {
+	if len(h.more) != 0 {
 		h.own()
 		for _, c := range h.more {
 			h.res.Add(c)
@@ -278,7 +278,7 @@ func (t *tree) holdingOf(client, name string) (*node, *agent, int, error) {
 	}
 	l, ok := t.leafOf(client)
 	if !ok {
-		return nil, nil, -1, fmt.Errorf("%w %q", ErrUnknownClient, client)
+		return nil, nil, 0, fmt.Errorf("%w %q", ErrUnknownClient, client)
 	}
 	i := -1
 	if a != nil {
