@@ -105,9 +105,7 @@ func (h *hash) resources(rs resources.Resources) {
 		for _, x := range r.Set {
 			h.s(x)
 		}
-		if len(r.Reservations) > 0 {
-			h.stack(r.Reservations)
-		}
+		h.stack(r.Reservations)
 		if d := r.Disk; d != nil {
 			h.u(bit(d.Source != nil, 0) | bit(d.Persistence != nil, 1) | bit(d.Volume != nil, 2))
 			if s := d.Source; s != nil {

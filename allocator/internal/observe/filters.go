@@ -1,6 +1,9 @@
 package observe
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // FilterCount counts refusal filters by expiry, so that those that can no
 // longer apply stop counting before a run drops them.
@@ -19,9 +22,10 @@ type filterKey struct {
 
 // Add counts delta filters expiring at t, made after batch periodic runs.
 // A filter already let go (Active) is not counted again as it leaves.
+// Adding none (delta 0) changes nothing: no expiry without a filter counts.
 func (c *FilterCount) Add(t time.Time, batch uint64, delta int) {
 	k := filterKey{t.UnixNano(), batch}
-	if delta < 0 {
+	if delta <= 0 {
 		if c.counts[k] == 0 {
 			return
 		}
@@ -35,8 +39,10 @@ func (c *FilterCount) Add(t time.Time, batch uint64, delta int) {
 	if c.counts == nil {
 		c.counts = map[filterKey]int{}
 	}
-	if c.n == 0 || k.expires < c.earliest {
+	if c.n == 0 {
 		c.earliest = k.expires
+	} else {
+		c.earliest = min(c.earliest, k.expires)
 	}
 	c.counts[k] += delta
 	c.n += delta
@@ -56,13 +62,15 @@ func (c *FilterCount) Active(now time.Time, batches uint64) int {
 		return c.n
 	}
 	t := now.UnixNano()
-	c.earliest = 0
+	// The earliest expiry of those left; none left, ExpiresBy is false
+	// whatever it is, and Add sets it anew.
+	c.earliest = math.MaxInt64
 	for k, n := range c.counts {
 		if k.expires < t || (k.expires == t && k.batch != batches) {
 			c.n -= n
 			delete(c.counts, k)
-		} else if c.earliest == 0 || k.expires < c.earliest {
-			c.earliest = k.expires
+		} else {
+			c.earliest = min(c.earliest, k.expires)
 		}
 	}
 	return c.n

@@ -174,3 +174,37 @@ func TestAGoneRolesLedger(t *testing.T) {
 	require.Contains(t, l.MarkRole("suppressed").Suppressed, "f1", "kept: f1 suppresses it")
 	require.Zero(t, l.MarkRole("plain").PreemptedFrom, "dropped: the role comes back with a new ledger")
 }
+
+// TestAddingNoFilterChangesNothing: adding none (delta 0) counts no
+// filter and brings no expiry forward, so that a role is not marked
+// expired for a filter it never had.
+func TestAddingNoFilterChangesNothing(t *testing.T) {
+	var c FilterCount
+	c.Add(t0.Add(2*time.Second), 0, 1)
+	c.Add(t0.Add(time.Second), 0, 0)
+	require.Equal(t, 1, c.Len())
+	require.False(t, c.ExpiresBy(t0.Add(time.Second)), "the one filter counted expires at 2s")
+	c.Add(t0.Add(2*time.Second), 0, 0)
+	require.Equal(t, 1, c.Active(t0.Add(time.Second), 1))
+	require.Equal(t, 0, c.Active(t0.Add(2*time.Second), 1), "the filter made in batch 0 is let go at its expiry")
+
+	var empty FilterCount
+	empty.Add(t0, 0, 0)
+	require.Zero(t, empty.Len())
+	require.False(t, empty.ExpiresBy(t0.Add(time.Hour)))
+}
+
+// TestAFilterExpiringAtTheEpoch: an expiry at the Unix epoch (UnixNano 0)
+// is an expiry like any other: what is left after Active expires by it,
+// whichever order the filters are met in.
+func TestAFilterExpiringAtTheEpoch(t *testing.T) {
+	epoch := time.Unix(0, 0)
+	for range 20 {
+		var c FilterCount
+		c.Add(epoch.Add(-time.Second), 0, 1)
+		c.Add(epoch, 1, 1)
+		c.Add(epoch.Add(5*time.Second), 1, 1)
+		require.Equal(t, 2, c.Active(epoch, 1), "the filter expired before the epoch is let go")
+		require.True(t, c.ExpiresBy(epoch), "the filter at the epoch is still counted and expires by it")
+	}
+}
