@@ -27,7 +27,7 @@ func (t *tree) leaf(client string) *node {
 			return n.kids.get(virtualName)
 		}
 	}
-	if strings.IndexByte(client, '/') < 0 {
+	if !strings.Contains(client, "/") {
 		return nil
 	}
 	return t.deep.get(client)
@@ -42,14 +42,14 @@ func (t *tree) leafOf(client string) (*node, bool) {
 // fileClient records leaf, filed in the tree, as its client's (a deep
 // client's goes in deep; the others are found through the root).
 func (t *tree) fileClient(leaf *node) {
-	if strings.IndexByte(leaf.client(), '/') >= 0 {
+	if strings.Contains(leaf.client(), "/") {
 		t.deep.put(leaf)
 	}
 }
 
 // unfileClient forgets client's leaf (see fileClient).
 func (t *tree) unfileClient(client string) {
-	if strings.IndexByte(client, '/') >= 0 {
+	if strings.Contains(client, "/") {
 		t.deep.del(client)
 	}
 }

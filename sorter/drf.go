@@ -2,6 +2,7 @@ package sorter
 
 import (
 	"github.com/allot-go/allot/resources"
+	"slices"
 )
 
 // DRF is the hierarchical dominant resource fairness sorter: Sort returns the
@@ -197,10 +198,8 @@ func (d *DRF) Sort() []string {
 	d.sorted, d.leaves = d.sorted[:0], d.leaves[:0]
 	// The result has one entry per active client: size it once rather
 	// than let the appends grow it.
-	if active := int(d.t.root.activeLeaves); cap(d.sorted) < active {
-		d.sorted = make([]string, 0, active)
-		d.leaves = make([]*node, 0, active)
-	}
+	active := int(d.t.root.activeLeaves)
+	d.sorted, d.leaves = slices.Grow(d.sorted, active), slices.Grow(d.leaves, active)
 	if !d.t.settle(d.emit) {
 		d.t.root.order.Ascend(d.visit)
 	}
