@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -405,6 +406,140 @@ func TestPrefetchAhead(t *testing.T) {
 			agents[i].prefetch()
 			agents[i].prefetchFirst()
 		}
+	}
+}
+
+// hint is one prefetch hint: the n bytes at p, or, when res is set, the
+// entries of the resources res prints as.
+type hint struct {
+	p, n uintptr
+	res  string
+}
+
+// recordHints makes the agents' prefetch hints record themselves, instead
+// of reaching the processor, until the test ends.
+func recordHints(t *testing.T) *[]hint {
+	var got []hint
+	lines, res := prefetchLines, prefetchResources
+	prefetchLines = func(p unsafe.Pointer, n uintptr) { got = append(got, hint{p: uintptr(p), n: n}) }
+	prefetchResources = func(rs resources.Resources) { got = append(got, hint{res: rs.String()}) }
+	t.Cleanup(func() { prefetchLines, prefetchResources = lines, res })
+	return &got
+}
+
+// firstLines is what a visit reads first: the record from its available
+// resources to the end of its nobody entries, which holds the version and
+// the refusal indexes.
+func firstLines(ag *Agent) hint {
+	from := uintptr(unsafe.Pointer(&ag.Available))
+	to := uintptr(unsafe.Pointer(&ag.Nobody)) + unsafe.Sizeof(ag.Nobody)
+	return hint{p: from, n: to - from}
+}
+
+// wantHints is what the visit of agents[i] asks for ahead: six agents on,
+// the first lines; four on, the whole record, the available resources and
+// the first refusal index; two on, that index's bits, if it has any. Four
+// and two on, nothing for an agent whose first nobody entry holds for its
+// version; nothing for an agent past the end.
+func wantHints(agents []*Agent, i int) []hint {
+	var want []hint
+	if i+6 < len(agents) {
+		want = append(want, firstLines(agents[i+6]))
+	}
+	if i+4 < len(agents) {
+		if ag := agents[i+4]; !(ag.Nobody.Role != "" && ag.Nobody.First.Version == ag.Version) {
+			want = append(want, hint{p: uintptr(unsafe.Pointer(ag)), n: unsafe.Sizeof(Agent{})}, hint{res: ag.Available.String()})
+			if idx := ag.Refusals.First; idx != nil {
+				want = append(want, hint{p: uintptr(unsafe.Pointer(idx)), n: unsafe.Sizeof(refusals.Index{})})
+			}
+		}
+	}
+	if i+2 < len(agents) {
+		if ag := agents[i+2]; !(ag.Nobody.Role != "" && ag.Nobody.First.Version == ag.Version) {
+			if idx := ag.Refusals.First; idx != nil && len(idx.Skip) > 0 {
+				want = append(want, hint{p: uintptr(unsafe.Pointer(&idx.Skip[0])), n: uintptr(len(idx.Skip)) * 8})
+			}
+		}
+	}
+	return want
+}
+
+// PrefetchAhead asks for exactly the memory its doc names, at every index
+// of lists of every length and of agents of every shape (the hints change
+// nothing a run computes, so only they show it).
+func TestPrefetchAheadAsksFor(t *testing.T) {
+	got := recordHints(t)
+	for seed := uint64(1); seed <= 10; seed++ {
+		seeded(t, seed, func(t *testing.T, rng *rand.Rand) {
+			for n := 0; n <= 14; n++ {
+				agents := prefetchAgents(n, rng)
+				for i := 0; i < n+8; i++ {
+					*got = nil
+					PrefetchAhead(agents, i)
+					require.ElementsMatch(t, wantHints(agents, i), *got, "n %d, i %d", n, i)
+				}
+			}
+		})
+	}
+}
+
+// The three kinds of agent PrefetchAhead tells apart are all asked for as
+// they should be: one whose nobody entry holds only its first lines, one
+// whose entry is stale everything, one without an index no index.
+func TestPrefetchAheadShapes(t *testing.T) {
+	got := recordHints(t)
+	idx := &refusals.Index{}
+	idx.Mark(3, 1, t0)
+	idx.Mark(150, 1, t0)
+	require.Len(t, idx.Skip, 3)
+	mk := func(id string, version, nobodyVersion uint64, idx *refusals.Index) *Agent {
+		ag := &Agent{ID: id, Version: version, Available: res("cpus:1;mem:" + id)}
+		ag.Nobody.Role = "web"
+		ag.Nobody.First.Version = nobodyVersion
+		if idx != nil {
+			ag.Refusals.Set("web", idx)
+		}
+		return ag
+	}
+	nobody, stale, plain := mk("1", 5, 5, idx), mk("2", 5, 4, idx), mk("3", 5, 4, nil)
+	for _, c := range []struct {
+		name string
+		ag   *Agent
+		four []hint
+		two  []hint
+	}{
+		{"nobody", nobody, nil, nil},
+		{"stale", stale,
+			[]hint{{p: uintptr(unsafe.Pointer(stale)), n: unsafe.Sizeof(*stale)}, {res: stale.Available.String()}, {p: uintptr(unsafe.Pointer(idx)), n: unsafe.Sizeof(*idx)}},
+			[]hint{{p: uintptr(unsafe.Pointer(&idx.Skip[0])), n: 24}}},
+		{"no index", plain,
+			[]hint{{p: uintptr(unsafe.Pointer(plain)), n: unsafe.Sizeof(*plain)}, {res: plain.Available.String()}}, nil},
+	} {
+		agents := []*Agent{c.ag, c.ag, c.ag, c.ag, c.ag, c.ag, c.ag}
+		first := firstLines(c.ag)
+		// The first lines hold what the visit and the hints read first.
+		for _, field := range []unsafe.Pointer{unsafe.Pointer(&c.ag.Available), unsafe.Pointer(&c.ag.Version), unsafe.Pointer(&c.ag.Refusals.First), unsafe.Pointer(&c.ag.Nobody.First.Version)} {
+			require.True(t, uintptr(field) >= first.p && uintptr(field) < first.p+first.n, c.name)
+		}
+		*got = nil
+		PrefetchAhead(agents, 0)
+		require.ElementsMatch(t, append(append([]hint{first}, c.four...), c.two...), *got, c.name)
+		*got = nil
+		PrefetchAhead(agents, 2)
+		require.ElementsMatch(t, append(slices.Clone(c.four), c.two...), *got, c.name)
+		*got = nil
+		PrefetchAhead(agents, 4)
+		require.ElementsMatch(t, c.two, *got, c.name)
+		*got = nil
+		PrefetchAhead(agents, 5)
+		require.Empty(t, *got, c.name)
+
+		*got = nil
+		c.ag.prefetch()
+		require.Equal(t, []hint{{p: uintptr(unsafe.Pointer(c.ag)), n: unsafe.Sizeof(Agent{})}}, *got, c.name)
+		*got = nil
+		c.ag.prefetchFirst()
+		require.Equal(t, []hint{first}, *got, c.name)
 	}
 }
 

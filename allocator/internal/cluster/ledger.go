@@ -38,9 +38,10 @@ func (lg *Ledger) DropOn(fw *Framework, agentID string) {
 }
 
 // Forget takes t out of fw's ledger. The ledger drops its ended tasks
-// once they are more than half of it, here as in Live: a host that never
+// once they are more than half of it, here only: a host that never
 // reclaims (and so never asks for Live) keeps no more than twice its live
-// tasks.
+// tasks. Only Forget ends tasks, so Live never finds more than half of
+// the ledger ended.
 func (lg *Ledger) Forget(fw *Framework, t *Task) {
 	delete(fw.Tasks, t.ID)
 	t.Ended = true
@@ -75,9 +76,6 @@ func (lg *Ledger) Live() []*Task {
 		}
 		slices.SortFunc(lg.ledger, func(x, y *Task) int { return cmp.Compare(x.Seq, y.Seq) })
 		lg.built, lg.ended = true, 0
-	}
-	if lg.ended > len(lg.ledger)/2 {
-		lg.compact()
 	}
 	return lg.ledger
 }

@@ -1315,3 +1315,36 @@ func TestShape(t *testing.T) {
 	}
 	require.True(t, s.Shape(resources.Resources{}).IsEmpty())
 }
+
+// OverAllocatedAgents counts each agent once while it holds more than its
+// total: up when one goes over, unchanged while it stays over or within,
+// down when it comes back within or is forgotten.
+func TestOverAllocatedAgentsCounted(t *testing.T) {
+	s := &State{}
+	a1 := &Agent{ID: "a1", Total: res("cpus:4")}
+	a2 := &Agent{ID: "a2", Total: res("cpus:4")}
+	steps := []struct {
+		ag   *Agent
+		uses string
+		want int
+	}{
+		{a1, "cpus:2", 0},
+		{a1, "cpus:2", 0},
+		{a1, "cpus:6", 1},
+		{a1, "cpus:7", 1},
+		{a2, "cpus:5", 2},
+		{a1, "cpus:3", 1},
+		{a1, "cpus:1", 1},
+		{a2, "cpus:5", 1},
+	}
+	for i, st := range steps {
+		st.ag.Allocated.Set("f1", alloc(st.uses, "web"))
+		s.Excess.Subtract(st.ag.Excess())
+		s.MeasureUse(st.ag)
+		require.Equal(t, st.want, s.OverAllocatedAgents, "step %d: %s uses %s", i, st.ag.ID, st.uses)
+	}
+	s.Forget(a1)
+	require.Equal(t, 1, s.OverAllocatedAgents, "a1 was within its total")
+	s.Forget(a2)
+	require.Equal(t, 0, s.OverAllocatedAgents)
+}

@@ -69,11 +69,8 @@ func BindingLimit(n *roles.Node, offers []resources.Quantities, enough func(i in
 // MeetsMinimum reports whether q holds something and contains one of the
 // minimum allocatable alternatives mins (any, when there are none).
 func MeetsMinimum(q resources.Quantities, mins []resources.Quantities) bool {
-	some := false
-	for _, v := range q.All() {
-		some = some || v > 0
-	}
-	if !some {
+	// Quantities hold no zero amounts: any name is something.
+	if q.IsEmpty() {
 		return false
 	}
 	for _, m := range mins {

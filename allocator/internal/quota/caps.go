@@ -66,8 +66,8 @@ func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadr
 	// the run looks at, and a vector would be a copy each time.)
 	for _, name := range names {
 		left := spareOf(cs, requiredHeadroom, name)
-		if room, ok := roomOf(n, name); ok && room < left {
-			left = room
+		if room, ok := roomOf(n, name); ok {
+			left = min(left, room)
 		}
 		if left > 0 {
 			return false, false
@@ -130,9 +130,11 @@ func roomOf(n *roles.Node, name string) (resources.Scalar, bool) {
 	limited := false
 	for q := range n.QuotaAncestry {
 		if lim, ok := q.Q().Limits.Get(name); ok {
-			if left := max(lim-q.Consumed().Scalar(name), 0); !limited || left < room {
-				room, limited = left, true
+			left := max(lim-q.Consumed().Scalar(name), 0)
+			if limited {
+				left = min(left, room)
 			}
+			room, limited = left, true
 		}
 	}
 	return room, limited

@@ -124,6 +124,60 @@ func TestCappedByALimitThatBinds(t *testing.T) {
 	require.Equal(t, ByMinAllocatable, CapOf(byLimit, resources.Quantities{}))
 }
 
+// A limit that leaves exactly what a minimum allocatable alternative asks
+// for does not keep the role off: with the cpus free all held for others,
+// the headroom is why a is capped, not its limit.
+func TestALimitLeavingTheMinimumDoesNotBind(t *testing.T) {
+	w := newWorld("cpus:4", "cpus:2")
+	w.limit("a", "cpus:2")
+	w.use("a", "cpus:1")
+	capped, byLimit := w.capped("a", "cpus:2", "cpus:1")
+	require.True(t, capped)
+	require.False(t, byLimit, "a's limit leaves the cpus:1 asked for")
+	// A hair more asked for, and the limit alone keeps a off.
+	capped, byLimit = w.capped("a", "cpus:2", "cpus:1.001")
+	require.True(t, capped)
+	require.True(t, byLimit)
+}
+
+// The room a role has under its limits is the least any of them, its own
+// or an ancestor's, leaves of a name; none at a limit reached or passed;
+// unknown where none limits the name.
+func TestRoomOf(t *testing.T) {
+	w := newWorld("cpus:8;mem:8", "")
+	w.limit("a", "cpus:4;mem:2")
+	w.limit("a/b", "cpus:1;mem:6")
+	w.use("a/b", "mem:1")
+	w.use("a/c", "cpus:3.5")
+	for _, c := range []struct {
+		role, name string
+		room       string
+		limited    bool
+	}{
+		{"a/b", "cpus", "0.5", true}, // a's room, below a/b's cpus:1
+		{"a/b", "mem", "1", true},    // a's room, below a/b's mem:5
+		{"a/c", "cpus", "0.5", true},
+		{"a/b/x", "mem", "1", true},
+		{"a", "cpus", "0.5", true},
+		{"a/b", "gpus", "0", false},
+		{"z", "cpus", "0", false},
+	} {
+		room, limited := roomOf(w.tree.Ensure(c.role), c.name)
+		require.Equal(t, c.limited, limited, "%s %s", c.role, c.name)
+		require.Equal(t, c.room, room.String(), "%s %s", c.role, c.name)
+	}
+	// The nearest limit the least: a/b's cpus:1 below a's cpus:4.
+	w.use("a/b", "cpus:0.25")
+	w.limit("a", "cpus:8;mem:8")
+	room, _ := roomOf(w.tree.Ensure("a/b"), "cpus")
+	require.Equal(t, "0.75", room.String())
+	// Over the limit: none, not less than none.
+	w.use("a/b", "cpus:2")
+	room, limited := roomOf(w.tree.Ensure("a/b"), "cpus")
+	require.True(t, limited)
+	require.Equal(t, "0", room.String())
+}
+
 func TestNothingFreeIsACapByMinAllocatable(t *testing.T) {
 	w := newWorld("cpus:4", "")
 	capped, byLimit := w.capped("a", "", "cpus:0.01")
