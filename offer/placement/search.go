@@ -13,13 +13,7 @@ import (
 const scoreScale = 1e9
 
 func quantize(x float64) int64 {
-	if !(x > 0) { // NaN too
-		return 0
-	}
-	if x >= 1 {
-		return scoreScale
-	}
-	return int64(x*scoreScale + 0.5)
+	return int64(math.Round(clamp01(x) * scoreScale))
 }
 
 // entry is a slot in a class's heap with the score it had at step stamp.
@@ -40,7 +34,7 @@ func (h *heap) push(e entry) {
 	*h = append(*h, e)
 	x := *h
 	i := len(x) - 1
-	for i > 0 {
+	for i != 0 {
 		parent := (i - 1) / 2
 		if !x[i].before(x[parent]) {
 			break
@@ -72,9 +66,7 @@ func (h *heap) pop() {
 	n := len(*h) - 1
 	(*h)[0] = (*h)[n]
 	*h = (*h)[:n]
-	if n > 0 {
-		h.down(0)
-	}
+	h.down(0) // nothing to do when h is now empty
 }
 
 func (h heap) init() {
@@ -244,11 +236,12 @@ func (c *class) partSum(pi int) float64 {
 	return c.partW / float64(1+c.part.counts[pi-1])
 }
 
+// clamp01 is x within [0, 1], and 0 for NaN.
 func clamp01(x float64) float64 {
-	if !(x > 0) {
+	if math.IsNaN(x) {
 		return 0
 	}
-	return min(x, 1)
+	return min(max(x, 0), 1)
 }
 
 // eval returns whether slot si admits a task of class c, and its score.
