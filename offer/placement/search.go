@@ -106,7 +106,7 @@ func (p *placer) check(c *class, si int32) failure {
 			return failure{failScalar, i}
 		}
 	}
-	if s.whole && len(c.need) > 0 {
+	if s.whole && len(c.need) != 0 {
 		if i := s.unpickable(c.need); i >= 0 {
 			return failure{failWhole, i}
 		}
@@ -121,7 +121,7 @@ func (p *placer) check(c *class, si int32) failure {
 			}
 		}
 	}
-	if len(c.volumes) > 0 {
+	if len(c.volumes) != 0 {
 		if i := s.matchVolumes(c.volumes, p.volumeScratch(len(c.volumes))); i >= 0 {
 			return failure{failVolume, i}
 		}
