@@ -184,7 +184,7 @@ func (p *placer) take(c *class, si int32) resources.Resources {
 	if c.port >= 0 {
 		s.takePorts(c.port, c.numbers, c.count, &res)
 	}
-	if len(c.volumes) > 0 {
+	if len(c.volumes) != 0 {
 		match := p.volumeScratch(len(c.volumes))
 		if s.matchVolumes(c.volumes, match) >= 0 {
 			panic("placement: internal error: volumes no longer match on offer " + s.offer.ID)
@@ -264,7 +264,7 @@ func (s *slot) takePorts(pi int32, numbers []uint64, count uint64, res *resource
 				taken = append(taken, resources.Range{Begin: n, End: n})
 			}
 		}
-		if len(taken) > 0 {
+		if len(taken) != 0 {
 			e.free, e.owned = e.free.Difference(taken), true
 		}
 		for count > 0 && len(e.free) > 0 {
@@ -293,8 +293,6 @@ func (s *slot) takePorts(pi int32, numbers []uint64, count uint64, res *resource
 }
 
 func (p *placer) volumeScratch(n int) []int32 {
-	if cap(p.volMatch) < n {
-		p.volMatch = make([]int32, n)
-	}
+	p.volMatch = slices.Grow(p.volMatch[:0], n)
 	return p.volMatch[:n]
 }

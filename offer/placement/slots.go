@@ -32,7 +32,7 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 	var portLists [][]portEntry
 	var portEntries []portEntry
 	var free []uint64
-	if np > 0 {
+	if np != 0 {
 		portLists = make([][]portEntry, np*len(offers))
 		portEntries = make([]portEntry, 0, nPorts)
 		free = make([]uint64, np*len(offers))
@@ -48,7 +48,7 @@ func (p *placer) buildSlots(in *Input, offers []offer.Offer) error {
 		s.offer = o
 		s.left, s.offered, s.denom = amounts[:k:k], amounts[k:2*k:2*k], amounts[2*k:3*k:3*k]
 		amounts = amounts[3*k:]
-		if np > 0 {
+		if np != 0 {
 			s.ports = portLists[i*np : (i+1)*np : (i+1)*np]
 			s.free = free[i*np : (i+1)*np : (i+1)*np]
 		}
