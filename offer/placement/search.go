@@ -192,8 +192,8 @@ func (p *placer) localSum(c *class, si int32) float64 {
 		switch r.src.kind {
 		case rankBinPack:
 			for j, k := range r.ks {
-				d := s.denom[k]
-				if d <= 0 {
+				d := s.denom[k] // never negative
+				if d == 0 {
 					continue
 				}
 				used := d - s.left[k] + r.need[j]
