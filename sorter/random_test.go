@@ -78,6 +78,11 @@ func TestRandomWeights(t *testing.T) {
 	_ = s.Add("x")
 	_ = s.Activate("x")
 	check("virtual leaf", s, map[string]float64{"a": 1.0 / 3, "x": 2.0 / 3 / 5, "x/c": 2.0 / 3 / 5, "x/d": 2.0 / 3 * 3 / 5})
+
+	// Nor within a subtree: with x/c off, x's share goes whole to x and
+	// x/d, and a keeps its third.
+	_ = s.Deactivate("x/c")
+	check("inactive sibling in a subtree", s, map[string]float64{"a": 1.0 / 3, "x": 2.0 / 3 / 4, "x/c": 0, "x/d": 2.0 / 3 * 3 / 4})
 }
 
 // TestRandomSubtreesNotTogether: unlike DRF, the random sorter shuffles the

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/cluster"
 	"github.com/allot-go/allot/allocator/internal/codec"
 	"github.com/allot-go/allot/allocator/internal/declines"
+	"github.com/allot-go/allot/allocator/internal/refusals"
 	"github.com/allot-go/allot/allocator/internal/roles"
 	"github.com/allot-go/allot/allocator/internal/tables"
 	"github.com/allot-go/allot/offer"
@@ -751,4 +752,51 @@ func TestWalkerKeepsNobodyEntriesPasses(t *testing.T) {
 	pass.Detail = 1
 	a1.Nobody.Set("r", cluster.NobodyEntry{Passes: &cluster.NobodyPasses{Passes: []cluster.PassRecord{pass}, Details: []resources.Quantities{qty("cpus:2")}}})
 	require.Error(t, keptWalked(t, w))
+}
+
+// TestAFilterOfWhatWasOfferedThere: a framework stepped over through the
+// index, on an agent where another framework of its role was offered part
+// of what it has, is told the first filter in force that covers the agent
+// or that part; a later filter that covers the whole agent does not
+// replace the one found.
+func TestAFilterOfWhatWasOfferedThere(t *testing.T) {
+	w := newWorld(t)
+	a1 := w.agent("a1", "cpus:4")
+	f1, f2 := w.framework("f1", "r"), w.framework("f2", "r")
+	f1.Filters.Add("r", "a1", refusals.Refusal{Refused: resources.MustParse("cpus:2", "*"), Expires: t0.Add(time.Minute)})
+	f1.Filters.Add("r", "a1", refusals.Refusal{Refused: resources.MustParse("cpus:4", "*"), Expires: t0.Add(2 * time.Minute)})
+	w.begin()
+	w.log.Visit(a1, w.tree.Get("r"), cluster.StageFairShare, true)
+	w.log.Offers = append(w.log.Offers, Offer{Key: OfferKey{Framework: "f2", Role: "r", Agent: "a1"}, Res: resources.MustParse("cpus:1", "*").Allocate("r"), Ag: a1})
+	_, reason, found := w.why(f1, "r", a1)
+	require.Equal(t, Filtered, reason)
+	require.Equal(t, Found{Agent: "a1", Framework: "f1", Until: t0.Add(time.Minute)}, found, "the filter of cpus:2 covers the cpus:1 offered to f2")
+	_, reason, found = w.why(f2, "r", a1)
+	require.Equal(t, None, reason)
+	require.Zero(t, found.Until)
+}
+
+// TestTheFirstVisitMakesRoomForEveryCandidate: a log's first visit makes
+// room for one per candidate agent at once, so a run that visits each
+// candidate once allocates for its visits once.
+func TestTheFirstVisitMakesRoomForEveryCandidate(t *testing.T) {
+	w := newWorld(t)
+	var agents []*cluster.Agent
+	var ids []string
+	for i := range 20 {
+		agents = append(agents, w.agent(fmt.Sprintf("a%02d", i), "cpus:4"))
+		ids = append(ids, agents[i].ID)
+	}
+	w.framework("f1", "r")
+	node := w.tree.Get("r")
+	var l *Log
+	run := func() {
+		l = &Log{}
+		l.Begin(1, t0, false, 0, ids)
+		for _, ag := range agents {
+			l.Visit(ag, node, cluster.StageFairShare, false)
+		}
+	}
+	require.Equal(t, float64(2), testing.AllocsPerRun(10, run), "the log and its visits")
+	require.Len(t, l.visits, len(agents))
 }
