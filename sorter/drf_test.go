@@ -233,11 +233,12 @@ func TestDescribeInactiveAndVirtual(t *testing.T) {
 	}
 	_ = d.Activate("a/b")
 	_ = d.Allocated("a", "s1", mustRes("cpus:1"))
+	_ = d.UpdateWeight("c", 2.5) // printed in full
 	want := `pool cpus:10
 a/ share=0.1 dominant=cpus weight=1 count=1 alloc={cpus:1}
   b share=0 dominant=cpus weight=1 count=0 alloc={}
   . share=0.1 dominant=cpus weight=1 count=1 alloc={cpus:1} inactive
-c share=0 dominant=cpus weight=1 count=0 alloc={} inactive
+c share=0 dominant=cpus weight=2.5 count=0 alloc={} inactive
 `
 	if got := d.Describe(); got != want {
 		t.Fatalf("Describe() =\n%s\nwant\n%s", got, want)
