@@ -50,9 +50,7 @@ type key struct {
 // names and comparing them from the start.
 func tieOf(name string, from int) uint32 {
 	var b [4]byte
-	if from < len(name) {
-		copy(b[:], name[from:])
-	}
+	copy(b[:], name[min(from, len(name)):])
 	return binary.BigEndian.Uint32(b[:])
 }
 
@@ -268,7 +266,7 @@ func validPath(p string) bool {
 // quantities: equal allocations give bit-identical shares.
 func (t *tree) shareOf(n *node) (float64, string) {
 	total := n.total
-	if len(t.allowances) > 0 {
+	if len(t.allowances) != 0 {
 		if allow, ok := t.allowances[n.path]; ok {
 			t.allowed.Reset()
 			t.allowed.Add(n.total)

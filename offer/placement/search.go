@@ -325,7 +325,7 @@ func (p *placer) pick(c *class) (int32, int64) {
 			if !ok {
 				continue
 			}
-			if pi > 0 {
+			if c.part != nil { // the part's share joins the local sum
 				e.score = p.score(c, e.slot)
 			}
 			if !found || e.before(best) {
@@ -492,7 +492,7 @@ func (p *placer) result() Result {
 	used := 0
 	start := make([]int32, len(p.slots)+1)
 	for i := range p.slots {
-		if n := p.slots[i].ntasks; n > 0 {
+		if n := p.slots[i].ntasks; n != 0 {
 			used++
 			start[i+1] = n
 		}
