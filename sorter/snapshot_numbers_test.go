@@ -1,0 +1,86 @@
+package sorter
+
+import (
+	"errors"
+	"testing"
+)
+
+// A snapshot's free client numbers must lie below the count of numbers:
+// one equal to the count is refused, not read past the numbering's end.
+func TestSnapshotFreeNumberOutOfRange(t *testing.T) {
+	d := NewDRF(Config{})
+	_ = d.Add("a")
+	_ = d.Add("b")
+	_ = d.Remove("b")
+	data, err := d.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The numbering ends the snapshot: two numbers, one free, number 1.
+	n := len(data)
+	if data[n-3] != 2 || data[n-2] != 1 || data[n-1] != 1 {
+		t.Fatalf("unexpected end of snapshot % x", data[n-3:])
+	}
+	if err := NewDRF(Config{}).UnmarshalBinary(data); err != nil {
+		t.Fatalf("the snapshot as saved: %v", err)
+	}
+	data[n-1] = 2
+	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
+		t.Fatalf("free number 2 of 2: %v", err)
+	}
+}
+
+// A snapshot lists its clients in ascending order, each once: a client
+// listed twice is refused.
+func TestSnapshotClientListedTwice(t *testing.T) {
+	d := NewDRF(Config{})
+	_ = d.Add("a")
+	_ = d.Add("b")
+	data, err := d.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i, c := range data {
+		if c == 'b' {
+			if at >= 0 {
+				t.Fatalf("'b' twice in % x", data)
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no 'b' in % x", data)
+	}
+	data[at] = 'a'
+	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
+		t.Fatalf("client a listed twice: %v", err)
+	}
+}
+
+// Clients out of order are refused too: the reader relies on the order.
+func TestSnapshotClientsOutOfOrder(t *testing.T) {
+	d := NewDRF(Config{})
+	_ = d.Add("a")
+	_ = d.Add("b")
+	data, err := d.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia, ib := -1, -1
+	for i, c := range data {
+		switch c {
+		case 'a':
+			ia = i
+		case 'b':
+			ib = i
+		}
+	}
+	if ia < 0 || ib < ia {
+		t.Fatalf("clients not found in order in % x", data)
+	}
+	data[ia], data[ib] = 'b', 'a'
+	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
+		t.Fatalf("clients b, a: %v", err)
+	}
+}
