@@ -309,8 +309,13 @@ func (c *class) partition() {
 		return
 	}
 	for _, f := range c.filters {
-		if f.ga == c.part && (c.partMax == 0 || int32(f.src.max) < c.partMax) {
-			c.partMax = int32(f.src.max)
+		if f.ga != c.part {
+			continue
+		}
+		if m := int32(f.src.max); c.partMax == 0 {
+			c.partMax = m
+		} else {
+			c.partMax = min(c.partMax, m)
 		}
 	}
 	c.deps = slices.DeleteFunc(c.deps, func(ga *groupAttr) bool { return ga == c.part })
