@@ -152,10 +152,7 @@ func (u *Usage) decay(at, now time.Time) float64 {
 	if u.halfLife == 0 {
 		return 0
 	}
-	elapsed := now.Sub(at)
-	if elapsed <= 0 {
-		return 1
-	}
+	elapsed := max(now.Sub(at), 0) // a record from the future keeps all
 	return math.Exp2(-elapsed.Seconds() / u.halfLife.Seconds())
 }
 
