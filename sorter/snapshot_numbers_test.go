@@ -30,9 +30,10 @@ func TestSnapshotFreeNumberOutOfRange(t *testing.T) {
 	}
 }
 
-// A snapshot lists its clients in ascending order, each once: a client
-// listed twice is refused.
-func TestSnapshotClientListedTwice(t *testing.T) {
+// clientsAB returns the snapshot of a sorter of clients a and b, and
+// where each name's only byte lies in it.
+func clientsAB(t *testing.T) (data []byte, ia, ib int) {
+	t.Helper()
 	d := NewDRF(Config{})
 	_ = d.Add("a")
 	_ = d.Add("b")
@@ -40,19 +41,28 @@ func TestSnapshotClientListedTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := -1
+	ia, ib = -1, -1
 	for i, c := range data {
-		if c == 'b' {
-			if at >= 0 {
-				t.Fatalf("'b' twice in % x", data)
-			}
-			at = i
+		switch {
+		case c == 'a' && ia < 0:
+			ia = i
+		case c == 'b' && ib < 0:
+			ib = i
+		case c == 'a' || c == 'b':
+			t.Fatalf("a name's byte twice in % x", data)
 		}
 	}
-	if at < 0 {
-		t.Fatalf("no 'b' in % x", data)
+	if ia < 0 || ib < ia {
+		t.Fatalf("clients a, b not found in order in % x", data)
 	}
-	data[at] = 'a'
+	return data, ia, ib
+}
+
+// A snapshot lists its clients in ascending order, each once: a client
+// listed twice is refused.
+func TestSnapshotClientListedTwice(t *testing.T) {
+	data, _, ib := clientsAB(t)
+	data[ib] = 'a'
 	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
 		t.Fatalf("client a listed twice: %v", err)
 	}
@@ -60,25 +70,7 @@ func TestSnapshotClientListedTwice(t *testing.T) {
 
 // Clients out of order are refused too: the reader relies on the order.
 func TestSnapshotClientsOutOfOrder(t *testing.T) {
-	d := NewDRF(Config{})
-	_ = d.Add("a")
-	_ = d.Add("b")
-	data, err := d.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ia, ib := -1, -1
-	for i, c := range data {
-		switch c {
-		case 'a':
-			ia = i
-		case 'b':
-			ib = i
-		}
-	}
-	if ia < 0 || ib < ia {
-		t.Fatalf("clients not found in order in % x", data)
-	}
+	data, ia, ib := clientsAB(t)
 	data[ia], data[ib] = 'b', 'a'
 	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
 		t.Fatalf("clients b, a: %v", err)
