@@ -124,17 +124,13 @@ func (ag *Agent) Refusers(role string, now time.Time) *refusals.Index {
 // for ahead"). It changes nothing the run computes.
 func (ag *Agent) prefetch() { prefetchLines(unsafe.Pointer(ag), unsafe.Sizeof(*ag)) }
 
-// prefetchLines and prefetchResources give the agents' prefetch hints
-// (prefetch, PrefetchAhead, prefetchFirst). They are variables so that a
-// test can see which memory is asked for, which nothing the run computes
-// shows. prefetch.Lines is assembly on amd64, never inlined, so a call
-// through a variable costs about what a direct one does; Resources.Prefetch
-// costs one call more than inlined, next to a visit of hundreds of
-// nanoseconds.
-var (
-	prefetchLines     = prefetch.Lines
-	prefetchResources = resources.Resources.Prefetch
-)
+// prefetchLines gives the agents' prefetch hints (prefetch, PrefetchAhead,
+// prefetchFirst). It is a variable so that a test can see which memory is
+// asked for, which nothing the run computes shows. prefetch.Lines is
+// assembly on amd64, never inlined, so a call through a variable costs
+// about what a direct one does. The available resources' hint stays a
+// direct call, which inlines.
+var prefetchLines = prefetch.Lines
 
 // PrefetchAhead asks, before the visit of agents[i], for what the coming
 // visits read first, each part two visits after the part that holds its
@@ -155,7 +151,7 @@ func PrefetchAhead(agents []*Agent, i int) {
 	if i+4 < len(agents) {
 		if ag := agents[i+4]; !ag.likelyNobody() {
 			ag.prefetch()
-			prefetchResources(ag.Available)
+			ag.Available.Prefetch()
 			if idx := ag.Refusals.First; idx != nil {
 				prefetchLines(unsafe.Pointer(idx), unsafe.Sizeof(*idx))
 			}

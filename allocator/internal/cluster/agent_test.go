@@ -411,19 +411,15 @@ func TestPrefetchAhead(t *testing.T) {
 
 // hint is one prefetch hint: the n bytes at p, or, when res is set, the
 // entries of the resources res prints as.
-type hint struct {
-	p, n uintptr
-	res  string
-}
+type hint struct{ p, n uintptr }
 
 // recordHints makes the agents' prefetch hints record themselves, instead
 // of reaching the processor, until the test ends.
 func recordHints(t *testing.T) *[]hint {
 	var got []hint
-	lines, res := prefetchLines, prefetchResources
+	lines := prefetchLines
 	prefetchLines = func(p unsafe.Pointer, n uintptr) { got = append(got, hint{p: uintptr(p), n: n}) }
-	prefetchResources = func(rs resources.Resources) { got = append(got, hint{res: rs.String()}) }
-	t.Cleanup(func() { prefetchLines, prefetchResources = lines, res })
+	t.Cleanup(func() { prefetchLines = lines })
 	return &got
 }
 
@@ -448,7 +444,7 @@ func wantHints(agents []*Agent, i int) []hint {
 	}
 	if i+4 < len(agents) {
 		if ag := agents[i+4]; !(ag.Nobody.Role != "" && ag.Nobody.First.Version == ag.Version) {
-			want = append(want, hint{p: uintptr(unsafe.Pointer(ag)), n: unsafe.Sizeof(Agent{})}, hint{res: ag.Available.String()})
+			want = append(want, hint{p: uintptr(unsafe.Pointer(ag)), n: unsafe.Sizeof(Agent{})})
 			if idx := ag.Refusals.First; idx != nil {
 				want = append(want, hint{p: uintptr(unsafe.Pointer(idx)), n: unsafe.Sizeof(refusals.Index{})})
 			}
@@ -510,10 +506,10 @@ func TestPrefetchAheadShapes(t *testing.T) {
 	}{
 		{"nobody", nobody, nil, nil},
 		{"stale", stale,
-			[]hint{{p: uintptr(unsafe.Pointer(stale)), n: unsafe.Sizeof(*stale)}, {res: stale.Available.String()}, {p: uintptr(unsafe.Pointer(idx)), n: unsafe.Sizeof(*idx)}},
+			[]hint{{p: uintptr(unsafe.Pointer(stale)), n: unsafe.Sizeof(*stale)}, {p: uintptr(unsafe.Pointer(idx)), n: unsafe.Sizeof(*idx)}},
 			[]hint{{p: uintptr(unsafe.Pointer(&idx.Skip[0])), n: 24}}},
 		{"no index", plain,
-			[]hint{{p: uintptr(unsafe.Pointer(plain)), n: unsafe.Sizeof(*plain)}, {res: plain.Available.String()}}, nil},
+			[]hint{{p: uintptr(unsafe.Pointer(plain)), n: unsafe.Sizeof(*plain)}}, nil},
 	} {
 		agents := []*Agent{c.ag, c.ag, c.ag, c.ag, c.ag, c.ag, c.ag}
 		first := firstLines(c.ag)
