@@ -2,6 +2,7 @@ package sorter
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -74,5 +75,21 @@ func TestSnapshotClientsOutOfOrder(t *testing.T) {
 	data[ia], data[ib] = 'b', 'a'
 	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
 		t.Fatalf("clients b, a: %v", err)
+	}
+}
+
+// A client's number must lie below the count of numbers and be its own:
+// b (number 1 of 2) saved as number 2, or as a's number 0, is refused.
+func TestSnapshotClientNumberOutOfRangeOrTaken(t *testing.T) {
+	data, _, ib := clientsAB(t)
+	if data[ib+1] != 1 {
+		t.Fatalf("b's number is not the byte after its name: % x", data)
+	}
+	for _, number := range []byte{2, 0} {
+		damaged := slices.Clone(data)
+		damaged[ib+1] = number
+		if err := NewDRF(Config{}).UnmarshalBinary(damaged); !errors.Is(err, ErrInvalidSnapshot) {
+			t.Fatalf("client b numbered %d of 2: %v", number, err)
+		}
 	}
 }

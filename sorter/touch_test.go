@@ -2,7 +2,9 @@ package sorter
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/allot-go/allot/resources"
 )
@@ -47,5 +49,46 @@ func TestManyChangesTurnIntoARebuild(t *testing.T) {
 	}
 	if d.t.nodes != clients {
 		t.Fatalf("%d nodes, want %d", d.t.nodes, clients)
+	}
+}
+
+// The Usage order is mended one moved client at a time until more than a
+// quarter of its entries (plus eight) wait; then the next Sort rebuilds it,
+// as it does at a new instant.
+func TestUsageManyChangesTurnIntoARebuild(t *testing.T) {
+	at := time.Unix(1000, 0)
+	u, err := NewUsage(Config{}, UsageOptions{HalfLife: time.Minute, Clock: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.AddAgent("s1", resources.MustParseQuantities("cpus:1000"))
+	const clients = 100
+	for i := range clients {
+		c := fmt.Sprintf("c%03d", i)
+		_ = u.Add(c)
+		_ = u.Activate(c)
+	}
+	_ = u.Sort()
+	if u.stale(at) {
+		t.Fatal("stale right after a Sort")
+	}
+	limit := clients/4 + 8
+	for i := range clients {
+		if err := u.Allocated(fmt.Sprintf("c%03d", i), "s1", resources.MustParse("cpus:1", "*")); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := u.stale(at), i+1 > limit; got != want {
+			t.Fatalf("after %d changes of %d entries: stale %v, want %v", i+1, len(u.entries), got, want)
+		}
+	}
+	if !u.stale(at.Add(time.Nanosecond)) {
+		t.Fatal("not stale at a later instant")
+	}
+	before := slices.Clone(u.Sort())
+	if u.stale(at) || len(u.dirty) != 0 {
+		t.Fatalf("after the rebuild: stale %v, %d waiting", u.stale(at), len(u.dirty))
+	}
+	if len(before) != clients {
+		t.Fatalf("%d clients sorted, want %d", len(before), clients)
 	}
 }

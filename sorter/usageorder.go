@@ -32,7 +32,7 @@ func compareEntries(a, b usageEntry) int {
 // refresh brings the order up to the clock's time.
 func (u *Usage) refresh() {
 	now := u.now()
-	if !u.valid || !now.Equal(u.orderAt) || len(u.dirty) > len(u.entries)/4+8 {
+	if u.stale(now) {
 		u.rebuild(now)
 		return
 	}
@@ -40,6 +40,14 @@ func (u *Usage) refresh() {
 		u.move(client, now)
 	}
 	u.dirty = u.dirty[:0]
+}
+
+// stale says the order is best rebuilt at now rather than mended: it was
+// never built, it was built at another instant (every key moved), or more
+// than a quarter of its entries (plus eight) wait to be moved, when one
+// sort costs less than that many moves.
+func (u *Usage) stale(now time.Time) bool {
+	return !u.valid || !now.Equal(u.orderAt) || len(u.dirty) > len(u.entries)/4+8
 }
 
 // rebuild keys every active client at now and sorts them.
