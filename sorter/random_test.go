@@ -85,6 +85,27 @@ func TestRandomWeights(t *testing.T) {
 	check("inactive sibling in a subtree", s, map[string]float64{"a": 1.0 / 3, "x": 2.0 / 3 / 4, "x/c": 0, "x/d": 2.0 / 3 * 3 / 4})
 }
 
+// Weights are scaled by the largest active one before they are summed,
+// not by an inactive sibling's: one of 1e300 that is off leaves a and b,
+// of 1e-300 each, their even chances rather than shares that underflow.
+func TestRandomScaleSkipsInactiveWeights(t *testing.T) {
+	seed := testSeed(t)
+	s := NewRandom(Config{Seed: seed})
+	for _, c := range []string{"a", "b", "off"} {
+		_ = s.Add(c)
+	}
+	_ = s.Activate("a")
+	_ = s.Activate("b")
+	_ = s.UpdateWeight("a", 1e-300)
+	_ = s.UpdateWeight("b", 1e-300)
+	_ = s.UpdateWeight("off", 1e300)
+	const n = 2000
+	got := firstShares(s, n)
+	if tol := 6 * math.Sqrt(0.25/n); math.Abs(got["a"]-0.5) > tol || math.Abs(got["b"]-0.5) > tol {
+		t.Errorf("a first %.4f, b %.4f of the time, want 0.5 each ± %.4f (seed %d)", got["a"], got["b"], tol, seed)
+	}
+}
+
 // TestRandomSubtreesNotTogether: unlike DRF, the random sorter shuffles the
 // leaves, so a subtree's clients need not come out together.
 func TestRandomSubtreesNotTogether(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/allot-go/allot/resources"
 )
 
 // A snapshot's free client numbers must lie below the count of numbers:
@@ -38,6 +40,13 @@ func clientsAB(t *testing.T) (data []byte, ia, ib int) {
 	d := NewDRF(Config{})
 	_ = d.Add("a")
 	_ = d.Add("b")
+	return namesAB(t, d)
+}
+
+// namesAB returns d's snapshot and where the only bytes 'a' and 'b' lie
+// in it, in that order.
+func namesAB(t *testing.T, d *DRF) (data []byte, ia, ib int) {
+	t.Helper()
 	data, err := d.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +63,22 @@ func clientsAB(t *testing.T) (data []byte, ia, ib int) {
 		}
 	}
 	if ia < 0 || ib < ia {
-		t.Fatalf("clients a, b not found in order in % x", data)
+		t.Fatalf("names a, b not found in order in % x", data)
 	}
 	return data, ia, ib
+}
+
+// Agents are listed once each too: agent a listed twice is refused, not
+// added twice.
+func TestSnapshotAgentListedTwice(t *testing.T) {
+	d := NewDRF(Config{})
+	d.AddAgent("a", resources.MustParseQuantities("cpus:1"))
+	d.AddAgent("b", resources.MustParseQuantities("cpus:1"))
+	data, _, ib := namesAB(t, d)
+	data[ib] = 'a'
+	if err := NewDRF(Config{}).UnmarshalBinary(data); !errors.Is(err, ErrInvalidSnapshot) {
+		t.Fatalf("agent a listed twice: %v", err)
+	}
 }
 
 // A snapshot lists its clients in ascending order, each once: a client
