@@ -9,6 +9,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/offer"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -156,13 +157,29 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 // binds for the agents of a quota-limit reason (quota.BindingLimit), its
 // limit and its consumption: first on the agents that still have
 // something free for the role (what a user asks about), then on all.
+//
+// A limit cuts only the quota part of an offer; the rest (reservations,
+// revocable resources, non-scalars) is offered whole beside it, so what a
+// limit leaves is judged with the rest the framework could take on the
+// agent now: a limit that leaves too little of the quota part alone may
+// leave enough with the role's reservation.
 func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
 	var offers, freeNow []resources.Quantities
 	var onAll, onFree []int // offer i's agent in agents
+	rests := make([]resources.Quantities, len(agents))
 	for i, ar := range agents {
 		offers, onAll = append(offers, ar.Offer), append(onAll, i)
-		if ag := a.cs.Agents.Get(ar.Agent); ag != nil && !ag.Available.NonShared().AllocatableTo(role).IsEmpty() {
-			freeNow, onFree = append(freeNow, ar.Offer), append(onFree, i)
+		ag := a.cs.Agents.Get(ar.Agent)
+		if ag == nil {
+			continue
+		}
+		free := ag.Available.NonShared().AllocatableTo(role)
+		if free.IsEmpty() {
+			continue
+		}
+		freeNow, onFree = append(freeNow, ar.Offer), append(onFree, i)
+		if fw := a.cs.Frameworks.Get(ar.Framework); fw != nil {
+			rests[i] = uncutRest(free, fw.Info.Capabilities)
 		}
 	}
 	enough := func(of []int) func(int, resources.Quantities) bool {
@@ -173,7 +190,7 @@ func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentRe
 					mins = own
 				}
 			}
-			return quota.MeetsMinimum(left, mins)
+			return quota.MeetsMinimum(left.Plus(rests[of[i]]), mins)
 		}
 	}
 	q, binds := quota.BindingLimit(node, freeNow, enough(onFree))
@@ -184,6 +201,18 @@ func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentRe
 		return "", resources.Limits{}, resources.Quantities{}
 	}
 	return q.Path, q.Q().Limits.Clone(), q.Consumed()
+}
+
+// uncutRest returns what of free no quota cut touches and a framework of
+// capabilities caps can take: reservations, non-scalars and, with the
+// capability, revocable resources (refined reservations too only with
+// theirs).
+func uncutRest(free resources.Resources, caps offer.Capabilities) resources.Quantities {
+	revocable, refined := caps.Has(offer.RevocableResources), caps.Has(offer.ReservationRefinement)
+	_, rest := free.QuotaPart()
+	return rest.Filter(func(x resources.Resource) bool {
+		return (revocable || !x.Revocable) && (refined || !x.Reservations.IsRefined())
+	}).Quantities()
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees
