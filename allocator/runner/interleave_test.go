@@ -13,7 +13,10 @@ import (
 	"github.com/allot-go/allot/allocator/allocatortest"
 )
 
-var interleaveSeeds = flag.Int("interleave.seeds", 4, "how many seeds TestHostRunsBetweenEvents tries, from 1")
+var (
+	interleaveSeeds = flag.Int("interleave.seeds", 4, "how many seeds TestHostRunsBetweenEvents tries, from 1")
+	interleaveSeed  = flag.Int64("interleave.seed", 0, "the one seed TestHostRunsBetweenEvents tries (a failure's replay)")
+)
 
 // hostRuns drives a harness in one goroutine as a Runner's host sees it:
 // events, each checked by the harness, and between them the runs the
@@ -63,12 +66,22 @@ func hostRuns(seed int64, steps int) (log []string, err error) {
 }
 
 // TestHostRunsBetweenEvents runs hostRuns over a few seeds; more with
-// -interleave.seeds.
+// -interleave.seeds, one with -interleave.seed.
 func TestHostRunsBetweenEvents(t *testing.T) {
+	// Seeds that once failed: 324, a role parked for its limit, kept
+	// parked by the next run after a run between had offered the spare
+	// that made the limit needed (the headroom alone kept it off then).
+	seeds := []int64{324}
 	for seed := int64(1); seed <= int64(*interleaveSeeds); seed++ {
+		seeds = append(seeds, seed)
+	}
+	if *interleaveSeed != 0 {
+		seeds = []int64{*interleaveSeed}
+	}
+	for _, seed := range seeds {
 		log, err := hostRuns(seed, 300)
 		if err != nil {
-			t.Fatalf("seed %d: %v\nsteps: %s", seed, err, strings.Join(log, "; "))
+			t.Fatalf("seed %d (replay: go test ./allocator/runner -run TestHostRunsBetweenEvents -interleave.seed %d): %v\nsteps: %s", seed, seed, err, strings.Join(log, "; "))
 		}
 		if len(log) < 300 {
 			t.Fatalf("seed %d: %d steps logged, want at least 300", seed, len(log))

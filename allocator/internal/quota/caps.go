@@ -90,6 +90,12 @@ func CappedNow(cs *cluster.State, tree *roles.Tree, n *roles.Node, requiredHeadr
 	return true, limitBinds(cs, n, requiredHeadroom, minAllocatable)
 }
 
+// CauseNow is why the role at n, one CappedNow finds capped, is capped
+// now: CapOf of whether its limits bind (limitBinds).
+func CauseNow(cs *cluster.State, n *roles.Node, requiredHeadroom resources.Quantities, minAllocatable []resources.Quantities) Cause {
+	return CapOf(limitBinds(cs, n, requiredHeadroom, minAllocatable), requiredHeadroom)
+}
+
 // limitBinds reports whether a quota limit is why the capped role at n
 // can take nothing: its limits alone leave it less than every minimum
 // allocatable alternative (they are enough to keep it off), or the

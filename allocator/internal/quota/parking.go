@@ -30,21 +30,18 @@ func (p *Parking) Uncapped() { p.CapEpoch++ }
 // have uncapped one.
 func (p *Parking) Current() bool { return p.ParkedEpoch == p.CapEpoch }
 
-// ReasonsHold reports whether the causes the parked roles were capped for
-// still hold, headroomHeld saying whether the run holds headroom for
-// unmet guarantees. A role parked while headroom was held was capped for
-// the headroom; once none is held (an offer met the last unmet
-// guarantee), the same cap has another cause: nothing free it could be
-// offered. And the other way round. The cap stands either way, but
-// Explain would give the old cause: the roles are then looked at again,
-// and their causes found anew.
-func (p *Parking) ReasonsHold(tree *roles.Tree, headroomHeld bool) bool {
+// ReasonsHold reports whether every parked role is still capped for the
+// cause its node keeps (roles.Node.CappedBy), causeNow giving the cause
+// as it is now. Between the events that could uncap a role its cap
+// stands, but its cause can move: headroom comes to be held, or is no
+// longer, as guarantees become unmet or met; and runs hand out what was
+// free, so a cap that needed a role's limit may come to hold by the
+// headroom alone, or for want of anything free. Explain would give the
+// old cause: the roles are then looked at again, and their causes found
+// anew.
+func (p *Parking) ReasonsHold(tree *roles.Tree, causeNow func(*roles.Node) Cause) bool {
 	for _, role := range p.Parked {
-		n := tree.Get(role)
-		if n == nil {
-			continue
-		}
-		if (n.CappedBy == ByHeadroom && !headroomHeld) || (n.CappedBy == ByMinAllocatable && headroomHeld) {
+		if n := tree.Get(role); n != nil && n.CappedBy != causeNow(n) {
 			return false
 		}
 	}

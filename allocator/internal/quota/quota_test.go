@@ -124,6 +124,28 @@ func TestCappedByALimitThatBinds(t *testing.T) {
 	require.Equal(t, ByMinAllocatable, CapOf(byLimit, resources.Quantities{}))
 }
 
+// A cap's cause moves as what is free is handed out, with nothing that
+// could uncap the role: a's limit keeps it from the cpus, and is needed
+// while cpus are spare beyond the headroom (the mem is all held for
+// others); once a run has offered those cpus, the headroom alone keeps a
+// off, and CauseNow says so.
+func TestCauseNowAsTheSpareFalls(t *testing.T) {
+	w := newWorld("cpus:4;mem:8", "cpus:2;mem:4")
+	w.limit("a", "cpus:1")
+	w.use("a", "cpus:1")
+	a := w.tree.Get("a")
+	mins := []resources.Quantities{qty("cpus:0.01"), qty("mem:1")}
+	capped, byLimit := w.capped("a", "mem:4", "cpus:0.01", "mem:1")
+	require.True(t, capped)
+	require.True(t, byLimit)
+	require.Equal(t, ByLimit, CauseNow(w.cs, a, qty("mem:4"), mins))
+
+	w.cs.FreeHeadroom = qty("mem:4") // the spare cpus were offered
+	require.Equal(t, ByHeadroom, CauseNow(w.cs, a, qty("mem:4"), mins))
+	require.Equal(t, ByLimit, CauseNow(w.cs, a, qty("mem:4"), mins[:1]), "every alternative needs cpus: the limit alone keeps a off")
+	require.Equal(t, ByMinAllocatable, CauseNow(w.cs, a, resources.Quantities{}, []resources.Quantities{qty("mem:8")}))
+}
+
 // A limit that leaves exactly what a minimum allocatable alternative asks
 // for does not keep the role off: with the cpus free all held for others,
 // the headroom is why a is capped, not its limit.
@@ -280,18 +302,24 @@ func TestParking(t *testing.T) {
 	require.False(t, p.Current(), "after Unpark the next run parks anew")
 }
 
+// Parked roles keep their causes while those are the causes found now;
+// one that moved, whichever way, has the roles looked at again. A role
+// gone from the tree is no cause.
 func TestParkedReasonsHold(t *testing.T) {
 	tree := roles.NewTree()
 	p := Parking{Parked: []string{"a", "gone"}}
-	tree.Ensure("a").CappedBy = ByHeadroom
-	require.True(t, p.ReasonsHold(tree, true))
-	require.False(t, p.ReasonsHold(tree, false), "capped for headroom no longer held")
-	tree.Get("a").CappedBy = ByMinAllocatable
-	require.True(t, p.ReasonsHold(tree, false))
-	require.False(t, p.ReasonsHold(tree, true), "capped for want of room while headroom is now held")
-	tree.Get("a").CappedBy = ByLimit
-	require.True(t, p.ReasonsHold(tree, true))
-	require.True(t, p.ReasonsHold(tree, false))
+	now := ByHeadroom
+	causeNow := func(n *roles.Node) Cause {
+		require.Equal(t, "a", n.Path)
+		return now
+	}
+	for _, kept := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
+		tree.Ensure("a").CappedBy = kept
+		for _, found := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
+			now = found
+			require.Equal(t, kept == found, p.ReasonsHold(tree, causeNow), "capped by %d, by %d now", kept, found)
+		}
+	}
 }
 
 // toldSorter records what it is told of allowances.

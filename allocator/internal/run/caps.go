@@ -46,7 +46,10 @@ func (e *Engine) capped(r *runState, n *roles.Node) bool {
 // parkCapped keeps out of the role sorter the roles that can take nothing
 // more in run r (see capped, and quota.Parking).
 func (e *Engine) parkCapped(r *runState) {
-	if e.parking.Current() && e.parking.ReasonsHold(e.roles, !r.requiredHeadroom.IsEmpty()) {
+	causeNow := func(n *roles.Node) quota.Cause {
+		return quota.CauseNow(e.cs, n, r.requiredHeadroom, e.opts.MinAllocatable)
+	}
+	if e.parking.Current() && e.parking.ReasonsHold(e.roles, causeNow) {
 		r.stats.Capped += len(e.parking.Parked)
 		return
 	}
