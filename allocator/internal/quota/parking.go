@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/allot-go/allot/allocator/internal/roles"
+	"github.com/allot-go/allot/resources"
 )
 
 // Parking is the roles kept out of the role sorter because they could
@@ -17,6 +18,15 @@ type Parking struct {
 	// more (Uncapped); ParkedEpoch is the CapEpoch the roles were parked
 	// at.
 	CapEpoch, ParkedEpoch uint64
+
+	// freeAt and requiredAt are the free and the required headroom the
+	// parked roles' causes were last found at (Found). A cause reads
+	// them, the limits and the consumption, and every allocation or
+	// release of unreserved resources moves the free headroom: while both
+	// stand, the causes stand. Not in the snapshot: a restored allocator
+	// finds the causes once more at its next run, and reaches the same.
+	freeAt, requiredAt resources.Quantities
+	found              bool
 }
 
 // NewParking returns a Parking with nothing parked, whose first run
@@ -32,20 +42,34 @@ func (p *Parking) Current() bool { return p.ParkedEpoch == p.CapEpoch }
 
 // ReasonsHold reports whether every parked role is still capped for the
 // cause its node keeps (roles.Node.CappedBy), causeNow giving the cause
-// as it is now. Between the events that could uncap a role its cap
+// as it is now, with free and required the free and the required
+// headroom now. Between the events that could uncap a role its cap
 // stands, but its cause can move: headroom comes to be held, or is no
 // longer, as guarantees become unmet or met; and runs hand out what was
 // free, so a cap that needed a role's limit may come to hold by the
 // headroom alone, or for want of anything free. Explain would give the
 // old cause: the roles are then looked at again, and their causes found
-// anew.
-func (p *Parking) ReasonsHold(tree *roles.Tree, causeNow func(*roles.Node) Cause) bool {
+// anew. The causes are asked again only where the headroom has moved
+// since they were last found.
+func (p *Parking) ReasonsHold(tree *roles.Tree, free, required resources.Quantities, causeNow func(*roles.Node) Cause) bool {
+	if p.found && free.Equal(p.freeAt) && required.Equal(p.requiredAt) {
+		return true
+	}
 	for _, role := range p.Parked {
 		if n := tree.Get(role); n != nil && n.CappedBy != causeNow(n) {
 			return false
 		}
 	}
+	p.Found(free, required)
 	return true
+}
+
+// Found notes that the parked roles' causes are those found with free
+// and required the free and the required headroom.
+func (p *Parking) Found(free, required resources.Quantities) {
+	p.freeAt.Assign(free)
+	p.requiredAt.Assign(required)
+	p.found = true
 }
 
 // Park lets every parked role back in, then keeps out of the role sorter
@@ -105,4 +129,5 @@ func (p *Parking) Unpark(rs *roles.TrackedSorter) {
 	clear(p.Parked)
 	p.Parked = p.Parked[:0]
 	p.ParkedEpoch = p.CapEpoch - 1
+	p.found = false
 }

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -308,18 +309,48 @@ func TestParking(t *testing.T) {
 func TestParkedReasonsHold(t *testing.T) {
 	tree := roles.NewTree()
 	p := Parking{Parked: []string{"a", "gone"}}
-	now := ByHeadroom
+	now, asked := ByHeadroom, 0
 	causeNow := func(n *roles.Node) Cause {
 		require.Equal(t, "a", n.Path)
+		asked++
 		return now
 	}
-	for _, kept := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
+	for i, kept := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
 		tree.Ensure("a").CappedBy = kept
-		for _, found := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
+		for j, found := range []Cause{ByLimit, ByHeadroom, ByMinAllocatable} {
 			now = found
-			require.Equal(t, kept == found, p.ReasonsHold(tree, causeNow), "capped by %d, by %d now", kept, found)
+			free := qty(fmt.Sprintf("cpus:%d", 1+i*3+j)) // new figures each time
+			require.Equal(t, kept == found, p.ReasonsHold(tree, free, qty("mem:1"), causeNow), "capped by %d, by %d now", kept, found)
 		}
 	}
+	require.Equal(t, 9, asked)
+}
+
+// The causes are asked again only once the free or the required headroom
+// has moved since they were last found; and after Unpark, in any case.
+func TestParkedReasonsAskedWhereTheHeadroomMoved(t *testing.T) {
+	tree := roles.NewTree()
+	tree.Ensure("a").CappedBy = ByLimit
+	p := Parking{Parked: []string{"a"}}
+	now, asked := ByLimit, 0
+	causeNow := func(*roles.Node) Cause { asked++; return now }
+	free, required := qty("cpus:2;mem:4"), qty("mem:4")
+	require.True(t, p.ReasonsHold(tree, free, required, causeNow))
+	require.Equal(t, 1, asked, "nothing found yet")
+	now = ByHeadroom // a cause that moved without the figures is not looked for
+	require.True(t, p.ReasonsHold(tree, free, required, causeNow))
+	require.Equal(t, 1, asked)
+	require.False(t, p.ReasonsHold(tree, qty("mem:4"), required, causeNow), "the spare cpus were offered")
+	require.Equal(t, 2, asked)
+	require.False(t, p.ReasonsHold(tree, free, qty("cpus:1;mem:4"), causeNow), "more headroom required")
+	require.Equal(t, 3, asked)
+
+	now = ByLimit
+	p.Found(free, required)
+	p.Unpark(&roles.TrackedSorter{Sorter: sorter.NewDRF(sorter.Config{})})
+	p.Parked = []string{"a"}
+	require.True(t, p.ReasonsHold(tree, free, required, causeNow))
+	require.Equal(t, 4, asked, "Unpark forgets the figures")
 }
 
 // toldSorter records what it is told of allowances.

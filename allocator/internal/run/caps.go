@@ -49,11 +49,12 @@ func (e *Engine) parkCapped(r *runState) {
 	causeNow := func(n *roles.Node) quota.Cause {
 		return quota.CauseNow(e.cs, n, r.requiredHeadroom, e.opts.MinAllocatable)
 	}
-	if e.parking.Current() && e.parking.ReasonsHold(e.roles, causeNow) {
+	if e.parking.Current() && e.parking.ReasonsHold(e.roles, e.cs.FreeHeadroom, r.requiredHeadroom, causeNow) {
 		r.stats.Capped += len(e.parking.Parked)
 		return
 	}
 	e.parking.Park(e.roleSorter, e.roles, e.books.RolesWithSorters(), func(n *roles.Node) bool { return e.capped(r, n) })
+	e.parking.Found(e.cs.FreeHeadroom, r.requiredHeadroom)
 }
 
 // stillCapped is quota.CappedNow for run r.
