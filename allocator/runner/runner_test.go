@@ -27,7 +27,8 @@ func (m *manualTicker) Stop()               {}
 // it is applied), one answers the runner's offers, some read views and
 // check the invariants, and one ticks the interval as fast as it can.
 // Afterwards the allocator must still keep its accounting. Run it with
-// -race.
+// -race. A violation found here cannot be replayed: TestHostRunsBetweenEvents
+// makes the same calls in one goroutine, by seed, to find and keep one.
 func TestRunnerConcurrentEvents(t *testing.T) {
 	h, err := allocatortest.New(allocatortest.Options{Allocator: allocator.Options{Seed: 11}})
 	require.NoError(t, err)
