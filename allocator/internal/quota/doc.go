@@ -19,12 +19,13 @@
 //
 //   - A parked role can take nothing more while ParkedEpoch equals
 //     CapEpoch: every event that could change that moves CapEpoch, and the
-//     next run looks at every parked role again. Its cause (roles.Node.
-//     CappedBy) is the cause now at the start of every run: a run whose
-//     free or required headroom differs from the one the causes were found
-//     at asks them again (ReasonsHold), and parks anew if one moved. A parked role is one the
+//     next run looks at every parked role again. A parked role is one the
 //     role sorter holds, deactivated, with no unmet guarantee in its
 //     ancestry (guaranteed resources are never held back as headroom).
+//   - At the start of every run, a parked role's cause (CappedBy on its
+//     node) is its cause now: a run whose free or required headroom
+//     differs from the one the causes were found at asks them again
+//     (ReasonsHold), and parks anew if one moved.
 //   - Between events, the role sorter has been told, for every role, the
 //     allowance the state gives it: the larger of its guarantee and its
 //     subtree's reservations, name by name.
