@@ -22,18 +22,24 @@ func TestCommonPrefix(t *testing.T) {
 	}
 }
 
+// hundredClients gives s an agent s1 of cpus:1000 and active clients c000
+// to c099, each a leaf under the root.
+func hundredClients(s Sorter) {
+	s.AddAgent("s1", resources.MustParseQuantities("cpus:1000"))
+	for i := range 100 {
+		c := fmt.Sprintf("c%03d", i)
+		_ = s.Add(c)
+		_ = s.Activate(c)
+	}
+}
+
 // Changes are re-filed one node at a time until more than a quarter of
 // the nodes (plus eight) wait; then the next change marks the whole order
 // for a rebuild, which is cheaper than re-filing them all.
 func TestManyChangesTurnIntoARebuild(t *testing.T) {
 	d := NewDRF(Config{})
-	d.AddAgent("s1", resources.MustParseQuantities("cpus:1000"))
 	const clients = 100
-	for i := range clients {
-		c := fmt.Sprintf("c%03d", i)
-		_ = d.Add(c)
-		_ = d.Activate(c)
-	}
+	hundredClients(d)
 	_ = d.Sort()
 	limit := d.t.nodes/4 + 8 // each client is a leaf under the root
 	for i := range clients {
@@ -61,13 +67,8 @@ func TestUsageManyChangesTurnIntoARebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.AddAgent("s1", resources.MustParseQuantities("cpus:1000"))
 	const clients = 100
-	for i := range clients {
-		c := fmt.Sprintf("c%03d", i)
-		_ = u.Add(c)
-		_ = u.Activate(c)
-	}
+	hundredClients(u)
 	_ = u.Sort()
 	if u.stale(at) {
 		t.Fatal("stale right after a Sort")
