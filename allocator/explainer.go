@@ -9,7 +9,7 @@ import (
 	"github.com/allot-go/allot/allocator/internal/explain"
 	"github.com/allot-go/allot/allocator/internal/quota"
 	"github.com/allot-go/allot/allocator/internal/roles"
-	"github.com/allot-go/allot/offer"
+	"github.com/allot-go/allot/allocator/internal/run"
 	"github.com/allot-go/allot/resources"
 	"github.com/allot-go/allot/sorter"
 )
@@ -157,12 +157,8 @@ func (e explaining) shares(role string, agents []AgentReason, winner, winnerRole
 // binds for the agents of a quota-limit reason (quota.BindingLimit), its
 // limit and its consumption: first on the agents that still have
 // something free for the role (what a user asks about), then on all.
-//
-// A limit cuts only the quota part of an offer; the rest (reservations,
-// revocable resources, non-scalars) is offered whole beside it, so what a
-// limit leaves is judged with the rest the framework could take on the
-// agent now: a limit that leaves too little of the quota part alone may
-// leave enough with the role's reservation.
+// What a limit leaves is judged with the rest of the offer, which no cut
+// touches (the framework's share of the reservations and the like, now).
 func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentReason) (string, resources.Limits, resources.Quantities) {
 	var offers, freeNow []resources.Quantities
 	var onAll, onFree []int // offer i's agent in agents
@@ -179,7 +175,8 @@ func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentRe
 		}
 		freeNow, onFree = append(freeNow, ar.Offer), append(onFree, i)
 		if fw := a.cs.Frameworks.Get(ar.Framework); fw != nil {
-			rests[i] = uncutRest(free, fw.Info.Capabilities)
+			_, rest := run.StripIncapable(free, fw.Info.Capabilities).QuotaPart()
+			rests[i] = rest.Quantities()
 		}
 	}
 	enough := func(of []int) func(int, resources.Quantities) bool {
@@ -201,18 +198,6 @@ func (a *Allocator) bindingLimit(node *roles.Node, role string, agents []AgentRe
 		return "", resources.Limits{}, resources.Quantities{}
 	}
 	return q.Path, q.Q().Limits.Clone(), q.Consumed()
-}
-
-// uncutRest returns what of free no quota cut touches and a framework of
-// capabilities caps can take: reservations, non-scalars and, with the
-// capability, revocable resources (refined reservations too only with
-// theirs).
-func uncutRest(free resources.Resources, caps offer.Capabilities) resources.Quantities {
-	revocable, refined := caps.Has(offer.RevocableResources), caps.Has(offer.ReservationRefinement)
-	_, rest := free.QuotaPart()
-	return rest.Filter(func(x resources.Resource) bool {
-		return (revocable || !x.Revocable) && (refined || !x.Reservations.IsRefined())
-	}).Quantities()
 }
 
 // unmetGuarantees returns the roles other than role whose own guarantees

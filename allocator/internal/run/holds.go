@@ -165,7 +165,7 @@ func (e *Engine) offerHolds(r *runState, agents []*cluster.Agent) {
 					// capability, or its constraints now exclude the
 					// agent), or too little to offer, goes back to the pool
 					// now.
-					capable := stripIncapable(part, fw.Info.Capabilities)
+					capable := StripIncapable(part, fw.Info.Capabilities)
 					if !e.allocatable(capable.Unallocate(), role, fw) || !e.capableOfAgent(fw, ag) {
 						capable = resources.Resources{}
 					}

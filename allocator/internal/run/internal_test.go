@@ -59,7 +59,7 @@ func TestPendingFit(t *testing.T) {
 	require.Equal(t, -1, pendingFit(nil, resources.MustParse("cpus:1", "*")))
 }
 
-// stripIncapable keeps of an offer what the framework can take, and
+// StripIncapable keeps of an offer what the framework can take, and
 // strippedMissing names the capabilities it lacks for the rest.
 func TestStripIncapable(t *testing.T) {
 	const (
@@ -79,7 +79,7 @@ func TestStripIncapable(t *testing.T) {
 		{offer.RevocableResources, "cpus:1;mem{REV}:64", offer.SharedResources | offer.ReservationRefinement},
 		{offer.ReservationRefinement, "cpus:1;" + refined, offer.SharedResources | offer.RevocableResources},
 	} {
-		got := stripIncapable(all, tc.caps)
+		got := StripIncapable(all, tc.caps)
 		require.True(t, got.Equal(resources.MustParse(tc.keep, "*")), "caps %v: kept %s", tc.caps, got)
 		require.Equal(t, tc.missing, strippedMissing(all, tc.caps), "caps %v", tc.caps)
 	}

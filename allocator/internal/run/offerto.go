@@ -56,7 +56,7 @@ func (e *Engine) offerTo(r *runState, ag *cluster.Agent, fw *cluster.Framework, 
 	}
 	if ag.HasShared || ag.HasRevocable || ag.HasRefined {
 		before := available
-		available, whole = stripIncapable(available, fw.Info.Capabilities), false
+		available, whole = StripIncapable(available, fw.Info.Capabilities), false
 		if available.IsEmpty() {
 			at := len(e.explain.Passes)
 			out, q := e.passOver(r, fw, ag, node, st, explain.Incapable, resources.Quantities{})
@@ -373,10 +373,10 @@ func (e *Engine) capableOfAgent(fw *cluster.Framework, ag *cluster.Agent) bool {
 	return true
 }
 
-// stripIncapable drops what the framework cannot handle: shared volumes
+// StripIncapable drops what the framework cannot handle: shared volumes
 // without SHARED_RESOURCES, revocable resources without
 // REVOCABLE_RESOURCES, refined reservations without RESERVATION_REFINEMENT.
-func stripIncapable(res resources.Resources, caps offer.Capabilities) resources.Resources {
+func StripIncapable(res resources.Resources, caps offer.Capabilities) resources.Resources {
 	shared, revocable, refined := caps.Has(offer.SharedResources), caps.Has(offer.RevocableResources), caps.Has(offer.ReservationRefinement)
 	if shared && revocable && refined {
 		return res
@@ -400,7 +400,7 @@ func (e *Engine) AgentMissing(fw *cluster.Framework, ag *cluster.Agent) offer.Ca
 	return m
 }
 
-// strippedMissing returns the capabilities, of those stripIncapable looks
+// strippedMissing returns the capabilities, of those StripIncapable looks
 // at, that caps lacks for some of res.
 func strippedMissing(res resources.Resources, caps offer.Capabilities) offer.Capabilities {
 	var m offer.Capabilities
